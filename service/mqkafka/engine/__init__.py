@@ -1,0 +1,1 @@
+"""The pure queued pub/sub engine: ``handle(state, command) -> effects``, no I/O."""

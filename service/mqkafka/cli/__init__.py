@@ -1,0 +1,40 @@
+"""``mqk``: the command line of the product.
+
+Each group of subcommands lives in its own module and registers itself through
+``register(subparsers)``; this module only assembles them and turns failures into a plain
+message and a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from mqkafka.cli import common, local
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mqk",
+        description="The IBM WebSphere MQ queued publish/subscribe broker, emulated on Kafka.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in (local,):
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except common.UserError as error:
+        print(f"mqk: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""``mqk kafka start|stop|status``, ``mqk topics apply|list``, ``mqk run`` and ``mqk stop``."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+from typing import Any
+
+from mqkafka.cli.common import UserError, add_bootstrap, bootstrap_of
+from mqkafka.kafka.localbroker import BrokerError, LocalBroker
+from mqkafka.kafka.provision import apply_catalogue, load_catalogue
+
+
+def register(sub: Any) -> None:
+    kafka = sub.add_parser("kafka", help="the local single-node Apache Kafka broker")
+    kafka_sub = kafka.add_subparsers(dest="action", required=True, metavar="ACTION")
+    start = kafka_sub.add_parser("start", help="start it; prints the bootstrap servers last")
+    start.add_argument("--port", type=int, help="listener port (default: a free one)")
+    start.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for it")
+    start.set_defaults(func=kafka_start)
+    kafka_sub.add_parser("stop", help="stop it").set_defaults(func=kafka_stop)
+    kafka_sub.add_parser("status", help="say whether it runs and where").set_defaults(
+        func=kafka_status
+    )
+
+    topics = sub.add_parser("topics", help="the system topics of topics/catalogue.toml")
+    topics_sub = topics.add_subparsers(dest="action", required=True, metavar="ACTION")
+    apply = topics_sub.add_parser("apply", help="create or update them (idempotent)")
+    add_bootstrap(apply)
+    apply.set_defaults(func=topics_apply)
+    listing = topics_sub.add_parser("list", help="show the catalogue")
+    listing.add_argument("--namespace", default="")
+    listing.set_defaults(func=topics_list)
+
+    run = sub.add_parser("run", help="start Kafka, provision topics, start the broker service")
+    run.set_defaults(func=run_stack)
+    sub.add_parser("stop", help="stop what 'mqk run' started").set_defaults(func=stop_stack)
+
+
+def _broker() -> LocalBroker:
+    return LocalBroker()
+
+
+def kafka_start(args: argparse.Namespace) -> int:
+    broker = _broker()
+    began = time.monotonic()
+    try:
+        info = broker.start(port=args.port, timeout=args.timeout)
+    except BrokerError as error:
+        raise UserError(str(error)) from None
+    print(f"Kafka {info.version} running (pid {info.pid}, {time.monotonic() - began:.1f}s)")
+    print(f"data: {Path(info.home) / 'data'}  log: {broker.log_file}")
+    print(info.bootstrap)
+    return 0
+
+
+def kafka_stop(args: argparse.Namespace) -> int:
+    stopped = _broker().stop()
+    print("Kafka stopped" if stopped else "Kafka was not running")
+    return 0
+
+
+def kafka_status(args: argparse.Namespace) -> int:
+    broker = _broker()
+    info = broker.info()
+    if info is None:
+        print(f"Kafka is not running (home {broker.home})")
+        return 3
+    print(f"Kafka {info.version} is running at {info.bootstrap} (pid {info.pid})")
+    print(f"data: {broker.data_dir}  log: {broker.log_file}")
+    return 0
+
+
+def topics_apply(args: argparse.Namespace) -> int:
+    bootstrap = bootstrap_of(args)
+    actions = apply_catalogue(bootstrap, prefix=args.namespace)
+    for action in actions:
+        print(action)
+    print(f"topics up to date on {bootstrap} ({len(actions)} change(s))")
+    return 0
+
+
+def topics_list(args: argparse.Namespace) -> int:
+    for spec in load_catalogue():
+        print(f"{spec.topic(args.namespace):40} {spec.kind:6} {spec.partitions:3}  {spec.purpose}")
+    return 0
+
+
+def run_stack(args: argparse.Namespace) -> int:
+    broker = _broker()
+    try:
+        info = broker.start()
+    except BrokerError as error:
+        raise UserError(str(error)) from None
+    actions = apply_catalogue(info.bootstrap)
+    print(f"Kafka {info.version}: {info.bootstrap} (log {broker.log_file})")
+    print(f"system topics: {len(load_catalogue())} declared, {len(actions)} change(s) applied")
+    print()
+    print("Next:")
+    print(f"  export MQK_BOOTSTRAP_SERVERS={info.bootstrap}")
+    print("  mqk topics list          # the queues and state topics")
+    print("  mqk kafka status | stop  # the local broker")
+    return 0
+
+
+def stop_stack(args: argparse.Namespace) -> int:
+    return kafka_stop(args)

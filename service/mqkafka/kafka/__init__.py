@@ -1,0 +1,1 @@
+"""Adapters to Apache Kafka: the local broker, topic provisioning, admin helpers."""

@@ -1,0 +1,60 @@
+"""Session-wide fixtures: one real, throw-away Apache Kafka broker for every test that needs it.
+
+The broker is started in a temporary directory from the same jars ``mqk kafka start`` uses and
+stopped at the end of the session. A test that asks for it never skips: when the broker cannot
+start, the test fails with the reason and the tail of the broker log.
+
+``MQK_TEST_BOOTSTRAP_SERVERS`` points the suite at a broker that already runs instead. Where a
+Docker engine answers, ``MQK_TEST_KAFKA=testcontainers`` runs the apache/kafka image through
+testcontainers' Kafka module (not possible on machines without Docker).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from mqkafka.kafka.localbroker import BrokerError, LocalBroker
+
+
+@pytest.fixture(scope="session")
+def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    external = os.environ.get("MQK_TEST_BOOTSTRAP_SERVERS")
+    if external:
+        yield external
+        return
+    if os.environ.get("MQK_TEST_KAFKA") == "testcontainers":
+        from testcontainers.kafka import KafkaContainer
+
+        with KafkaContainer("apache/kafka:4.2.0").with_kraft() as container:
+            yield container.get_bootstrap_server()
+        return
+    broker = LocalBroker(tmp_path_factory.mktemp("kafka-home"), heap="1g")
+    try:
+        info = broker.start(timeout=180)
+    except BrokerError as error:
+        broker.stop()
+        pytest.fail(f"the test Kafka broker could not start:\n{error}", pytrace=False)
+    try:
+        yield info.bootstrap
+    finally:
+        broker.stop()
+
+
+@pytest.fixture
+def new_topic(kafka_bootstrap: str) -> Callable[..., str]:
+    """Create a fresh uniquely named topic: ``new_topic(partitions=1, **config)``."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
+
+    def create(partitions: int = 1, prefix: str = "t", **config: str) -> str:
+        name = f"{prefix}-{uuid.uuid4().hex[:12]}"
+        topic = NewTopic(name, partitions, 1, config={k.replace("_", "."): v for k, v in config.items()})
+        admin.create_topics([topic], operation_timeout=30)[name].result()
+        return name
+
+    return create

@@ -1,5 +1,0 @@
-"""mqk: the command line (placeholder until the foundation lands)."""
-
-
-def main() -> int:
-    return 0

@@ -1,0 +1,79 @@
+"""`mqk kafka start | status | stop` as a user runs them (wire contract §4), each in its own home."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mqkafka.kafka.localbroker import kafka_processes
+
+pytestmark = pytest.mark.kafka
+MQK = [str(Path(sys.executable).with_name("mqk"))]  # the installed entry point
+
+
+def mqk(home: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "MQK_HOME": str(home), **(env or {})}
+    return subprocess.run(
+        [*MQK, *args], capture_output=True, text=True, env=environment, timeout=240, check=False
+    )
+
+
+def test_start_prints_bootstrap_last_status_reports_it_and_stop_leaves_no_java(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    try:
+        started = mqk(home, "kafka", "start")
+        assert started.returncode == 0, started.stderr
+        last = started.stdout.strip().splitlines()[-1]
+        assert re.fullmatch(r"127\.0\.0\.1:\d+", last), started.stdout
+        host, port = last.split(":")
+        with socket.create_connection((host, int(port)), timeout=5):
+            pass
+
+        again = mqk(home, "kafka", "start")  # idempotent: the same broker, the same address
+        assert again.returncode == 0 and again.stdout.strip().splitlines()[-1] == last
+
+        status = mqk(home, "kafka", "status")
+        assert status.returncode == 0 and last in status.stdout and "running" in status.stdout
+        assert kafka_processes(home.resolve())
+    finally:
+        stopped = mqk(home, "kafka", "stop")
+    assert stopped.returncode == 0, stopped.stderr
+    assert kafka_processes(home.resolve()) == []
+    after = mqk(home, "kafka", "status")
+    assert after.returncode == 3 and "not running" in after.stdout
+
+
+def test_a_port_in_use_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = mqk(tmp_path / "home", "kafka", "start", "--port", str(port))
+    assert result.returncode == 2
+    assert f"port {port}" in result.stderr and "already in use" in result.stderr
+
+
+def test_missing_java_is_named_in_the_message(tmp_path: Path) -> None:
+    result = mqk(tmp_path / "home", "kafka", "start", env={"PATH": str(tmp_path)})
+    assert result.returncode == 2
+    assert "'java' was not found" in result.stderr
+
+
+def test_a_broker_that_fails_to_start_reports_the_tail_of_its_log(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "data").mkdir(parents=True)
+    # Storage formatted for another node: the broker refuses it and exits during start-up.
+    (home / "data" / "meta.properties").write_text(
+        "version=1\ncluster.id=AAAAAAAAAAAAAAAAAAAAAA\nnode.id=99\n"
+        "directory.id=AAAAAAAAAAAAAAAAAAAAAA\n"
+    )
+    result = mqk(home, "kafka", "start", "--timeout", "60")
+    assert result.returncode == 2
+    assert "tail of" in result.stderr and "kafka.log" in result.stderr
+    assert kafka_processes(home.resolve()) == []

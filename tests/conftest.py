@@ -53,7 +53,9 @@ def new_topic(kafka_bootstrap: str) -> Callable[..., str]:
 
     def create(partitions: int = 1, prefix: str = "t", **config: str) -> str:
         name = f"{prefix}-{uuid.uuid4().hex[:12]}"
-        topic = NewTopic(name, partitions, 1, config={k.replace("_", "."): v for k, v in config.items()})
+        topic = NewTopic(
+            name, partitions, 1, config={k.replace("_", "."): v for k, v in config.items()}
+        )
         admin.create_topics([topic], operation_timeout=30)[name].result()
         return name
 

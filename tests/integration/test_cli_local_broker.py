@@ -1,4 +1,4 @@
-"""`mqk kafka start | status | stop` as a user runs them (wire contract §4), each in its own home."""
+"""`mqk kafka start | status | stop` as users run them (wire contract §4)."""
 
 from __future__ import annotations
 
@@ -17,14 +17,18 @@ pytestmark = pytest.mark.kafka
 MQK = [str(Path(sys.executable).with_name("mqk"))]  # the installed entry point
 
 
-def mqk(home: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def mqk(
+    home: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "MQK_HOME": str(home), **(env or {})}
     return subprocess.run(
         [*MQK, *args], capture_output=True, text=True, env=environment, timeout=240, check=False
     )
 
 
-def test_start_prints_bootstrap_last_status_reports_it_and_stop_leaves_no_java(tmp_path: Path) -> None:
+def test_start_prints_bootstrap_last_status_reports_it_and_stop_leaves_no_java(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "home"
     try:
         started = mqk(home, "kafka", "start")

@@ -14,7 +14,9 @@ from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, C
 pytestmark = pytest.mark.kafka
 
 
-def produce_all(bootstrap: str, topic: str, records: list[tuple[bytes | None, bytes | None]]) -> None:
+def produce_all(
+    bootstrap: str, topic: str, records: list[tuple[bytes | None, bytes | None]]
+) -> None:
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
     for key, value in records:
         producer.produce(topic, key=key, value=value)
@@ -29,7 +31,9 @@ def share_group(bootstrap: str, topic: str) -> str:
         ConfigResource.Type.GROUP,
         group,
         incremental_configs=[
-            ConfigEntry("share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET)
+            ConfigEntry(
+                "share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET
+            )
         ],
     )
     for future in admin.incremental_alter_configs([resource]).values():

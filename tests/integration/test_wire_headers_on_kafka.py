@@ -8,7 +8,7 @@ import pytest
 from confluent_kafka import Producer
 
 from mqkafka.mq.mqmd import MQMD, MQMD_DEFAULT, MQMT, MQPER, MQRO
-from mqkafka.wire.headers import mqmd_to_headers, mqmd_from_headers
+from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
 from tests.integration.test_kafka_broker import read_topic
 
 pytestmark = pytest.mark.kafka

@@ -306,7 +306,9 @@ class LocalBroker:
             "-cp", f"{libs}/*", "kafka.Kafka", str(self.config_file),
         ]  # fmt: skip
         with self.log_file.open("ab") as log:
-            log.write(f"\n=== mqk: starting Kafka {self.version} on 127.0.0.1:{port} ===\n".encode())
+            log.write(
+                f"\n=== mqk: starting Kafka {self.version} on 127.0.0.1:{port} ===\n".encode()
+            )
             log.flush()
             proc = subprocess.Popen(
                 cmd,
@@ -406,8 +408,10 @@ def wait_until_ready(bootstrap: str, *, timeout: float, alive: Callable[[], bool
             metadata = admin.list_topics(timeout=2)
             if metadata.brokers:
                 return
-        except Exception:  # noqa: BLE001 - any client error just means "not ready yet"
+        except Exception:
             pass
         if time.monotonic() > deadline:
-            raise BrokerError(f"the Kafka broker did not answer on {bootstrap} within {timeout:.0f}s")
+            raise BrokerError(
+                f"the Kafka broker did not answer on {bootstrap} within {timeout:.0f}s"
+            )
         time.sleep(0.3)

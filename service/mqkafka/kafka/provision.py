@@ -104,7 +104,7 @@ def apply_catalogue(
             try:
                 future.result()
                 actions.append(f"created {topic}")
-            except Exception as error:  # noqa: BLE001 - a concurrent apply may have won the race
+            except Exception as error:
                 if "TOPIC_ALREADY_EXISTS" not in str(error):
                     raise
     present = [s for s in specs if s.topic(prefix) in existing]
@@ -125,9 +125,7 @@ def apply_catalogue(
         current = admin.describe_configs(resources)
         for spec, resource in zip(configured, resources, strict=True):
             have = current[resource].result()
-            drift = {
-                k: v for k, v in spec.config.items() if k not in have or have[k].value != v
-            }
+            drift = {k: v for k, v in spec.config.items() if k not in have or have[k].value != v}
             if not drift:
                 continue
             change = ConfigResource(

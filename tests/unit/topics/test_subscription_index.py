@@ -1,0 +1,286 @@
+"""The indexed matcher agrees with the naive oracle (``matches()`` against every
+subscription), keeps namespaces apart and forgets removed subscriptions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mqkafka.engine.matcher import NaiveIndex, SubscriptionIndex
+from mqkafka.mq.topics import (
+    DEFAULT_STREAM,
+    DEFAULT_SUBPOINT,
+    Namespace,
+    Scheme,
+    TopicFilter,
+    TopicString,
+)
+
+TOPIC, CHAR = Scheme.TOPIC, Scheme.CHAR
+INDEXES = [SubscriptionIndex, NaiveIndex]
+SPORT_STREAM = Namespace.stream("Sport")
+SPORT_SUBPOINT = Namespace.subpoint("Sport")
+
+FILTERS: list[tuple[str, Scheme]] = [
+    ("USA/#", TOPIC),
+    ("USA/Alaska/#", TOPIC),
+    ("IBM/+/Results", TOPIC),
+    ("Sport/+", TOPIC),
+    ("USA#", TOPIC),
+    ("a/#/b", TOPIC),
+    ("#/Results", TOPIC),
+    ("/Sport", TOPIC),
+    ("a/+", TOPIC),
+    ("#", TOPIC),
+    ("ABC?D", CHAR),
+    ("ABC%*D", CHAR),
+    ("IBM/*/Results", CHAR),
+    ("Sport/*", CHAR),
+    ("*", CHAR),
+    ("Sport/*/team-5/*", CHAR),
+    ("Sport/*/team-5/Score", CHAR),
+    ("Sp?rt/Soc*", CHAR),
+]
+
+TOPICS = [
+    "USA",
+    "USA/Alaska",
+    "USA/Alaska/Juneau",
+    "USA#",
+    "IBM/Software/Results",
+    "IBM/Patents/Software/Results",
+    "IBM/Results",
+    "Sport",
+    "Sport/Soccer",
+    "Sport/Soccer/team-5/Score",
+    "Sport/Soccer/team-5/Fouls",
+    "Sport/Soccer/team-55/Score",
+    "a/b",
+    "a/x/y/b",
+    "a/",
+    "Results",
+    "/Sport",
+    "ABC*D",
+    "ABCxD",
+]
+
+
+def loaded(index_type: type[Any], namespace: Namespace = DEFAULT_STREAM) -> Any:
+    index = index_type()
+    for key, (text, scheme) in enumerate(FILTERS):
+        index.add(key, namespace, TopicFilter(text, scheme))
+    return index
+
+
+def expected(topic: str) -> set[int]:
+    return loaded(NaiveIndex).match(DEFAULT_STREAM, TopicString(topic))  # type: ignore[no-any-return]
+
+
+# ---- empty input -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("index_type", INDEXES)
+def test_empty_index_matches_nothing(index_type: type[Any]) -> None:
+    index = index_type()
+    assert len(index) == 0
+    assert index.match(DEFAULT_STREAM, TopicString("a")) == set()
+
+
+# ---- valid match / no-match, compared with the table of expectations ---------------------
+
+EXPECTED = {
+    "USA": {0, 9, 14},
+    "USA/Alaska/Juneau": {0, 1, 9, 14},
+    "IBM/Software/Results": {2, 6, 9, 12, 14},
+    "IBM/Patents/Software/Results": {6, 9, 12, 14},
+    "Sport/Soccer": {3, 9, 13, 14, 17},
+    "Sport/Soccer/team-5/Score": {9, 13, 14, 15, 16, 17},
+    "Sport/Soccer/team-55/Score": {9, 13, 14, 17},
+    "ABC*D": {9, 10, 11, 14},
+    "ABCxD": {9, 10, 14},
+    "a/": {8, 9, 14},
+}
+
+
+@pytest.mark.parametrize("index_type", INDEXES)
+@pytest.mark.parametrize(("topic", "keys"), sorted(EXPECTED.items()))
+def test_index_matches_the_reference_examples(
+    index_type: type[Any], topic: str, keys: set[int]
+) -> None:
+    assert loaded(index_type).match(DEFAULT_STREAM, TopicString(topic)) == keys
+
+
+@pytest.mark.parametrize("topic", TOPICS)
+def test_index_agrees_with_oracle_on_fixed_topics(topic: str) -> None:
+    assert loaded(SubscriptionIndex).match(DEFAULT_STREAM, TopicString(topic)) == expected(topic)
+
+
+# ---- namespaces --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("index_type", INDEXES)
+def test_wildcards_never_match_across_namespaces(index_type: type[Any]) -> None:
+    """Reference §1.4: "A stream is a separate topic space; wildcards never match across
+    streams"; a stream and a subpoint of the same name are separate too."""
+    index = index_type()
+    index.add("stream", SPORT_STREAM, TopicFilter("#", TOPIC))
+    index.add("subpoint", SPORT_SUBPOINT, TopicFilter("*", CHAR))
+    index.add("default", DEFAULT_SUBPOINT, TopicFilter("#", TOPIC))
+    topic = TopicString("Soccer/Results")
+    assert index.match(SPORT_STREAM, topic) == {"stream"}
+    assert index.match(SPORT_SUBPOINT, topic) == {"subpoint"}
+    assert index.match(DEFAULT_SUBPOINT, topic) == {"default"}
+    assert index.match(DEFAULT_STREAM, topic) == set()
+
+
+# ---- add / remove ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("index_type", INDEXES)
+def test_subscriptions_sharing_a_filter_are_all_matched(index_type: type[Any]) -> None:
+    index = index_type()
+    for key in ("a", "b", None):
+        index.add(key, DEFAULT_STREAM, TopicFilter("x/+", TOPIC))
+        index.add((key, 1), DEFAULT_STREAM, TopicFilter("x/*", CHAR))
+        index.add((key, 2), DEFAULT_STREAM, TopicFilter("x/y", CHAR))
+    topic = TopicString("x/y")
+    assert index.match(DEFAULT_STREAM, topic) == {
+        "a", "b", None, ("a", 1), ("b", 1), (None, 1), ("a", 2), ("b", 2), (None, 2)
+    }  # fmt: skip
+    index.remove("b")
+    index.remove((None, 1))
+    index.remove(("a", 2))
+    assert index.match(DEFAULT_STREAM, topic) == {
+        "a",
+        None,
+        ("a", 1),
+        ("b", 1),
+        ("b", 2),
+        (None, 2),
+    }
+    assert len(index) == 6
+
+
+@pytest.mark.parametrize("index_type", INDEXES)
+def test_adding_a_known_key_replaces_its_subscription(index_type: type[Any]) -> None:
+    index = index_type()
+    index.add("k", DEFAULT_STREAM, TopicFilter("old/#", TOPIC))
+    index.add("k", SPORT_STREAM, TopicFilter("new/*", CHAR))
+    assert len(index) == 1
+    assert index.match(DEFAULT_STREAM, TopicString("old/x")) == set()
+    assert index.match(SPORT_STREAM, TopicString("new/x")) == {"k"}
+    assert index.subscription("k") == (SPORT_STREAM, TopicFilter("new/*", CHAR))
+
+
+@pytest.mark.parametrize("index_type", INDEXES)
+def test_removing_every_subscription_leaves_an_index_that_still_works(
+    index_type: type[Any],
+) -> None:
+    index = loaded(index_type)
+    for key in range(len(FILTERS)):
+        index.remove(key)
+    assert len(index) == 0
+    assert all(index.match(DEFAULT_STREAM, TopicString(topic)) == set() for topic in TOPICS)
+    index.add("again", DEFAULT_STREAM, TopicFilter("a/#/b", TOPIC))
+    assert index.match(DEFAULT_STREAM, TopicString("a/b")) == {"again"}
+
+
+@pytest.mark.parametrize("index_type", INDEXES)
+def test_removing_an_unknown_key_is_a_key_error(index_type: type[Any]) -> None:
+    with pytest.raises(KeyError):
+        index_type().remove("missing")
+
+
+# ---- property: the index and the oracle always agree -------------------------------------
+
+# Small alphabets, so that filters and topics collide often; blank and multi-byte included.
+TOPIC_PIECES = ["a", "b", "/", "/", "#", "+", "*", "?", " ", "é", "日"]
+CHAR_PIECES = ["a", "b", "/", "/", "*", "*", "?", "%*", "%?", "%%", "#", "+", " ", "日"]
+NAMESPACES = [DEFAULT_STREAM, SPORT_STREAM, DEFAULT_SUBPOINT, SPORT_SUBPOINT]
+
+
+def _joined(pieces: list[str], max_size: int) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(pieces), min_size=1, max_size=max_size).map("".join)
+
+
+filters = st.one_of(
+    _joined(TOPIC_PIECES, 9).map(lambda text: TopicFilter(text, TOPIC)),
+    _joined(CHAR_PIECES, 9).map(lambda text: TopicFilter(text, CHAR)),
+)
+topics = _joined([*TOPIC_PIECES, "%"], 9).map(TopicString)
+namespaces = st.sampled_from(NAMESPACES)
+operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("add"), st.integers(0, 12), namespaces, filters),
+        st.tuples(st.just("remove"), st.integers(0, 12)),
+        st.tuples(st.just("match"), namespaces, topics),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(operations, st.lists(topics, min_size=1, max_size=10))
+def test_index_agrees_with_naive_oracle(
+    operations: list[tuple[Any, ...]], probes: list[TopicString]
+) -> None:
+    index: SubscriptionIndex[int] = SubscriptionIndex()
+    oracle: NaiveIndex[int] = NaiveIndex()
+    for operation in operations:
+        if operation[0] == "add":
+            _, key, namespace, flt = operation
+            index.add(key, namespace, flt)
+            oracle.add(key, namespace, flt)
+        elif operation[0] == "remove":
+            key = operation[1]
+            if key in oracle:
+                index.remove(key)
+                oracle.remove(key)
+        else:
+            _, namespace, topic = operation
+            assert index.match(namespace, topic) == oracle.match(namespace, topic)
+    assert len(index) == len(oracle)
+    for namespace in NAMESPACES:
+        for topic in probes:
+            assert index.match(namespace, topic) == oracle.match(namespace, topic)
+
+
+@settings(max_examples=300)
+@given(st.lists(filters, min_size=1, max_size=30), st.lists(topics, min_size=1, max_size=20))
+def test_index_agrees_with_oracle_on_many_filters_in_one_namespace(
+    flts: list[TopicFilter], probes: list[TopicString]
+) -> None:
+    index: SubscriptionIndex[int] = SubscriptionIndex()
+    oracle: NaiveIndex[int] = NaiveIndex()
+    for key, flt in enumerate(flts):
+        index.add(key, DEFAULT_STREAM, flt)
+        oracle.add(key, DEFAULT_STREAM, flt)
+    for topic in probes:
+        assert index.match(DEFAULT_STREAM, topic) == oracle.match(DEFAULT_STREAM, topic)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.lists(st.sampled_from(["team", "a", "", "x/y"]), min_size=1, max_size=5),
+        min_size=1,
+        max_size=6,
+    ),
+    st.lists(st.lists(st.sampled_from(["team", "a", "", "b"]), min_size=1, max_size=6)),
+)
+def test_index_agrees_with_oracle_on_anchored_character_filters(
+    middles: list[list[str]], topic_levels: list[list[str]]
+) -> None:
+    """Filters such as `*/team/*` are indexed by the literal level the wildcards enclose."""
+    index: SubscriptionIndex[int] = SubscriptionIndex()
+    oracle: NaiveIndex[int] = NaiveIndex()
+    for key, levels in enumerate(middles):
+        flt = TopicFilter("*/" + "/".join(levels) + "/*", CHAR)
+        index.add(key, DEFAULT_STREAM, flt)
+        oracle.add(key, DEFAULT_STREAM, flt)
+    for levels in topic_levels:
+        topic = TopicString("s/" + "/".join(levels))
+        assert index.match(DEFAULT_STREAM, topic) == oracle.match(DEFAULT_STREAM, topic)

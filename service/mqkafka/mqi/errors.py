@@ -1,0 +1,49 @@
+"""The MQI error, shaped like pymqi's ``MQMIError`` and rooted in :class:`MQError`.
+
+pymqi code catches ``MQMIError`` and reads ``.comp`` / ``.reason``; product code catches
+``MQError``. Being both, one exception serves both, and there stays one root.
+"""
+
+from __future__ import annotations
+
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import CC, name_of
+
+_PREFIX = {CC.OK: "OK", CC.WARNING: "WARNING: ", CC.FAILED: "FAILED: "}
+
+
+class MQMIError(MQError):
+    """An MQI call ended with completion code ``comp`` and reason code ``reason``.
+
+    ``MQMIError(2, 2046)`` is how pymqi spells it; ``detail`` adds the rule or the field
+    that was wrong, for people (MQ itself only ever returns the two numbers).
+    """
+
+    def __init__(self, comp: int, reason: int, detail: str = "") -> None:
+        super().__init__(reason, detail, comp=CC(comp))
+
+    def errorAsString(self) -> str:  # pymqi spells it so
+        """``FAILED: MQRC_OPTIONS_ERROR`` (``OK`` for a completion code of 0), as in pymqi."""
+        prefix = _PREFIX.get(self.comp, "UNKNOWN: ")
+        return prefix if self.comp == CC.OK else prefix + name_of(self.reason)
+
+    def __str__(self) -> str:
+        text = f"MQI Error. Comp: {int(self.comp)}, Reason {self.reason}: {self.errorAsString()}"
+        return f"{text} ({self.detail})" if self.detail else text
+
+
+class StructFieldError(MQMIError, AttributeError):
+    """A structure was given a field it does not have, or a value of the wrong shape.
+
+    Also an ``AttributeError`` because that is what pymqi raises for an unknown member, so
+    code written against pymqi keeps working; the reason code is the structure's own
+    (``MQRC_MD_ERROR``, ``MQRC_GMO_ERROR`` ...).
+    """
+
+
+def failed(reason: int, detail: str = "") -> MQMIError:
+    """An ``MQCC_FAILED`` error: the common case, spelled once."""
+    return MQMIError(CC.FAILED, reason, detail)
+
+
+__all__ = ["MQMIError", "StructFieldError", "failed"]

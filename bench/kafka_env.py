@@ -1,0 +1,88 @@
+"""Benchmarks' access to Kafka: the broker in $MQK_BOOTSTRAP_SERVERS, or a throw-away local one."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+from confluent_kafka import Consumer, Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from mqkafka.kafka.localbroker import LocalBroker
+
+
+@contextlib.contextmanager
+def kafka() -> Iterator[str]:
+    external = os.environ.get("MQK_BOOTSTRAP_SERVERS")
+    if external:
+        yield external
+        return
+    with tempfile.TemporaryDirectory(prefix="mqk-bench-") as home:
+        broker = LocalBroker(Path(home), heap="2g")
+        info = broker.start(timeout=180)
+        try:
+            yield info.bootstrap
+        finally:
+            broker.stop()
+
+
+def create_topic(bootstrap: str, partitions: int = 1, prefix: str = "bench", **config: str) -> str:
+    name = f"{prefix}-{uuid.uuid4().hex[:10]}"
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    topic = NewTopic(
+        name, partitions, 1, config={k.replace("_", "."): v for k, v in config.items()}
+    )
+    admin.create_topics([topic], operation_timeout=30)[name].result()
+    return name
+
+
+def fill(bootstrap: str, topic: str, count: int, size: int = 256, headers=None) -> None:
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "linger.ms": 20,
+            "batch.num.messages": 10000,
+            "queue.buffering.max.messages": 1000000,
+            "compression.type": "lz4",
+        }
+    )
+    payload = b"x" * size
+    for i in range(count):
+        while True:
+            try:
+                producer.produce(topic, value=payload, key=str(i % 64).encode(), headers=headers)
+                break
+            except BufferError:
+                producer.poll(0.05)
+    producer.flush(60)
+
+
+def drain_count(bootstrap: str, topic: str, expect: int, timeout: float = 300.0) -> float:
+    """Read ``expect`` committed records from ``topic``; the time the last one was appended."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": uuid.uuid4().hex,
+            "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
+    )
+    consumer.subscribe([topic])
+    seen, last_ts, deadline = 0, 0.0, time.monotonic() + timeout
+    try:
+        while seen < expect and time.monotonic() < deadline:
+            for message in consumer.consume(10000, 0.5):
+                if message.error() is None:
+                    seen += 1
+                    last_ts = max(last_ts, message.timestamp()[1] / 1000.0)
+    finally:
+        consumer.close()
+    if seen < expect:
+        raise RuntimeError(f"only {seen} of {expect} records arrived on {topic}")
+    return last_ts

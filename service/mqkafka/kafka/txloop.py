@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
@@ -138,7 +138,7 @@ class TransactionalLoop:
         if self.transactional:
             self.producer.init_transactions(30)
         self.consumer.subscribe(self.topics)
-        hooks = self.handler if _has_hooks(self.handler) else None
+        hooks = cast(StateHooks, self.handler) if _has_hooks(self.handler) else None
         try:
             while not self._stop.is_set():
                 batch = self._next_batch()

@@ -41,8 +41,8 @@ _COMPARISONS: dict[str, n.ComparisonOp] = {
     "<=": "<=",
     ">=": ">=",
 }
-MAX_NESTING = 100  # parentheses, NOT and signs; keeps parsing and evaluation off the stack limit
-MAX_HEIGHT = 200  # operator tree height (a+b+c+... builds a left-deep tree)
+MAX_NESTING = 40  # parentheses, NOT and signs; keeps parsing and evaluation off the stack limit
+MAX_HEIGHT = 128  # operator tree height (a+b+c+... builds a left-deep tree)
 # ESQL names for the body's parser in Root.<parser>...; the XML ones all mean "an XML body".
 _ROOT_XML_PARSERS = frozenset({"XMLNSC", "XMLNS", "XML"})
 

@@ -72,7 +72,7 @@ def compile_selector(text: str) -> Selector:
     try:
         compiled = compile_tree(parse(text))
     except RecursionError:  # belt and braces: the parser already bounds nesting
-        raise filter_error("filter is nested too deeply", 0, None) from None
+        raise filter_error("filter is nested more than Python can parse", 0, None) from None
     if compiled.fn is None:
         if compiled.value is True:
             return Selector(text, _select_all, selects_all=True)

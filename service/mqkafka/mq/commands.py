@@ -258,6 +258,8 @@ class _Command:
     interface: Interface = Interface.RFH2
     queue: str = CONTROL_QUEUE  # the queue the command message was put to
     md: MQMD = field(default=MQMD_DEFAULT, repr=False)  # for identities, replies, deliveries
+    # The pairs it was built from, echoed after a warning or error response (§3.3).
+    source: tuple[tuple[str, str], ...] = field(default=(), repr=False, compare=False)
 
     name: ClassVar[str] = ""
 
@@ -625,6 +627,7 @@ def _build(
     cls = _CLASSES[verb]
     kwargs = _normalise(values, options, verb, interface, md, local_qmgr)
     kwargs["interface"] = interface
+    kwargs["source"] = tuple(pairs)
     if queue is not None:
         kwargs["queue"] = queue
     if verb == "Publish":

@@ -1,0 +1,195 @@
+"""One publication copy for one subscription: its MQMD (reference §4.1) and the pub/sub
+properties the broker adds (§4.2, choice §10.8).
+
+| MQMD field        | value on a delivered copy                                                   |
+|-------------------|-----------------------------------------------------------------------------|
+| Report, MsgType   | MQRO_NONE, MQMT_DATAGRAM                                                    |
+| Format            | MQHRF2 (RFH2 subscriber) / MQHRF (RFH1 subscriber)                          |
+| MsgId             | new                                                                         |
+| CorrelId          | subscriber's with CorrelAsId, else the subscription's broker-chosen id (S1) |
+| Priority          | publisher's, MQPRI_PRIORITY_AS_Q_DEF resolved when published                |
+| Persistence       | NonPers 0 / Pers 1 / PersAsQueue: queue default / otherwise publisher's     |
+| Expiry            | publisher's; a retained copy's reduced by the time it was held              |
+| ReplyToQ/-QMgr    | blank / this queue manager                                                  |
+| identity context  | the subscriber's, captured at registration                                  |
+| PutApplType/-Name | MQAT_BROKER (26) / first 28 characters of the queue manager name            |
+| PutDate/PutTime   | when the broker put it (GMT)                                                |
+
+Added properties: Command Publish, Topic (the actual topic, one per copy), SubPoint when not
+the default, PubOpt IsRetainedPub on retained copies for InformIfRet subscribers, PubTime and
+SeqNum as the publisher gave them; RFH1 copies add MQPSStreamName for InclStreamName
+subscribers or a non-default stream, and the publisher's MQPSQName/MQPSQMgrName when it
+registered DirectReq.
+"""
+
+from __future__ import annotations
+
+import time
+
+from mqkafka.engine.context import EngineContext
+from mqkafka.engine.effects import Deliver
+from mqkafka.engine.records import Publication, Subscription
+from mqkafka.engine.state import Live
+from mqkafka.engine.topicspace import topic_text_for
+from mqkafka.mq.commands import Interface, RegOpt
+from mqkafka.mq.mqmd import (
+    FIELD_NAMES,
+    MQAT,
+    MQFMT_RF_HEADER_1,
+    MQFMT_RF_HEADER_2,
+    MQMD,
+    MQMT,
+    MQPER,
+    MQRO,
+)
+from mqkafka.mq.topics import NamespaceKind
+
+_FORMAT = {Interface.RFH2: MQFMT_RF_HEADER_2, Interface.RFH1: MQFMT_RF_HEADER_1}
+
+# Building an MQMD validates all 27 fields (~11 us); a delivered copy differs from its
+# subscription's template only in values the engine made valid itself (a generated MsgId,
+# the publisher's already-validated Priority/Expiry, 0/1 persistence, formatted put time), so
+# copies are made without re-validating: the publish path's budget is ~20 us per message.
+_SETTERS = tuple(getattr(MQMD, name).__set__ for name in FIELD_NAMES)
+_SLOT = {name: i for i, name in enumerate(FIELD_NAMES)}
+_MSG_ID, _EXPIRY, _PRIORITY, _PERSISTENCE, _PUT_DATE, _PUT_TIME = (
+    _SLOT[name] for name in ("MsgId", "Expiry", "Priority", "Persistence", "PutDate", "PutTime")
+)
+
+
+class Template:
+    """What every copy for one subscription shares (computed once, cached on its ``Live``)."""
+
+    __slots__ = ("correl_id", "fixed_persistence", "interface", "q_mgr_name", "queue", "values")
+
+    def __init__(self, sub: Subscription, ctx: EngineContext) -> None:
+        qmgr = ctx.qmgr_name
+        md = MQMD(
+            Report=MQRO.NONE,
+            MsgType=MQMT.DATAGRAM,
+            Format=_FORMAT[sub.interface],
+            CorrelId=sub.delivery_correl_id,
+            ReplyToQ="",
+            ReplyToQMgr=qmgr,
+            UserIdentifier=sub.context.user_identifier,
+            AccountingToken=sub.context.accounting_token,
+            ApplIdentityData=sub.context.appl_identity_data,
+            PutApplType=MQAT.BROKER,
+            PutApplName=ctx.config.put_appl_name,
+        )
+        self.values = [getattr(md, name) for name in FIELD_NAMES]
+        self.queue = sub.key.identity.q_name
+        self.q_mgr_name = sub.key.identity.q_mgr_name
+        self.correl_id = sub.delivery_correl_id
+        self.interface = sub.interface
+        self.fixed_persistence = _fixed_persistence(sub, ctx)
+
+    def md(self, msg_id: bytes, expiry: int, priority: int, persistence: int, put: PutTime) -> MQMD:
+        values = self.values.copy()
+        values[_MSG_ID] = msg_id
+        values[_EXPIRY] = expiry
+        values[_PRIORITY] = priority
+        values[_PERSISTENCE] = (
+            persistence if self.fixed_persistence is None else self.fixed_persistence
+        )
+        values[_PUT_DATE] = put.date
+        values[_PUT_TIME] = put.time
+        md: MQMD = object.__new__(MQMD)
+        for setter, value in zip(_SETTERS, values, strict=True):
+            setter(md, value)
+        return md
+
+
+def _fixed_persistence(sub: Subscription, ctx: EngineContext) -> int | None:
+    """The subscription's persistence option, or None for "as published" (§2.7, §10.9)."""
+    options = sub.options
+    if RegOpt.NON_PERSISTENT in options:
+        return int(MQPER.NOT_PERSISTENT)
+    if RegOpt.PERSISTENT in options:
+        return int(MQPER.PERSISTENT)
+    if RegOpt.PERSISTENT_AS_Q in options:
+        return ctx.queues.default_persistence(sub.key.identity.q_name)
+    return None
+
+
+class PutTime:
+    """PutDate ``YYYYMMDD`` and PutTime ``HHMMSSTH`` in GMT (reference §6)."""
+
+    __slots__ = ("date", "time")
+
+    def __init__(self, now: float) -> None:
+        stamp = time.gmtime(now)
+        hundredths = int((now % 1) * 100)
+        self.date = time.strftime("%Y%m%d", stamp)
+        self.time = time.strftime("%H%M%S", stamp) + f"{hundredths:02d}"
+
+
+def template_of(live: Live, ctx: EngineContext) -> Template:
+    template = live.template
+    if template is None:
+        template = live.template = Template(live.sub, ctx)
+    return template  # type: ignore[return-value]
+
+
+def added_properties(
+    pub: Publication, sub: Subscription, retained: bool
+) -> tuple[tuple[str, str], ...]:
+    """The pub/sub properties on a copy for ``sub`` (names of the subscriber's interface)."""
+    rfh1 = sub.interface is Interface.RFH1
+    namespace = pub.namespace
+    props: list[tuple[str, str]] = [
+        ("MQPSCommand" if rfh1 else "Command", "Publish"),
+        ("MQPSTopic" if rfh1 else "Topic", topic_text_for(pub.topic, sub.interface)),
+    ]
+    if rfh1:
+        stream = namespace.name if namespace.kind is NamespaceKind.STREAM else ""
+        if stream or RegOpt.INCLUDE_STREAM_NAME in sub.options:
+            props.append(("MQPSStreamName", stream or "SYSTEM.BROKER.DEFAULT.STREAM"))
+    elif namespace.kind is NamespaceKind.SUBPOINT and namespace.name:
+        props.append(("SubPoint", namespace.name))  # choice §10.5: echo the subpoint
+    if retained and RegOpt.INFORM_IF_RETAINED in sub.options:
+        props.append(("MQPSPubOpts" if rfh1 else "PubOpt", "IsRetainedPub"))
+    if pub.pub_time is not None:
+        props.append(("MQPSPubTime" if rfh1 else "PubTime", pub.pub_time))
+    if pub.seq_num is not None:
+        props.append(("MQPSSeqNum" if rfh1 else "SeqNum", pub.seq_num))
+    if rfh1 and pub.reply_to is not None:
+        props += [("MQPSQName", pub.reply_to[0]), ("MQPSQMgrName", pub.reply_to[1])]
+    return tuple(props)
+
+
+class Copies:
+    """Builds the copies of one publication; the added properties are shared between
+    subscriptions that would get the same ones (the common case: all of them)."""
+
+    __slots__ = ("_cache", "ctx", "expiry", "pub", "put", "retained")
+
+    def __init__(
+        self, pub: Publication, ctx: EngineContext, *, retained: bool = False, now: float
+    ) -> None:
+        self.pub = pub
+        self.ctx = ctx
+        self.retained = retained
+        self.put = PutTime(now)
+        remaining = pub.remaining_expiry(now) if retained else pub.expiry
+        self.expiry = -1 if remaining is None else remaining
+        self._cache: dict[tuple[Interface, RegOpt], tuple[tuple[str, str], ...]] = {}
+
+    def deliver(self, live: Live) -> Deliver:
+        template = template_of(live, self.ctx)
+        sub = live.sub
+        shape = (sub.interface, sub.options & _SHAPING)
+        props = self._cache.get(shape)
+        if props is None:
+            props = self._cache[shape] = added_properties(self.pub, sub, self.retained)
+        pub = self.pub
+        md = template.md(
+            self.ctx.ids.msg_id(), self.expiry, pub.priority, pub.persistence, self.put
+        )
+        return Deliver(template.queue, template.q_mgr_name, md, props, pub.content, sub.interface)
+
+
+# The options that change the added properties (the cache key above).
+_SHAPING = RegOpt.INCLUDE_STREAM_NAME | RegOpt.INFORM_IF_RETAINED
+
+__all__ = ["Copies", "PutTime", "Template", "added_properties", "template_of"]

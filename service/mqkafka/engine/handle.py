@@ -1,0 +1,105 @@
+"""``handle(state, command, context) -> effects``: the engine's one entry point.
+
+``handle`` reads the state and returns effects; ``step`` also applies them. Every command goes
+through the same frame:
+
+1. MsgType must be REQUEST or DATAGRAM, else the message is dead-lettered with 2029 (§3.1);
+2. the command must be on the right kind of queue: Publish and DeletePub on a stream queue,
+   everything else on the control queue, else MQRCCF_INCORRECT_Q (3079, §1.2);
+3. its sender must be allowed to put to that queue, else MQRCCF_NOT_AUTHORIZED (S0);
+4. the command's handler runs: an ``MQError`` is an error response and no state changes
+   (§3.3 "nothing was processed"); otherwise its effects plus an ok or warning response;
+5. ``replies.respond`` decides whether the response is sent (§3.1) and addresses it (§3.2).
+
+Nothing but ``MQError`` is expected out of a handler; anything else is a bug, reported as
+MQRCCF_COMMAND_FAILED (3008, "internal error") rather than crashing the broker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mqkafka.engine.context import EngineContext
+from mqkafka.engine.effects import Effect
+from mqkafka.engine.outcome import Outcome
+from mqkafka.engine.publisher import (
+    delete_publication,
+    deregister_publisher,
+    publish,
+    register_publisher,
+)
+from mqkafka.engine.replies import COMMAND_MSG_TYPES, respond
+from mqkafka.engine.state import EngineState
+from mqkafka.engine.subscriber import deregister, register, request_update
+from mqkafka.mq.commands import (
+    Command,
+    DeletePub,
+    DeregPub,
+    DeregSub,
+    Interface,
+    Publish,
+    RegPub,
+    RegSub,
+    ReqUpdate,
+    command_to_psc,
+    command_to_rfh1,
+)
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.mq.responses import Response
+
+Handler = Callable[[EngineState, Any, EngineContext], Outcome]
+
+HANDLERS: dict[type, Handler] = {
+    RegSub: register,
+    DeregSub: deregister,
+    ReqUpdate: request_update,
+    Publish: publish,
+    DeletePub: delete_publication,
+    RegPub: register_publisher,
+    DeregPub: deregister_publisher,
+}
+# "Publish/DeletePub belong on a stream queue, everything else on the control queue" (§1.2).
+STREAM_COMMANDS = (Publish, DeletePub)
+
+
+def handle(state: EngineState, command: Command, ctx: EngineContext) -> list[Effect]:
+    """The effects of one command; the state is not changed (see ``step``)."""
+    echo = command.source or tuple(
+        command_to_psc(command) if command.interface is Interface.RFH2 else command_to_rfh1(command)
+    )
+    if command.md.MsgType not in COMMAND_MSG_TYPES:
+        return respond(command.md, command.interface, Response.ok(), echo, ctx)
+    try:
+        _check_queue(command, ctx)
+        outcome = HANDLERS[type(command)](state, command, ctx)
+    except MQError as error:
+        return respond(command.md, command.interface, Response.of_error(error), echo, ctx)
+    except Exception as error:
+        failure = MQError(RC.CF_COMMAND_FAILED, f"internal error: {error!r}")
+        return respond(command.md, command.interface, Response.of_error(failure), echo, ctx)
+    effects = outcome.effects
+    effects.extend(respond(command.md, command.interface, outcome.response(), echo, ctx))
+    return effects
+
+
+def step(state: EngineState, command: Command, ctx: EngineContext) -> list[Effect]:
+    """``handle`` and apply the state effects: the engine as a state machine."""
+    effects = handle(state, command, ctx)
+    state.apply(effects)
+    return effects
+
+
+def _check_queue(command: Command, ctx: EngineContext) -> None:
+    config = ctx.config
+    on_stream = command.queue in config.streams
+    if isinstance(command, STREAM_COMMANDS) != on_stream or (
+        not on_stream and command.queue != config.control_queue
+    ):
+        raise MQError(RC.CF_INCORRECT_Q, f"{command.name} put to {command.queue!r}")
+    if not ctx.authority.may_put(command.user_id, command.queue):
+        raise MQError(RC.CF_NOT_AUTHORIZED, f"may not put to {command.queue!r}")
+
+
+__all__ = ["HANDLERS", "handle", "step"]

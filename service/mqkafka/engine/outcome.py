@@ -1,0 +1,49 @@
+"""What a command handler produces before the reply is decided, and the helpers every handler
+shares: partial authority and the response it adds up to.
+
+A handler either raises ``MQError`` (the command is an error: nothing was processed, §3.3) or
+returns an ``Outcome``: effects plus warnings (part of the command may have been processed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from mqkafka.engine.effects import Effect
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.mq.responses import Response, ResponseItem
+
+T = TypeVar("T")
+
+
+@dataclass(slots=True)
+class Outcome:
+    effects: list[Effect] = field(default_factory=list)
+    warnings: list[ResponseItem] = field(default_factory=list)
+    full: tuple[tuple[str, str], ...] = ()  # FullResp attributes
+
+    def response(self) -> Response:
+        if self.warnings:
+            return Response.warning(self.warnings)
+        return Response.ok(self.full)
+
+
+def authorised(
+    items: Sequence[tuple[str, T]], allowed: Callable[[str], bool], out: Outcome
+) -> list[T]:
+    """Keep the items whose topic text is allowed; "if only some topics are authorised, only
+    those are registered and a warning response lists the others" (reference §2.7, §2.10,
+    §2.11). None allowed: MQRCCF_NOT_AUTHORIZED as an error."""
+    verdicts = [(text, item, allowed(text)) for text, item in items]
+    kept = [item for _, item, ok in verdicts if ok]
+    denied = [text for text, _, ok in verdicts if not ok]
+    if items and not kept:
+        raise MQError(RC.CF_NOT_AUTHORIZED, f"not authorised for topic {denied[0]!r}", parm="Topic")
+    out.warnings.extend(ResponseItem(RC.CF_NOT_AUTHORIZED, "Topic", text) for text in denied)
+    return kept
+
+
+__all__ = ["Outcome", "authorised"]

@@ -1,0 +1,228 @@
+"""The broker's state: stores plus the indexes derived from them.
+
+Invariants (``check_invariants`` asserts them; the Hypothesis tests run it after every step):
+
+1. A subscription name maps to at most one subscription per namespace, and that
+   subscription carries the name ("unique within the stream", S2).
+2. Every subscription is in the topic index exactly once, under its namespace and topic.
+3. The identity index lists exactly the subscriptions of each traditional identity.
+4. A subscription's exclusive holder is one of its subscriber identities.
+
+``handle`` only reads the state; ``apply`` changes it, one state effect at a time, keeping
+the indexes in step with the stores. Construction rebuilds the indexes from the stores, so a
+broker that restarts on persisted stores has the same state it stopped with.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from typing import TypeVar
+
+from mqkafka.engine.effects import (
+    DeleteRetained,
+    DeregisterPublisher,
+    Effect,
+    RegisterPublisher,
+    RemoveSubscription,
+    Retain,
+    StoreSubscription,
+)
+from mqkafka.engine.filters import PASS_ALL
+from mqkafka.engine.identity import Identity
+from mqkafka.engine.ports import CompiledFilter, FilterPort
+from mqkafka.engine.records import (
+    Publisher,
+    PublisherKey,
+    Publication,
+    Subscription,
+    SubscriptionKey,
+)
+from mqkafka.engine.stores import (
+    MemoryPublisherStore,
+    MemoryRetainedStore,
+    MemorySubscriptionStore,
+    PublisherStore,
+    RetainedStore,
+    SubscriptionStore,
+)
+from mqkafka.engine.topicspace import (
+    Namespace,
+    SubscriptionIndex,
+    TopicFilter,
+    TopicString,
+    selects,
+)
+from mqkafka.mq.commands import RegOpt
+
+
+class Live:
+    """A subscription as the publish path uses it: looked up by a small int, with its
+    compiled filter and a slot for the delivery template the delivery module caches."""
+
+    __slots__ = ("compiled", "local", "push", "seq", "sub", "template")
+
+    def __init__(self, sub: Subscription, seq: int, compiled: CompiledFilter | None) -> None:
+        self.sub = sub
+        self.seq = seq
+        self.compiled = compiled
+        self.push = RegOpt.PUBLISH_ON_REQUEST_ONLY not in sub.options
+        self.local = RegOpt.LOCAL in sub.options
+        self.template: object = None
+
+
+class EngineState:
+    def __init__(
+        self,
+        subscriptions: SubscriptionStore | None = None,
+        retained: RetainedStore | None = None,
+        publishers: PublisherStore | None = None,
+        filters: FilterPort = PASS_ALL,
+    ) -> None:
+        self.subscriptions: SubscriptionStore = subscriptions or MemorySubscriptionStore()
+        self.retained: RetainedStore = retained or MemoryRetainedStore()
+        self.publishers: PublisherStore = publishers or MemoryPublisherStore()
+        self.filters = filters
+        self._seq = itertools.count(1)
+        self._index: SubscriptionIndex[int] = SubscriptionIndex()
+        self._live: dict[int, Live] = {}
+        self._seq_of: dict[SubscriptionKey, int] = {}
+        self._names: dict[tuple[Namespace, str], SubscriptionKey] = {}
+        self._subs_of: dict[Identity, set[SubscriptionKey]] = {}
+        self._pubs_of: dict[Identity, set[PublisherKey]] = {}
+        for sub in self.subscriptions:
+            self._index_subscription(sub)
+        for pub in self.publishers:
+            self._pubs_of.setdefault(pub.key.identity, set()).add(pub.key)
+
+    # ---- queries -------------------------------------------------------------------------
+
+    def subscription(self, key: SubscriptionKey) -> Subscription | None:
+        return self.subscriptions.get(key)
+
+    def named(self, namespace: Namespace, name: str) -> Subscription | None:
+        key = self._names.get((namespace, name))
+        return None if key is None else self.subscriptions.get(key)
+
+    def of_identity(self, identity: Identity) -> list[Subscription]:
+        """The subscriptions of one traditional identity, oldest first."""
+        keys = sorted(self._subs_of.get(identity, ()), key=self._seq_of.__getitem__)
+        return [sub for key in keys if (sub := self.subscriptions.get(key)) is not None]
+
+    def matching(self, namespace: Namespace, topic: TopicString) -> list[Live]:
+        """Subscriptions whose topic selects ``topic``, oldest first (deterministic order)."""
+        found = self._index.match(namespace, topic)
+        if len(found) == 1:
+            return [self._live[next(iter(found))]]
+        return [self._live[seq] for seq in sorted(found)]
+
+    def live(self, key: SubscriptionKey) -> Live:
+        return self._live[self._seq_of[key]]
+
+    def retained_selected(
+        self, namespace: Namespace, flt: TopicFilter
+    ) -> list[Publication]:
+        """Retained publications whose topic the filter selects, in topic order."""
+        found = [p for p in self.retained.in_namespace(namespace) if selects(flt, p.topic)]
+        return sorted(found, key=lambda p: p.topic.text)
+
+    def publisher(self, key: PublisherKey) -> Publisher | None:
+        return self.publishers.get(key)
+
+    def publishers_of(self, identity: Identity) -> list[Publisher]:
+        keys = sorted(self._pubs_of.get(identity, ()), key=lambda k: k.topic.text)
+        return [pub for key in keys if (pub := self.publishers.get(key)) is not None]
+
+    # ---- changes ---------------------------------------------------------------------------
+
+    def apply(self, effects: Iterable[Effect]) -> None:
+        """Carry out the state effects in order; message effects are the adapter's."""
+        for effect in effects:
+            match effect:
+                case StoreSubscription(subscription=sub):
+                    self._store(sub)
+                case RemoveSubscription(key=key):
+                    self._remove(key)
+                case Retain(publication=publication):
+                    self.retained.put(publication)
+                case DeleteRetained(namespace=namespace, topic=topic):
+                    self.retained.delete(namespace, topic)
+                case RegisterPublisher(publisher=pub):
+                    self.publishers.put(pub)
+                    self._pubs_of.setdefault(pub.key.identity, set()).add(pub.key)
+                case DeregisterPublisher(key=pub_key):
+                    self.publishers.delete(pub_key)
+                    _discard(self._pubs_of, pub_key.identity, pub_key)
+                case _:
+                    pass  # Deliver, Reply, DeadLetter: the adapter's
+
+    def _store(self, sub: Subscription) -> None:
+        old = self.subscriptions.get(sub.key)
+        seq = None
+        if old is not None:
+            seq = self._seq_of[sub.key]  # a re-registration keeps its place in delivery order
+            self._unindex_subscription(old)
+        self.subscriptions.put(sub)
+        self._index_subscription(sub, seq)
+
+    def _remove(self, key: SubscriptionKey) -> None:
+        old = self.subscriptions.get(key)
+        if old is None:
+            return
+        self._unindex_subscription(old)
+        self.subscriptions.delete(key)
+
+    def _index_subscription(self, sub: Subscription, seq: int | None = None) -> None:
+        key = sub.key
+        if seq is None:
+            seq = next(self._seq)
+        compiled = self.filters.compile(key.filter) if key.filter is not None else None
+        self._live[seq] = Live(sub, seq, compiled)
+        self._seq_of[key] = seq
+        self._index.add(seq, key.namespace, key.topic)
+        self._subs_of.setdefault(key.identity, set()).add(key)
+        if sub.name is not None:
+            self._names[key.namespace, sub.name] = key
+
+    def _unindex_subscription(self, sub: Subscription) -> None:
+        key = sub.key
+        seq = self._seq_of.pop(key)
+        del self._live[seq]
+        self._index.remove(seq)
+        _discard(self._subs_of, key.identity, key)
+        if sub.name is not None and self._names.get((key.namespace, sub.name)) == key:
+            del self._names[key.namespace, sub.name]
+
+    # ---- invariants ----------------------------------------------------------------------------
+
+    def check_invariants(self) -> None:
+        subs = list(self.subscriptions)
+        for (namespace, name), key in self._names.items():
+            sub = self.subscriptions.get(key)
+            assert sub is not None and sub.name == name and key.namespace == namespace
+        named = [(s.key.namespace, s.name) for s in subs if s.name is not None]
+        assert len(named) == len(set(named)) == len(self._names), "a name, one subscription"
+        assert len(self._index) == len(subs) == len(self._live) == len(self._seq_of)
+        for sub in subs:
+            assert self._index.subscription(self._seq_of[sub.key]) == (
+                sub.key.namespace,
+                sub.key.topic,
+            )
+            assert sub.key in self._subs_of[sub.key.identity]
+            assert sub.exclusive is None or sub.exclusive in sub.identities
+        assert sum(len(keys) for keys in self._subs_of.values()) == len(subs)
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _discard(index: dict[_K, set[_V]], key: _K, value: _V) -> None:
+    values = index.get(key)
+    if values is not None:
+        values.discard(value)
+        if not values:
+            del index[key]
+
+
+__all__ = ["EngineState", "Live"]

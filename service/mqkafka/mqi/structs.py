@@ -24,9 +24,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.mqmd import FIELD_NAMES, ID_FIELDS, MQMD, TEXT_FIELDS
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import constants as C
-from mqkafka.mqi.errors import StructFieldError
+from mqkafka.mqi.errors import MQMIError, StructFieldError
 
 _LENGTH = "length"
 # MQCHARV fields (ObjectString, SubName ...) are variable length; these caps are MQ's.
@@ -148,6 +150,35 @@ class MD(MQStruct):
     Offset: int = 0
     MsgFlags: int = C.MQMF_NONE
     OriginalLength: int = C.MQOL_UNDEFINED
+
+    def to_mqmd(self) -> MQMD:
+        """The product's frozen descriptor: ids NUL-padded to their length (as C packs
+        them), text cut at a NUL with padding blanks removed; ``MQRC_MD_ERROR`` if invalid.
+        """
+        values: dict[str, object] = {}
+        for name in FIELD_NAMES:
+            value = getattr(self, name)
+            if name in ID_FIELDS:
+                value = value.ljust(ID_FIELDS[name], b"\0")
+            elif name in TEXT_FIELDS:
+                try:
+                    value = value.split(b"\0", 1)[0].decode("utf-8")
+                except UnicodeDecodeError:
+                    raise MQMIError(2, RC.MD_ERROR, f"MD.{name} is not UTF-8") from None
+            values[name] = value
+        try:
+            return MQMD(**values)  # type: ignore[arg-type]
+        except MQError as error:
+            raise MQMIError(2, error.reason, error.detail) from error
+
+    @classmethod
+    def from_mqmd(cls, mqmd: MQMD) -> MD:
+        """An MD holding ``mqmd`` (Version 2: the descriptor carries the version-2 fields)."""
+        values = {
+            name: value.encode() if isinstance(value, str) else value
+            for name, value in mqmd.as_dict().items()
+        }
+        return cls(Version=C.MQMD_VERSION_2, **values)
 
 
 @dataclass(init=False)

@@ -7,8 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mqkafka.mq.errors import MQError
+from mqkafka.mq.mqmd import ID_FIELDS, INT_FIELDS, MQMD, TEXT_FIELDS
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi import CNO, GMO, MD, OD, PMO, SD, StructFieldError, mqchars
+from mqkafka.mqi import CNO, GMO, MD, OD, PMO, SD, MQMIError, StructFieldError, mqchars
 from mqkafka.mqi.structs import MQStruct
 
 
@@ -175,3 +176,53 @@ def test_str_lists_every_field() -> None:
     text = str(GMO())
     assert text.splitlines()[0] == "StrucId: b'GMO '"
     assert "MatchOptions: 3" in text
+
+
+# --- MD <-> the product's frozen MQMD ----------------------------------------------------
+
+INT32 = st.integers(min_value=-(2**31), max_value=2**31 - 1)
+TEXT = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), max_size=4)
+
+
+@st.composite
+def descriptors(draw: st.DrawFn) -> MQMD:
+    values: dict[str, object] = {name: draw(INT32) for name in INT_FIELDS}
+    values |= {name: draw(st.binary(min_size=n, max_size=n)) for name, n in ID_FIELDS.items()}
+    values |= {name: draw(TEXT) for name in TEXT_FIELDS}
+    return MQMD(**values)  # type: ignore[arg-type]
+
+
+@given(descriptors())
+def test_md_round_trips_through_the_frozen_mqmd(mqmd: MQMD) -> None:
+    md = MD.from_mqmd(mqmd)
+    assert md.Version == C.MQMD_VERSION_2
+    assert md.to_mqmd() == mqmd
+
+
+def test_default_md_is_the_default_mqmd_but_for_pymqi_ccsid() -> None:
+    # pymqi's MD starts with MQCCSI_Q_MGR (0); the wire contract's MQMD default is 1208.
+    assert MD().to_mqmd() == MQMD().replace(CodedCharSetId=C.MQCCSI_Q_MGR)
+
+
+def test_md_padding_is_removed_and_ids_are_nul_padded() -> None:
+    md = MD(
+        ReplyToQ=b"REPLY.Q" + b" " * 41,
+        ReplyToQMgr=b"QM1\0\0\0",
+        Format=C.MQFMT_RF_HEADER_2,
+        MsgId=b"\x01\x02",
+    )
+    mqmd = md.to_mqmd()
+    assert (mqmd.ReplyToQ, mqmd.ReplyToQMgr, mqmd.Format) == ("REPLY.Q", "QM1", "MQHRF2  ")
+    assert mqmd.MsgId == b"\x01\x02" + bytes(22)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("ReplyToQ", b"\xff\xfe"), ("MsgType", -(2**31) - 1), ("Format", "MQSTR\u00e9")],
+)
+def test_md_that_no_mqmd_can_hold_gives_md_error(field: str, value: object) -> None:
+    md = MD()
+    setattr(md, field, value)  # fine for the MD, not for the product's MQMD
+    with pytest.raises(MQMIError) as raised:
+        md.to_mqmd()
+    assert (raised.value.comp, raised.value.reason) == (C.MQCC_FAILED, C.MQRC_MD_ERROR)

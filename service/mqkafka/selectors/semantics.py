@@ -21,7 +21,8 @@ Rules (source or choice after the dash):
 * Arithmetic on a non-number gives NULL. — JMS: arithmetic needs numeric operands
 * XML text meeting a number is converted to one (``' 2 '`` → 2) or UNKNOWN; meeting a boolean
   it must read ``true``/``false`` (any case). — choice: ESQL's implicit CAST in comparisons,
-  so ``Body.Score.Home > 2`` works on XML
+  so ``Body.Score.Home > 2`` works on XML. Two XML texts are equal as strings, and since
+  strings do not order, ``<`` between two XML texts orders them as numbers (or is UNKNOWN).
 * ``x BETWEEN a AND b`` is ``x >= a AND x <= b``; ``x IN (l1, l2)`` is ``x = l1 OR x = l2``.
   — JMS 3.8.1.2; SQL
 * ``LIKE``: ``_`` is one character, ``%`` any run, the whole string must match,
@@ -116,7 +117,10 @@ def _ordering(test: Callable[[float, float], bool]) -> Callable[[object, object]
     def compare(a: object, b: object) -> Truth:
         if a is None or b is None:
             return None
-        a, b = _coerce(a, b)
+        if isinstance(a, UntypedText) and isinstance(b, UntypedText):
+            a, b = text_as_number(a), text_as_number(b)  # two XML fields: order as numbers
+        else:
+            a, b = _coerce(a, b)
         if is_number(a) and is_number(b):
             return test(a, b)  # type: ignore[arg-type]
         return None  # strings, booleans, byte strings and mixed types do not order

@@ -48,7 +48,10 @@ XML_ROWS = [
     ("Body.Score.Home = '3.0'", False),
     ("Body.Score.Home + 1 = 4", True),
     ("-Body.Score.Home = -3", True),
-    ("Body.Score.Home < Body.Score.Away", None),  # text vs text: strings do not order
+    ("Body.Score.Home < Body.Score.Away", False),  # two texts order as numbers
+    ("Body.Score.Home > Body.Score.Away", True),
+    ("Body.Score.Home > Body.Score.Team", None),  # 'Reds' is not a number
+    ("Body.Score.Home = Body.Score.Home", True),
     ("Body.Score.Home <> Body.Score.Away", True),
     ("Body.Score.Team = 'Reds'", True),
     ("Body.Score.Team > 2", None),  # 'Reds' is not a number

@@ -24,7 +24,7 @@ MQLONG = st.integers(min_value=-(2**31), max_value=2**31 - 1)
 ENCODINGS = st.sampled_from([546, 273, 785, 1, 2, 17, 0, 16, 256]) | MQLONG
 # Every character Python can encode to UTF-8 (no lone surrogates).
 CHARS = st.characters(exclude_categories=["Cs"])
-TEXT = st.text(CHARS, max_size=40)
+TEXT = st.text(CHARS, max_size=24)
 
 
 def _fit_utf8(text: str, limit: int) -> str:
@@ -89,7 +89,10 @@ def mqmds(draw: st.DrawFn) -> MQMD:
 
 # ---- folders ----
 
-NAMES = st.from_regex(r"[A-Za-z_][A-Za-z0-9_.\-]{0,8}", fullmatch=True)
+_NAME_START = "ABCXYZabcxyz_"
+NAMES = st.builds(
+    str.__add__, st.sampled_from(_NAME_START), st.text(_NAME_START + "019.-", max_size=6)
+)
 ATTRS = st.lists(st.tuples(NAMES, TEXT), max_size=2, unique_by=lambda pair: pair[0]).map(tuple)
 LEAVES = st.builds(Element, NAMES, st.none() | TEXT, ATTRS)
 ELEMENTS = st.recursive(
@@ -101,7 +104,7 @@ ELEMENTS = st.recursive(
         ATTRS,
         st.lists(children, min_size=1, max_size=3).map(tuple),
     ),
-    max_leaves=8,
+    max_leaves=6,
 )
 FOLDERS = st.builds(Folder, NAMES, st.lists(ELEMENTS, max_size=4).map(tuple), ATTRS)
 
@@ -155,7 +158,8 @@ def _readable_chain(md: MQMD, headers: list[Header]) -> list[Header]:
     """Give a data CCSID this product reads to every header followed by an MQRFH."""
     fixed: list[Header] = []
     for index, header in enumerate(headers):
-        follows_rfh1 = index + 1 < len(headers) and isinstance(headers[index + 1], Rfh1)
+        # MQCCSI_INHERIT passes a CCSID on, so every header before an MQRFH counts.
+        follows_rfh1 = any(isinstance(later, Rfh1) for later in headers[index + 1 :])
         if follows_rfh1 and header.ccsid not in (CCSID_UTF8, -2, 1200):
             header = _with_ccsid(header, CCSID_UTF8)
         fixed.append(header)

@@ -146,8 +146,12 @@ def messages(draw: st.DrawFn) -> tuple[MQMD, tuple[Header, ...], bytes]:
     formats.append(body_format)
     headers: list[Header] = []
     for kind, next_format in zip(kinds, formats[1:], strict=True):
-        strategy = rfh2s(st.just(next_format)) if kind == "rfh2" else rfh1s(st.just(next_format))
-        headers.append(draw(strategy))
+        header: Header = (
+            draw(rfh2s(st.just(next_format)))
+            if kind == "rfh2"
+            else draw(rfh1s(st.just(next_format)))
+        )
+        headers.append(header)
     # The RFH1 string is in the CCSID before it; keep those readable.
     md = draw(mqmds()).replace(Format=formats[0], CodedCharSetId=draw(st.sampled_from([1208, 0])))
     headers = _readable_chain(md, headers)

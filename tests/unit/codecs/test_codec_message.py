@@ -29,6 +29,7 @@ from .samples import (
     PYMQI_BODY,
     PYMQI_MCD,
     PYMQI_PSC,
+    PYMQI_TEST_FOLDER,
     WORKED_BYTES,
     pymqi_single_rfh2,
 )
@@ -71,11 +72,9 @@ def test_pymqi_single_rfh2_message() -> None:
     test_folder = message.folder("testFolder")
     assert test_folder is not None and test_folder.pairs() == [("testVar", "testValue")]
     assert message.msd == "xmlnsc"
-    assert message.headers[0].folders == (
-        PYMQI_PSC,
-        "<testFolder><testVar>testValue</testVar></testFolder>",
-        PYMQI_MCD,
-    )  # type: ignore[union-attr]
+    header = message.headers[0]
+    assert isinstance(header, Rfh2)
+    assert header.folders == (PYMQI_PSC, PYMQI_TEST_FOLDER, PYMQI_MCD)
 
 
 def test_chained_headers_each_in_the_encoding_before_it() -> None:

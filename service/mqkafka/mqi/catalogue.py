@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import string
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 from mqkafka.mq.errors import MQError
@@ -118,7 +118,7 @@ class QueueDefinition:
 
     def encode(self) -> bytes:
         """Stable bytes: sorted keys, no blanks, UTF-8; equal definitions, equal bytes."""
-        body = {"schema": SCHEMA, **asdict(self)}
+        body = {"schema": SCHEMA, **{name: getattr(self, name) for name in _FIELD_NAMES}}
         return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
     @classmethod
@@ -144,6 +144,9 @@ class QueueDefinition:
             return cls(**values)
         except MQError as exc:  # a record no valid definition could have written
             raise MQError(RC.OBJECT_DAMAGED, f"catalogue record: {exc.detail}") from exc
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(QueueDefinition))
 
 
 def _fits(value: object, annotation: str) -> bool:

@@ -23,7 +23,7 @@ from typing import TypeVar
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import constants as C
 from mqkafka.mqi.catalogue import QueueDefinition
-from mqkafka.mqi.validation import Call, violations
+from mqkafka.mqi.validation import Call, first_violation
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -208,7 +208,7 @@ def _close(state: QueueState, event: Close, can_delete: DeleteAuthority) -> Outc
     handle = state.handles.get(event.handle)
     if handle is None:
         return Outcome(state, RC.HOBJ_ERROR)
-    if violations(Call.MQCLOSE, event.options):
+    if first_violation(Call.MQCLOSE, event.options) is not None:
         return Outcome(state, RC.OPTIONS_ERROR)
     closed = replace(state, handles=_frozen(_without(state.handles, event.handle)))
     definition = state.definition

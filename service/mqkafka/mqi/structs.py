@@ -47,6 +47,26 @@ def mqchars(value: bytes | str) -> str:
     return raw.split(b"\0", 1)[0].decode("utf-8", "replace").rstrip(" ")
 
 
+_DEFAULTS: dict[type, dict[str, object]] = {}
+_LIMITS: dict[type, dict[str, int | None]] = {}
+
+
+def _defaults(struct: type[MQStruct]) -> dict[str, object]:
+    if struct not in _DEFAULTS:  # once per class: fields() is slow
+        _DEFAULTS[struct] = {spec.name: spec.default for spec in fields(struct)}
+    return _DEFAULTS[struct]
+
+
+def _limits(struct: type[MQStruct]) -> dict[str, int | None]:
+    """Field name -> maximum length in bytes, or None for a numeric field."""
+    if struct not in _LIMITS:
+        _LIMITS[struct] = {
+            spec.name: None if isinstance(spec.default, int) else spec.metadata[_LENGTH]
+            for spec in fields(struct)
+        }
+    return _LIMITS[struct]
+
+
 @dataclass(init=False)
 class MQStruct:
     """Common behaviour: keyword construction, checked assignment, pymqi's helpers."""
@@ -55,19 +75,19 @@ class MQStruct:
     _reason: ClassVar[int] = RC.OPTIONS_ERROR
 
     def __init__(self, **kw: Any) -> None:
-        for spec in fields(self):
-            object.__setattr__(self, spec.name, spec.default)
+        self.__dict__.update(_defaults(type(self)))  # known-good values: no checks needed
         self.set(**kw)
 
     def __setattr__(self, name: str, value: object) -> None:
         object.__setattr__(self, name, self._checked(name, value))
 
     def _checked(self, name: str, value: object) -> object:
-        spec = next((f for f in fields(self) if f.name == name), None)
         struct = type(self).__name__
-        if spec is None:
-            raise StructFieldError(2, self._reason, f"{struct} has no field {name!r}")
-        if isinstance(spec.default, int):
+        try:
+            limit = _limits(type(self))[name]
+        except KeyError:
+            raise StructFieldError(2, self._reason, f"{struct} has no field {name!r}") from None
+        if limit is None:  # a numeric field
             if isinstance(value, bool) or not isinstance(value, int):
                 raise StructFieldError(2, self._reason, f"{struct}.{name} must be an int")
             return int(value)
@@ -75,7 +95,6 @@ class MQStruct:
             value = value.encode()
         if not isinstance(value, bytes | bytearray):
             raise StructFieldError(2, self._reason, f"{struct}.{name} must be bytes or str")
-        limit: int = spec.metadata[_LENGTH]
         if len(value) > limit:
             raise StructFieldError(
                 2, self._reason, f"{struct}.{name} is {len(value)} bytes, at most {limit}"
@@ -89,10 +108,10 @@ class MQStruct:
 
     def get(self) -> dict[str, Any]:
         """All fields as a dict keyed by MQ field name, as pymqi's ``get()``."""
-        return {spec.name: getattr(self, spec.name) for spec in fields(self)}
+        return {name: getattr(self, name) for name in _defaults(type(self))}
 
     def __getitem__(self, name: str) -> Any:
-        if name not in self.get():
+        if name not in _limits(type(self)):
             raise StructFieldError(2, self._reason, f"{type(self).__name__} has no {name!r}")
         return getattr(self, name)
 

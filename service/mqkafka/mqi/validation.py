@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import cached_property, lru_cache
 
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import constants as C
@@ -49,7 +49,6 @@ class SubContext:
 NO_CONTEXT = SubContext()
 
 
-@cache
 def _mask(names: tuple[str, ...]) -> int:
     value = 0
     for name in names:
@@ -57,8 +56,8 @@ def _mask(names: tuple[str, ...]) -> int:
     return value
 
 
-def _present(options: int, names: tuple[str, ...]) -> list[str]:
-    return [n for n in names if (bit := _mask((n,))) and options & bit]
+# Each row turns its option names into bit masks once, when the table is built; a check is
+# then a few integer operations per row.
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,18 +78,30 @@ class AtLeastOne(Rule):
 
     members: tuple[str, ...]
 
+    @cached_property
+    def _members(self) -> int:
+        return _mask(self.members)
+
     def violated(self, options: int, context: SubContext) -> bool:
-        return options & _mask(self.members) == 0
+        return options & self._members == 0
 
 
 @dataclass(frozen=True, kw_only=True)
 class AtMostOne(Rule):
-    """Only one of ``members`` is allowed."""
+    """Only one of ``members`` is allowed (each member is one bit, or zero)."""
 
     members: tuple[str, ...]
 
+    def __post_init__(self) -> None:
+        if any(_mask((name,)).bit_count() > 1 for name in self.members):
+            raise AssertionError(f"{self.name}: a member is not a single option bit")
+
+    @cached_property
+    def _members(self) -> int:
+        return _mask(self.members)
+
     def violated(self, options: int, context: SubContext) -> bool:
-        return len(_present(options, self.members)) > 1
+        return (options & self._members).bit_count() > 1
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,8 +111,13 @@ class NotWith(Rule):
     option: str
     others: tuple[str, ...]
 
+    @cached_property
+    def _masks(self) -> tuple[int, int]:
+        return _mask((self.option,)), _mask(self.others)
+
     def violated(self, options: int, context: SubContext) -> bool:
-        return bool(_present(options, (self.option,))) and bool(_present(options, self.others))
+        option, others = self._masks
+        return bool(options & option) and bool(options & others)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,8 +127,13 @@ class Requires(Rule):
     triggers: tuple[str, ...]
     needs: tuple[str, ...]
 
+    @cached_property
+    def _masks(self) -> tuple[int, int]:
+        return _mask(self.triggers), _mask(self.needs)
+
     def violated(self, options: int, context: SubContext) -> bool:
-        return bool(_present(options, self.triggers)) and not _present(options, self.needs)
+        triggers, needs = self._masks
+        return bool(options & triggers) and not options & needs
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,8 +142,12 @@ class NotAllowed(Rule):
 
     option: str
 
+    @cached_property
+    def _option(self) -> int:
+        return _mask((self.option,))
+
     def violated(self, options: int, context: SubContext) -> bool:
-        return bool(_present(options, (self.option,)))
+        return bool(options & self._option)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,10 +157,13 @@ class OnlyAlongside(Rule):
     option: str
     allowed: tuple[str, ...]
 
+    @cached_property
+    def _masks(self) -> tuple[int, int]:
+        return _mask((self.option,)), ~_mask((self.option, *self.allowed))
+
     def violated(self, options: int, context: SubContext) -> bool:
-        if not _present(options, (self.option,)):
-            return False
-        return options & ~_mask((self.option, *self.allowed)) != 0
+        option, others = self._masks
+        return bool(options & option) and bool(options & others)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -144,8 +172,12 @@ class OnlyDefined(Rule):
 
     known: tuple[str, ...]
 
+    @cached_property
+    def _unknown(self) -> int:
+        return ~_mask(self.known)
+
     def violated(self, options: int, context: SubContext) -> bool:
-        return options & ~_mask(self.known) != 0
+        return options & self._unknown != 0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -493,11 +525,17 @@ def violations(call: Call, options: int, context: SubContext = NO_CONTEXT) -> li
     return [rule for rule in RULES[call] if rule.violated(options, context)]
 
 
+@lru_cache(maxsize=4096)  # applications use a handful of option values, again and again
+def first_violation(call: Call, options: int, context: SubContext = NO_CONTEXT) -> Rule | None:
+    """The first row of ``call``'s table that ``options`` break, or None."""
+    return next((rule for rule in RULES[call] if rule.violated(options, context)), None)
+
+
 def check(call: Call, options: int, context: SubContext = NO_CONTEXT) -> None:
     """Raise ``MQMIError(MQCC_FAILED, MQRC_OPTIONS_ERROR)`` naming the first broken row."""
-    for rule in RULES[call]:
-        if rule.violated(options, context):
-            raise failed(RC.OPTIONS_ERROR, f"{call} {rule.name}: {rule.seed}")
+    rule = first_violation(call, options, context)
+    if rule is not None:
+        raise failed(RC.OPTIONS_ERROR, f"{call} {rule.name}: {rule.seed}")
 
 
 def check_open_options(options: int) -> None:
@@ -539,5 +577,6 @@ __all__ = [
     "check_put1_options",
     "check_put_options",
     "check_sub_options",
+    "first_violation",
     "violations",
 ]

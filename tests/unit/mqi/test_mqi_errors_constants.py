@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mqkafka.mq import mqmd
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC, MQMIError
@@ -112,6 +113,33 @@ def test_every_reason_code_has_its_cmqc_name() -> None:
         prefix = "MQRCCF_" + member.name[3:] if member.name.startswith("CF_") else None
         name = prefix or "MQRC_" + member.name
         assert getattr(C, name) is member, name
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("MQMT_DATAGRAM", 8),
+        ("MQMT_REQUEST", 1),
+        ("MQMT_REPLY", 2),
+        ("MQPER_NOT_PERSISTENT", 0),
+        ("MQPER_PERSISTENT", 1),
+        ("MQPER_PERSISTENCE_AS_Q_DEF", 2),
+        ("MQENC_NATIVE", 546),
+        ("MQRO_PASS_CORREL_ID", 0x40),
+        ("MQEI_UNLIMITED", -1),
+        ("MQFMT_NONE", b"        "),
+        ("MQFMT_STRING", b"MQSTR   "),
+        ("MQFMT_RF_HEADER_2", b"MQHRF2  "),
+        ("MQCI_NONE", bytes(24)),
+        ("MQMD_STRUC_ID", b"MD  "),
+    ],
+)
+def test_mqmd_values_come_from_mq_mqmd_in_pymqi_spelling(name: str, value: object) -> None:
+    """CMQC re-exports mq.mqmd (one definition); character constants are bytes, as pymqi's."""
+    assert getattr(CMQC, name) == value
+    family, member = name.split("_", 1)  # MQMT_DATAGRAM is mqmd.MQMT.DATAGRAM
+    own = getattr(mqmd, name) if hasattr(mqmd, name) else getattr(getattr(mqmd, family), member)
+    assert (own.encode() if isinstance(own, str) else own) == value
 
 
 def test_cmqc_is_the_constants_module() -> None:

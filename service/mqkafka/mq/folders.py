@@ -238,6 +238,7 @@ class _Parser:
             raise _format_error("comments, CDATA and declarations are not allowed", self.pos - 1)
         name = self.name("element")
         attrs: list[tuple[str, str]] = []
+        seen: set[str] = set()
         while True:
             match = _ATTRIBUTE.match(text, self.pos)
             if match is None:
@@ -253,8 +254,9 @@ class _Parser:
             raw = text[quote_at + 1 : end]
             if "<" in raw:
                 raise _format_error("'<' inside an attribute value", quote_at + 1 + raw.find("<"))
-            if any(key == seen for seen, _ in attrs):
+            if key in seen:
                 raise _format_error(f"attribute {key!r} given twice", match.start(1), parm=key)
+            seen.add(key)
             attrs.append((key, _unescape(raw, quote_at + 1)))
             self.pos = end + 1
         self.skip_ws()
@@ -357,10 +359,11 @@ _FLOAT: Final = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+
 def typed_value(element: Element) -> object:
     """The element's value converted by its ``dt`` attribute (reference §5.1 data types).
 
-    No ``dt`` (or ``dt="string"``) is text. A ``dt``-typed element with no text, and any
-    element with ``xsi:nil="true"``, is None (an SQL NULL to a selector); an untyped empty
-    element is "" (an empty string is a string). Groups and unreadable values raise
-    MQRC_RFH_FORMAT_ERROR naming the element.
+    No ``dt`` (or ``dt="string"``) is text. An element with no text (``<a/>``, ``<a></a>``,
+    typed or not) and any element with ``xsi:nil="true"`` is None, an SQL NULL to a selector:
+    that is the ``engine.ports.MessageView.properties`` contract ("a property that is present
+    but empty is None"), which covers the untyped case the reference leaves open. Groups and
+    unreadable values raise MQRC_RFH_FORMAT_ERROR naming the element.
     """
     if element.children:
         raise _format_error(f"<{element.name}> is a group, not a value", parm=element.name)
@@ -368,11 +371,9 @@ def typed_value(element: Element) -> object:
         return None
     dt = element.attr("dt")
     text = element.value
-    if dt is None:
-        return text or ""
     if text is None:
         return None
-    if dt == "string":
+    if dt is None or dt == "string":
         return text
     value = text.strip(" \t\r\n")
     if dt == "boolean":

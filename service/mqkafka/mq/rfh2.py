@@ -217,11 +217,10 @@ def decode(buf: bytes, int_encoding: int) -> tuple[Rfh2, int]:
         raise MQError(RC.RFH_ERROR, f"NameValueCCSID {nv_ccsid} is not supported")
     folders: list[str] = []
     pos = MQRFH_STRUC_LENGTH_FIXED_2
-    while pos < length:
-        # Slack after the last folder made only of padding bytes (AMQSPR2A rounds StrucLength
-        # up with NULs) is padding, not a NameValueLength.
-        if not bytes(buf[pos:length]).strip(b" \x00"):
-            break
+    # Slack after the last folder made only of padding bytes (AMQSPR2A rounds StrucLength up
+    # with NULs) is padding, not a NameValueLength.
+    significant_end = len(bytes(buf[:length]).rstrip(b" \x00"))
+    while pos < length and pos < significant_end:
         if pos + 4 > length:
             raise MQError(RC.RFH_ERROR, f"RFH2 StrucLength {length} cuts a NameValueLength")
         (size,) = struct.unpack_from(order + "i", buf, pos)

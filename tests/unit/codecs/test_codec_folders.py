@@ -238,7 +238,8 @@ def _typed(text: str) -> object:
 # §5.1 dt types: string (default), boolean, bin.hex, i1, i2, i4, i8, int, r4, r8.
 TYPED = [
     ("<a>text</a>", "text"),
-    ("<a/>", ""),
+    ("<a/>", None),
+    ("<a></a>", None),
     ("<a> 3 </a>", " 3 "),
     ('<a dt="string">3</a>', "3"),
     ('<a dt="string"/>', None),

@@ -92,34 +92,32 @@ def _walk_xml(root: ElementTree.Element, steps: tuple[PathStep, ...]) -> object:
     return UntypedText(element.text or "")
 
 
+_JSON_SCALARS = (str, int, float, bool)
+
+
 def _walk_json(document: object, steps: tuple[PathStep, ...]) -> object:
     current = document
     for step in steps:
-        if isinstance(current, list):  # an array reached without an index: first item
+        if type(current) is list:  # an array reached without an index: its first item
             current = current[0] if current else None
-        if not isinstance(current, Mapping):
+        if type(current) is not dict:  # json.loads builds plain dicts and lists
             return None
         current = current.get(step.name)
-        if isinstance(current, list):
+        if type(current) is list:
             wanted = (step.index or 1) - 1
             current = current[wanted] if wanted < len(current) else None
-        elif step.index not in (None, 1):
+        elif step.index is not None and step.index != 1:
             return None
-    if isinstance(current, bool | int | float | str):
-        return current
-    return None
+    return current if type(current) in _JSON_SCALARS else None
 
 
 def walk(parsed: ParsedBody | None, steps: tuple[PathStep, ...], syntax: BodySyntax) -> object:
     """The value at ``steps`` in a parsed body, or NULL."""
     if parsed is None or (syntax != "any" and syntax != parsed.syntax):
         return None
-    if parsed.syntax == "xml":
-        return _walk_xml(parsed.root, steps)  # type: ignore[arg-type]
+    if isinstance(parsed.root, ElementTree.Element):
+        return _walk_xml(parsed.root, steps)
     return _walk_json(parsed.root, steps)
-
-
-_UNPARSED = object()
 
 
 class CachedMessageView:
@@ -128,11 +126,12 @@ class CachedMessageView:
     It never changes the wrapped view, so a caller's view stays as it was.
     """
 
-    __slots__ = ("_parsed", "_view")
+    __slots__ = ("_parsed", "_tried", "_view")
 
     def __init__(self, view: MessageView) -> None:
         self._view = view
-        self._parsed: object = _UNPARSED
+        self._parsed: ParsedBody | None = None
+        self._tried = False
 
     @property
     def properties(self) -> Mapping[str, object]:
@@ -155,9 +154,10 @@ class CachedMessageView:
         return self._view.msd
 
     def parsed_body(self) -> ParsedBody | None:
-        if self._parsed is _UNPARSED:
+        if not self._tried:
             self._parsed = parse_body(self._view.body, self._view.msd)
-        return self._parsed  # type: ignore[return-value]
+            self._tried = True
+        return self._parsed
 
 
 def cached_view(view: MessageView) -> CachedMessageView:

@@ -152,7 +152,7 @@ def _arithmetic(node: n.Arithmetic) -> Compiled:
         a, b = get_a(view), get_b(view)
         ta, tb = type(a), type(b)
         if fast is not None and (ta is int or ta is float) and (tb is int or tb is float):
-            return fast(a, b)  # type: ignore[arg-type]
+            return fast(a, b)  # type: ignore[arg-type]  # type() checks do not narrow for mypy
         return slow(op, a, b)
 
     return Compiled(compute, None, T.NUMBER, left.uses_body or right.uses_body)
@@ -219,7 +219,7 @@ def _not(node: n.Not) -> Compiled:
     _need(operand, _CONDITION_TYPES, node, "NOT needs a condition")
     operand = _as_condition(operand)
     if operand.fn is None:
-        return _const(s.logical_not(operand.value), T.BOOLEAN)  # type: ignore[arg-type]
+        return _const(s.logical_not(s.truth(operand.value)), T.BOOLEAN)
     fn = operand.fn
 
     def negation(view: MessageView) -> object:
@@ -308,7 +308,7 @@ def _between(node: n.Between) -> Compiled:
                 v = get(view)
                 kind = type(v)
                 if kind is int or kind is float:
-                    return (lo <= v <= hi) is not negated  # type: ignore[operator]
+                    return (lo <= v <= hi) is not negated  # type: ignore[operator]  # numbers
                 result = slow(v, lo, hi)
                 return result if result is None or not negated else not result
 

@@ -74,7 +74,7 @@ class Token:
     @property
     def word(self) -> str:
         """The keyword or operator in canonical (upper) case, '' for other tokens."""
-        return self.value if self.kind in (Kind.KEYWORD, Kind.OP) else ""  # type: ignore[return-value]
+        return str(self.value) if self.kind in (Kind.KEYWORD, Kind.OP) else ""
 
 
 def _is_ident_start(ch: str) -> bool:

@@ -33,6 +33,9 @@ from mqkafka.selectors import nodes as n
 from mqkafka.selectors.errors import filter_error
 from mqkafka.selectors.lexer import LONG_MAX, Kind, Token, tokenize
 
+_SUM_OPS: dict[str, n.ArithmeticOp] = {"+": "+", "-": "-"}
+_PRODUCT_OPS: dict[str, n.ArithmeticOp] = {"*": "*", "/": "/"}
+_SIGNS: dict[str, Lit["+", "-"]] = {"+": "+", "-": "-"}
 _COMPARISONS: dict[str, n.ComparisonOp] = {
     "=": "=",
     "<>": "<>",
@@ -204,23 +207,23 @@ class _Parser:
     # --- values --------------------------------------------------------------------------
     def _sum(self) -> n.Node:
         left = self._product()
-        while self.peek().word in ("+", "-"):
+        while self.peek().word in _SUM_OPS:
             token = self._next()
             right = self._product()
-            left = n.Arithmetic(token.word, left, right, token.position)  # type: ignore[arg-type]
+            left = n.Arithmetic(_SUM_OPS[token.word], left, right, token.position)
         return left
 
     def _product(self) -> n.Node:
         left = self._unary()
-        while self.peek().word in ("*", "/"):
+        while self.peek().word in _PRODUCT_OPS:
             token = self._next()
             right = self._unary()
-            left = n.Arithmetic(token.word, left, right, token.position)  # type: ignore[arg-type]
+            left = n.Arithmetic(_PRODUCT_OPS[token.word], left, right, token.position)
         return left
 
     def _unary(self) -> n.Node:
         token = self.peek()
-        if token.kind is Kind.OP and token.word in ("+", "-"):
+        if token.kind is Kind.OP and token.word in _SIGNS:
             self._next()
             if self.peek().kind in (Kind.INTEGER, Kind.FLOAT):
                 # "-957" is one literal (JMS examples), which also lets LONG_MIN be written.
@@ -229,7 +232,7 @@ class _Parser:
             self._enter(token)
             operand = self._unary()
             self._nesting -= 1
-            return n.Unary(token.word, operand, token.position)  # type: ignore[arg-type]
+            return n.Unary(_SIGNS[token.word], operand, token.position)
         return self._primary()
 
     def _primary(self) -> n.Node:
@@ -262,14 +265,20 @@ class _Parser:
         raise _unexpected(token, "a value, an identifier or '('")
 
     def _literal(self, token: Token, negative: bool = False) -> n.Literal:
+        value = token.value
         if token.kind is Kind.KEYWORD:
             return n.Literal(token.word == "TRUE", token.position)
-        value = token.value
-        if negative:
-            value = -value  # type: ignore[operator]
-        elif token.kind is Kind.INTEGER and isinstance(value, int) and value > LONG_MAX:
-            raise filter_error("number is out of the range of a long", token.position, token.text)
-        return n.Literal(value, token.position)  # type: ignore[arg-type]
+        if isinstance(value, int | float):
+            if negative:
+                value = -value
+            elif isinstance(value, int) and value > LONG_MAX:  # only -2**63 may be written
+                raise filter_error(
+                    "number is out of the range of a long", token.position, token.text
+                )
+            return n.Literal(value, token.position)
+        if isinstance(value, str | bytes):
+            return n.Literal(value, token.position)
+        raise _unexpected(token, "a literal")  # pragma: no cover - callers check the kind
 
     # --- paths ---------------------------------------------------------------------------
     def _path(self, head: Token) -> n.Node:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from enum import Enum
+from typing import TypeGuard
 
 Truth = bool | None
 
@@ -63,7 +64,7 @@ def text_as_boolean(text: str) -> bool | None:
     return True if word == "true" else False if word == "false" else None
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     # bool is an int subclass in Python but a distinct type in JMS.
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -122,7 +123,7 @@ def _ordering(test: Callable[[float, float], bool]) -> Callable[[object, object]
         else:
             a, b = _coerce(a, b)
         if is_number(a) and is_number(b):
-            return test(a, b)  # type: ignore[arg-type]
+            return test(a, b)
         return None  # strings, booleans, byte strings and mixed types do not order
 
     return compare
@@ -151,7 +152,7 @@ def _numbers(a: object, b: object) -> tuple[int | float, int | float] | None:
     if isinstance(b, UntypedText):
         b = text_as_number(b)
     if is_number(a) and is_number(b):
-        return a, b  # type: ignore[return-value]
+        return a, b
     return None
 
 
@@ -184,7 +185,7 @@ def arithmetic(op: str, a: object, b: object) -> object:
 def negate(a: object) -> object:
     if isinstance(a, UntypedText):
         a = text_as_number(a)
-    return -a if is_number(a) else None  # type: ignore[operator]
+    return -a if is_number(a) else None
 
 
 def identity(a: object) -> object:

@@ -32,15 +32,17 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from mqkafka.mq.topics import (
     ANY_CHARS,
     LEVEL_SEPARATOR,
     MULTI_LEVEL,
+    ONE_CHAR,
     SINGLE_LEVEL,
+    CharToken,
     Namespace,
     Scheme,
     TopicFilter,
@@ -105,7 +107,6 @@ class _LevelNode:
     levels; ``keys`` the subscriptions whose filter ends here."""
 
     __slots__ = ("children", "hash", "keys", "plus")
-    loops = False  # a `#` node consumes any level and stays active (class attribute)
 
     def __init__(self) -> None:
         self.children: dict[str, _LevelNode] | None = None
@@ -122,15 +123,10 @@ class _LevelNode:
         )
 
 
-class _HashNode(_LevelNode):
-    __slots__ = ()
-    loops = True
-
-
 def _level_child(node: _LevelNode, level: str, create: bool) -> _LevelNode | None:
     if level == MULTI_LEVEL:
         if node.hash is None and create:
-            node.hash = _HashNode()
+            node.hash = _LevelNode()
         return node.hash
     if level == SINGLE_LEVEL:
         if node.plus is None and create:
@@ -156,42 +152,35 @@ def _detach_level(parent: _LevelNode, level: str) -> None:
 
 
 def _match_levels(root: _LevelNode, levels: list[str], out: set[object]) -> None:
-    """Advance the set of active nodes one topic level at a time (reference §7.2 rules):
-    a literal child on an equal level, ``+`` on any level (an empty one too), a ``#`` node
-    on any level while staying put; entering a node also enters its ``#`` child (``#``
-    matches zero levels). Nodes are deduplicated only when a ``#`` node was active, the
-    only way one node can be reached twice."""
+    """Advance the active nodes one topic level at a time (reference §7.2 rules): a literal
+    child on an equal level, ``+`` on any level (an empty one too).
+
+    A ``#`` node matches whatever follows, so its keys are collected as soon as it is
+    entered, which happens together with its parent (``#`` matches zero levels); it then
+    stays active for good in ``loopers`` (it consumes any level) if filter levels follow
+    it. Each trie node has one parent, so ``states`` never holds a node twice."""
     states = [root]
-    hash_node = root.hash
-    while hash_node is not None:
-        states.append(hash_node)
-        hash_node = hash_node.hash
+    loopers: list[_LevelNode] = []
+    if root.hash is not None:
+        _enter_hashes(root, loopers, out)
     for level in levels:
         advanced: list[_LevelNode] = []
-        looped = False
-        for node in states:
+        for node in states + loopers if loopers else states:
             children = node.children
             if children is not None:
                 child = children.get(level)
                 if child is not None:
                     advanced.append(child)
-            if node.plus is not None:
-                advanced.append(node.plus)
-            if node.loops:
-                advanced.append(node)
-                looped = True
-        if not advanced:
+                    if child.hash is not None:
+                        _enter_hashes(child, loopers, out)
+            plus = node.plus
+            if plus is not None:
+                advanced.append(plus)
+                if plus.hash is not None:
+                    _enter_hashes(plus, loopers, out)
+        if not advanced and not loopers:
             return
-        states = []
-        for node in advanced:
-            states.append(node)
-            hash_node = node.hash
-            while hash_node is not None:
-                states.append(hash_node)
-                hash_node = hash_node.hash
-                looped = True
-        if looped:
-            states = list(dict.fromkeys(states))
+        states = advanced
     for node in states:
         keys = node.keys
         if keys is not _NO_KEY:
@@ -201,6 +190,17 @@ def _match_levels(root: _LevelNode, levels: list[str], out: set[object]) -> None
                 out.add(keys)
 
 
+def _enter_hashes(node: _LevelNode, loopers: list[_LevelNode], out: set[object]) -> None:
+    """Enter ``node``'s chain of ``#`` children (``a/#/#``): collect their keys, and keep
+    those with levels after them active. A chain already active is active to its end."""
+    hash_node = node.hash
+    while hash_node is not None and hash_node not in loopers:
+        _collect(hash_node.keys, out)
+        if hash_node.children is not None or hash_node.plus is not None:
+            loopers.append(hash_node)
+        hash_node = hash_node.hash
+
+
 # --------------------------------------------------------------------------------------
 # CHAR scheme: literal prefix levels → head → tail → anchor → middle check
 # --------------------------------------------------------------------------------------
@@ -208,15 +208,19 @@ def _match_levels(root: _LevelNode, levels: list[str], out: set[object]) -> None
 
 @dataclass(frozen=True, slots=True)
 class _CharShape:
-    """How a wildcard character-scheme filter is indexed (derived from its tokens)."""
+    """Where a wildcard character-scheme filter sits in the index, and what is left to check.
+
+    ``A/B/hd*mid?x/T1/T2`` has prefix levels ``A``, ``B``, head ``hd``, tail ``T1/T2`` (the
+    complete levels after the last wildcard) and middle ``*mid?x`` (everything between).
+    """
 
     prefix_levels: tuple[str, ...]  # complete literal levels before the first wildcard
-    head: str  # rest of the literal prefix, inside the next level
-    tail: str  # literal suffix after the last wildcard
-    anchor: str | None  # a complete literal level enclosed by wildcards, if any
-    middle_regex: str | None  # None when the middle has no literal characters
-    middle_length: int  # number of `?` in the middle
-    open_ended: bool  # the middle has a `*`
+    head: str  # the rest of the literal prefix: the start of the next level
+    tail: str | None  # complete literal levels at the end, joined; None if there are none
+    anchor: str | None  # a complete literal level the wildcards enclose (`*/team-5/*`)
+    middle_regex: str | None  # None when the middle holds wildcards only
+    middle_length: int  # how many `?` the middle holds
+    open_ended: bool  # whether the middle holds a `*`
 
     @classmethod
     def of(cls, flt: TopicFilter) -> _CharShape:
@@ -224,25 +228,29 @@ class _CharShape:
         first = next(i for i, token in enumerate(tokens) if token.wildcard)
         last = max(i for i, token in enumerate(tokens) if token.wildcard)
         prefix = tokens[0].text if first == 1 else ""
-        tail = tokens[-1].text if last == len(tokens) - 2 else ""
+        suffix = tokens[-1].text if last == len(tokens) - 2 else ""
         *prefix_levels, head = prefix.split(LEVEL_SEPARATOR)
-        middle = tokens[first : last + 1]
+        middle = list(tokens[first : last + 1])
+        tail = None
+        if LEVEL_SEPARATOR in suffix:
+            piece, tail = suffix.split(LEVEL_SEPARATOR, 1)
+            suffix = piece  # the end of the level before the tail belongs to the middle
+        if suffix:
+            middle.append(CharToken(suffix, wildcard=False))
+        wildcards = [token.text for token in middle if token.wildcard]
         literal_runs = [token.text for token in middle if not token.wildcard]
+        regex = "".join(
+            (".*" if token.text == ANY_CHARS else ".") if token.wildcard else re.escape(token.text)
+            for token in middle
+        )
         return cls(
             prefix_levels=tuple(prefix_levels),
             head=head,
             tail=tail,
             anchor=_pick_anchor(literal_runs),
-            middle_regex="".join(
-                (".*" if token.text == ANY_CHARS else ".")
-                if token.wildcard
-                else re.escape(token.text)
-                for token in middle
-            )
-            if literal_runs
-            else None,
-            middle_length=sum(1 for token in middle if token.wildcard and token.text != "*"),
-            open_ended=any(token.text == ANY_CHARS for token in middle if token.wildcard),
+            middle_regex=regex if literal_runs else None,
+            middle_length=wildcards.count(ONE_CHAR),
+            open_ended=ANY_CHARS in wildcards,
         )
 
 
@@ -262,15 +270,14 @@ class _CharEntry:
 
     def __init__(self, shape: _CharShape) -> None:
         self.keys: object = _NO_KEY
-        self.regex = (
-            re.compile(shape.middle_regex, re.DOTALL) if shape.middle_regex is not None else None
-        )
+        regex = shape.middle_regex
+        self.regex = re.compile(regex, re.DOTALL) if regex is not None else None
         self.length = shape.middle_length
         self.open_ended = shape.open_ended
 
 
-class _TailGroup:
-    """Entries with the same prefix and tail; those with an anchor are keyed by it."""
+class _Group:
+    """Entries with one prefix, head and tail; those with an anchor are keyed by it."""
 
     __slots__ = ("anchored", "plain")
 
@@ -278,15 +285,76 @@ class _TailGroup:
         self.plain: list[_CharEntry] | None = None
         self.anchored: dict[str, list[_CharEntry]] | None = None
 
+    def add(self, anchor: str | None, entry: _CharEntry) -> None:
+        if anchor is None:
+            if self.plain is None:
+                self.plain = []
+            self.plain.append(entry)
+        else:
+            if self.anchored is None:
+                self.anchored = {}
+            self.anchored.setdefault(sys.intern(anchor), []).append(entry)
+
+    def discard(self, anchor: str | None, entry: _CharEntry) -> bool:
+        """Remove the entry; True when the group is left empty."""
+        if anchor is None:
+            assert self.plain is not None
+            self.plain.remove(entry)
+            self.plain = self.plain or None
+        else:
+            assert self.anchored is not None
+            entries = self.anchored[anchor]
+            entries.remove(entry)
+            if not entries:
+                del self.anchored[anchor]
+            self.anchored = self.anchored or None
+        return self.plain is None and self.anchored is None
+
+    def collect(self, text: str, start: int, end: int, levels: list[str], out: set[object]) -> None:
+        """``text[start:end]`` is what each entry's middle must match."""
+        if self.plain is not None:
+            _check_entries(self.plain, text, start, end, out)
+        if self.anchored is not None:
+            for level in set(levels):
+                entries = self.anchored.get(level)
+                if entries is not None:
+                    _check_entries(entries, text, start, end, out)
+
 
 class _Bucket:
-    """Entries at one prefix node with the same head, grouped by tail."""
+    """Entries at one prefix node with the same head: one group without a tail, and groups
+    keyed by their tail, looked up once per distinct number of tail levels."""
 
-    __slots__ = ("tail_lengths", "tails")
+    __slots__ = ("open", "tail_counts", "tails")
 
     def __init__(self) -> None:
-        self.tails: dict[str, _TailGroup] = {}
-        self.tail_lengths: tuple[int, ...] = ()
+        self.open: _Group | None = None
+        self.tails: dict[str, _Group] | None = None
+        self.tail_counts: tuple[int, ...] = ()
+
+    def group(self, tail: str | None) -> _Group:
+        if tail is None:
+            if self.open is None:
+                self.open = _Group()
+            return self.open
+        if self.tails is None:
+            self.tails = {}
+        group = self.tails.get(tail)
+        if group is None:
+            group = self.tails[sys.intern(tail)] = _Group()
+            self.tail_counts = _sizes_with(self.tail_counts, _tail_size(tail))
+        return group
+
+    def drop(self, tail: str | None) -> bool:
+        """Forget an empty group; True when the bucket is left empty."""
+        if tail is None:
+            self.open = None
+        else:
+            assert self.tails is not None
+            del self.tails[tail]
+            self.tail_counts = _sizes_after_removal(self.tail_counts, self.tails, _tail_size)
+            self.tails = self.tails or None
+        return self.open is None and self.tails is None
 
 
 class _CharNode:
@@ -301,14 +369,31 @@ class _CharNode:
         return self.children is None and self.buckets is None
 
 
-def _lengths(keys: Iterable[str]) -> tuple[int, ...]:
-    return tuple(sorted({len(key) for key in keys}))
+def _head_size(head: str) -> int:
+    return len(head)
+
+
+def _tail_size(tail: str) -> int:
+    return tail.count(LEVEL_SEPARATOR) + 1
+
+
+def _sizes_with(sizes: tuple[int, ...], size: int) -> tuple[int, ...]:
+    return sizes if size in sizes else tuple(sorted((*sizes, size)))
+
+
+def _sizes_after_removal(
+    sizes: tuple[int, ...], keys: dict[str, Any], size_of: Callable[[str], int]
+) -> tuple[int, ...]:
+    """The sorted distinct sizes of the keys, for lookups by size. Recounting is O(keys), so
+    big dicts keep their sizes: one no key has any more only costs a lookup that misses."""
+    if len(keys) <= 32:
+        return tuple(sorted({size_of(key) for key in keys}))
+    return sizes
 
 
 def _check_entries(
     entries: list[_CharEntry], text: str, start: int, end: int, out: set[object]
 ) -> None:
-    """``text[start:end]`` is what the middle of each entry must match."""
     span = end - start
     for entry in entries:
         regex = entry.regex
@@ -325,11 +410,19 @@ def _check_entries(
 
 
 def _match_chars(root: _CharNode, text: str, levels: list[str], out: set[object]) -> None:
-    node: _CharNode | None = root
-    offset = 0  # where levels[index] starts in text
+    """Walk the prefix levels of the topic; at each node look up the heads that start the
+    next level, then in each bucket the tails that end the topic."""
     size = len(text)
+    tail_starts = [size]  # tail_starts[k]: where the last k levels start
+    position = size
+    for level in reversed(levels):
+        position -= len(level)
+        tail_starts.append(position)
+        position -= 1
+    last_count = len(levels) - 1  # a tail needs a level before it
+    node = root
+    offset = 0  # where `level` starts in text
     for level in levels:
-        assert node is not None
         buckets = node.buckets
         if buckets is not None:
             for head_length in node.head_lengths:
@@ -339,27 +432,26 @@ def _match_chars(root: _CharNode, text: str, levels: list[str], out: set[object]
                 if bucket is None:
                     continue
                 start = offset + head_length
-                for tail_length in bucket.tail_lengths:
-                    end = size - tail_length
-                    if end < start:
-                        break
-                    group = bucket.tails.get(text[end:])
-                    if group is None:
-                        continue
-                    if group.plain is not None:
-                        _check_entries(group.plain, text, start, end, out)
-                    anchored = group.anchored
-                    if anchored is not None:
-                        for topic_level in set(levels):
-                            entries = anchored.get(topic_level)
-                            if entries is not None:
-                                _check_entries(entries, text, start, end, out)
+                if bucket.open is not None:
+                    bucket.open.collect(text, start, size, levels, out)
+                tails = bucket.tails
+                if tails is not None:
+                    for count in bucket.tail_counts:
+                        if count > last_count:
+                            break
+                        tail_start = tail_starts[count]
+                        if tail_start - 1 < start:
+                            break
+                        group = tails.get(text[tail_start:])
+                        if group is not None:
+                            group.collect(text, start, tail_start - 1, levels, out)
         children = node.children
         if children is None:
             return
-        node = children.get(level)
-        if node is None:
+        child = children.get(level)
+        if child is None:
             return
+        node = child
         offset += len(level) + 1
 
 
@@ -385,7 +477,21 @@ class _CharIndex:
         if entry is None:
             shape = _CharShape.of(flt)
             entry = self.entries[flt.text] = _CharEntry(shape)
-            self._place(shape, entry)
+            node = self.root
+            for level in shape.prefix_levels:
+                if node.children is None:
+                    node.children = {}
+                child = node.children.get(level)
+                if child is None:
+                    child = node.children[sys.intern(level)] = _CharNode()
+                node = child
+            if node.buckets is None:
+                node.buckets = {}
+            bucket = node.buckets.get(shape.head)
+            if bucket is None:
+                bucket = node.buckets[shape.head] = _Bucket()
+                node.head_lengths = _sizes_with(node.head_lengths, len(shape.head))
+            bucket.group(shape.tail).add(shape.anchor, entry)
         entry.keys = _hold(entry.keys, key)
 
     def remove(self, flt: TopicFilter, key: object) -> None:
@@ -399,39 +505,10 @@ class _CharIndex:
             return
         entry = self.entries[flt.text]
         entry.keys = _release(entry.keys, key)
-        if entry.keys is _NO_KEY:
-            del self.entries[flt.text]
-            self._unplace(_CharShape.of(flt), entry)
-
-    def _place(self, shape: _CharShape, entry: _CharEntry) -> None:
-        node = self.root
-        for level in shape.prefix_levels:
-            if node.children is None:
-                node.children = {}
-            child = node.children.get(level)
-            if child is None:
-                child = node.children[sys.intern(level)] = _CharNode()
-            node = child
-        if node.buckets is None:
-            node.buckets = {}
-        bucket = node.buckets.get(shape.head)
-        if bucket is None:
-            bucket = node.buckets[shape.head] = _Bucket()
-            node.head_lengths = _lengths(node.buckets)
-        group = bucket.tails.get(shape.tail)
-        if group is None:
-            group = bucket.tails[shape.tail] = _TailGroup()
-            bucket.tail_lengths = _lengths(bucket.tails)
-        if shape.anchor is None:
-            if group.plain is None:
-                group.plain = []
-            group.plain.append(entry)
-        else:
-            if group.anchored is None:
-                group.anchored = {}
-            group.anchored.setdefault(sys.intern(shape.anchor), []).append(entry)
-
-    def _unplace(self, shape: _CharShape, entry: _CharEntry) -> None:
+        if entry.keys is not _NO_KEY:
+            return
+        del self.entries[flt.text]
+        shape = _CharShape.of(flt)
         path: list[tuple[_CharNode, str]] = []
         node = self.root
         for level in shape.prefix_levels:
@@ -440,34 +517,15 @@ class _CharIndex:
             node = node.children[level]
         assert node.buckets is not None
         bucket = node.buckets[shape.head]
-        group = bucket.tails[shape.tail]
-        if shape.anchor is None:
-            assert group.plain is not None
-            group.plain.remove(entry)
-            if not group.plain:
-                group.plain = None
-        else:
-            assert group.anchored is not None
-            entries = group.anchored[shape.anchor]
-            entries.remove(entry)
-            if not entries:
-                del group.anchored[shape.anchor]
-                if not group.anchored:
-                    group.anchored = None
-        if group.plain is None and group.anchored is None:
-            del bucket.tails[shape.tail]
-            bucket.tail_lengths = _lengths(bucket.tails)
-            if not bucket.tails:
-                del node.buckets[shape.head]
-                node.head_lengths = _lengths(node.buckets)
-                if not node.buckets:
-                    node.buckets = None
+        if bucket.group(shape.tail).discard(shape.anchor, entry) and bucket.drop(shape.tail):
+            del node.buckets[shape.head]
+            node.head_lengths = _sizes_after_removal(node.head_lengths, node.buckets, _head_size)
+            node.buckets = node.buckets or None
         while path and node.is_empty():
             parent, level = path.pop()
             assert parent.children is not None
             del parent.children[level]
-            if not parent.children:
-                parent.children = None
+            parent.children = parent.children or None
             node = parent
 
     def match(self, text: str, levels: list[str], out: set[object]) -> None:

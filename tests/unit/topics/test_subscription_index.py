@@ -284,3 +284,49 @@ def test_index_agrees_with_oracle_on_anchored_character_filters(
     for levels in topic_levels:
         topic = TopicString("s/" + "/".join(levels))
         assert index.match(DEFAULT_STREAM, topic) == oracle.match(DEFAULT_STREAM, topic)
+
+
+def _instance_of(flt: TopicFilter, data: st.DataObject) -> TopicString:
+    """A topic built to (nearly) match ``flt``: each wildcard replaced by a random stretch,
+    then sometimes one character dropped or added, so that boundaries get exercised."""
+    fill = st.text(st.sampled_from(["a", "b", "/", "é"]), max_size=3)
+    out: list[str] = []
+    if flt.scheme is Scheme.TOPIC:
+        for level in flt.levels:
+            if level == "#":
+                out.extend(data.draw(st.lists(st.sampled_from(["a", "", "b"]), max_size=2)))
+            elif level == "+":
+                out.append(data.draw(st.sampled_from(["a", "", "b/"])))
+            else:
+                out.append(level)
+        text = "/".join(out)
+    else:
+        for token in flt.char_tokens():
+            if not token.wildcard:
+                out.append(token.text)
+            else:
+                out.append(data.draw(fill if token.text == "*" else st.sampled_from("ab/日")))
+        text = "".join(out)
+    edit = data.draw(st.sampled_from(["keep", "keep", "drop", "add"]))
+    if edit == "drop" and len(text) > 1:
+        at = data.draw(st.integers(0, len(text) - 1))
+        text = text[:at] + text[at + 1 :]
+    elif edit == "add":
+        at = data.draw(st.integers(0, len(text)))
+        text = text[:at] + data.draw(st.sampled_from("a/?*")) + text[at:]
+    return TopicString(text or "/")
+
+
+@settings(max_examples=500)
+@given(st.lists(filters, min_size=1, max_size=12), st.data())
+def test_index_agrees_with_oracle_on_topics_built_from_the_filters(
+    flts: list[TopicFilter], data: st.DataObject
+) -> None:
+    index: SubscriptionIndex[int] = SubscriptionIndex()
+    oracle: NaiveIndex[int] = NaiveIndex()
+    for key, flt in enumerate(flts):
+        index.add(key, DEFAULT_STREAM, flt)
+        oracle.add(key, DEFAULT_STREAM, flt)
+    for flt in flts:
+        topic = _instance_of(flt, data)
+        assert index.match(DEFAULT_STREAM, topic) == oracle.match(DEFAULT_STREAM, topic)

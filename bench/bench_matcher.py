@@ -1,0 +1,207 @@
+"""Benchmark of the indexed subscription matcher; prints figures, asserts nothing.
+
+    python -m bench.bench_matcher [--subs 1000 1000000] [--pubs 200000] [--seed 7]
+
+For each size it builds a SubscriptionIndex of mixed subscriptions over a realistic topic
+tree ``Sport/<sport>/<team>/<event>/<detail>`` (exact, ``+``, ``#``, character-scheme exact,
+``*``, ``?``, plus a fixed handful of broad ones such as ``Sport/#`` and ``*``), then
+matches publications on random topics of that tree on one core, counting every key each
+publication reaches. The number of teams grows with the number of subscriptions, so a
+publication reaches a handful of subscriptions at every size: what is measured is the cost
+of the unrelated ones. Targets: ≥ 100,000 publications/s with 1M subscriptions, ≤ 2× the
+time per publication of 1k, ≤ 1.5 GB RSS with 1M.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import resource
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mqkafka.engine.matcher import SubscriptionIndex
+from mqkafka.mq.topics import DEFAULT_STREAM, Namespace, Scheme, TopicFilter, TopicString
+
+SPORTS = ("Soccer", "Rugby", "Cricket", "Tennis", "Golf", "Hockey", "Baseball", "Basketball")
+EVENTS = ("Score", "Fouls", "Cards", "Lineup", "Odds")
+DETAILS = ("Home", "Away", "Live", "Final")
+SUBS_PER_TEAM = 10
+OTHER_STREAM = Namespace.stream("SPORT.ARCHIVE")
+BROAD = (  # a fixed few that every size has: they match many publications
+    ("Sport/#", Scheme.TOPIC),
+    ("Sport/Soccer/#", Scheme.TOPIC),
+    ("#/Final", Scheme.TOPIC),
+    ("*", Scheme.CHAR),
+    ("Sport/Tennis/*", Scheme.CHAR),
+)
+
+
+def rss_mb() -> float:
+    """Resident set size now (VmRSS), in MB."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def team_topic(team: int, event: str, detail: str) -> str:
+    return f"Sport/{SPORTS[team % len(SPORTS)]}/team-{team}/{event}/{detail}"
+
+
+# Each maker turns (team, random) into one subscription; the weights are the mix.
+Maker = Callable[[int, random.Random], tuple[str, Scheme]]
+
+
+def _exact(team: int, rnd: random.Random) -> tuple[str, Scheme]:
+    return team_topic(team, rnd.choice(EVENTS), rnd.choice(DETAILS)), Scheme.TOPIC
+
+
+def _plus(team: int, rnd: random.Random) -> tuple[str, Scheme]:
+    return team_topic(team, "+", rnd.choice(DETAILS)), Scheme.TOPIC
+
+
+def _hash(team: int, rnd: random.Random) -> tuple[str, Scheme]:
+    base = team_topic(team, rnd.choice(EVENTS), "#")
+    return (base if rnd.random() < 0.5 else base.rsplit("/", 2)[0] + "/#"), Scheme.TOPIC
+
+
+def _hash_middle(team: int, rnd: random.Random) -> tuple[str, Scheme]:
+    return f"Sport/#/team-{team}/{rnd.choice(EVENTS)}/#", Scheme.TOPIC
+
+
+def _char_exact(team: int, rnd: random.Random) -> tuple[str, Scheme]:
+    return team_topic(team, rnd.choice(EVENTS), rnd.choice(DETAILS)), Scheme.CHAR
+
+
+def _char_star(team: int, rnd: random.Random) -> tuple[str, Scheme]:
+    if rnd.random() < 0.5:
+        return team_topic(team, rnd.choice(EVENTS), "*"), Scheme.CHAR
+    return team_topic(team, rnd.choice(EVENTS)[:2] + "*", "").rstrip("/"), Scheme.CHAR
+
+
+def _char_question(team: int, rnd: random.Random) -> tuple[str, Scheme]:
+    # team-12? covers team-120..team-129: ten teams' worth of one event and detail
+    topic = team_topic(team, rnd.choice(EVENTS), rnd.choice(DETAILS))
+    return topic.replace(f"team-{team}/", f"team-{team}"[:-1] + "?/"), Scheme.CHAR
+
+
+def _char_middle(team: int, rnd: random.Random) -> tuple[str, Scheme]:
+    # `*` between literal levels: indexed by tail (…/Score) or by anchor (…/team-5/…)
+    if rnd.random() < 0.5:
+        return f"Sport/*/team-{team}/{rnd.choice(EVENTS)}", Scheme.CHAR
+    return f"Sport/*/team-{team}/*", Scheme.CHAR
+
+
+MIX: tuple[tuple[Maker, float], ...] = (
+    (_exact, 0.35),
+    (_plus, 0.12),
+    (_hash, 0.12),
+    (_hash_middle, 0.03),
+    (_char_exact, 0.12),
+    (_char_star, 0.12),
+    (_char_question, 0.10),
+    (_char_middle, 0.04),
+)
+
+
+@dataclass(frozen=True)
+class Figures:
+    subs: int
+    build_seconds: float
+    rss_mb: float
+    index_mb: float
+    pubs: int
+    seconds: float
+    keys_matched: int
+
+    @property
+    def per_second(self) -> float:
+        return self.pubs / self.seconds
+
+    @property
+    def microseconds(self) -> float:
+        return self.seconds / self.pubs * 1e6
+
+
+def subscriptions(count: int, rnd: random.Random) -> list[tuple[str, Namespace, TopicFilter]]:
+    teams = max(20, count // SUBS_PER_TEAM)
+    makers = [maker for maker, _ in MIX]
+    weights = [weight for _, weight in MIX]
+    subs = [(f"broad-{i}", DEFAULT_STREAM, TopicFilter(*flt)) for i, flt in enumerate(BROAD)]
+    for i in range(count - len(subs)):
+        maker = rnd.choices(makers, weights)[0]
+        namespace = OTHER_STREAM if i % 20 == 0 else DEFAULT_STREAM
+        subs.append((f"sub-{i}", namespace, TopicFilter(*maker(rnd.randrange(teams), rnd))))
+    return subs
+
+
+def publications(count: int, subs: int, rnd: random.Random) -> list[TopicString]:
+    teams = max(20, subs // SUBS_PER_TEAM)
+    pool = [
+        TopicString(team_topic(rnd.randrange(teams), rnd.choice(EVENTS), rnd.choice(DETAILS)))
+        for _ in range(min(count, 20_000))
+    ]
+    return [pool[i % len(pool)] for i in range(count)]
+
+
+def measure(count: int, pubs: int, seed: int) -> Figures:
+    rnd = random.Random(seed)
+    gc.collect()
+    before = rss_mb()
+    subs = subscriptions(count, rnd)
+    index: SubscriptionIndex[str] = SubscriptionIndex()
+    gc.disable()  # the build allocates millions of long-lived objects; GC passes only cost
+    started = time.perf_counter()
+    for key, namespace, flt in subs:
+        index.add(key, namespace, flt)
+    build = time.perf_counter() - started
+    gc.enable()
+    gc.collect()
+    rss = rss_mb()
+    topics = publications(pubs, count, rnd)
+    matched = 0
+    started = time.perf_counter()
+    for topic in topics:
+        matched += len(index.match(DEFAULT_STREAM, topic))
+    seconds = time.perf_counter() - started
+    figures = Figures(count, build, rss, rss - before, pubs, seconds, matched)
+    del index, subs, topics
+    gc.collect()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--subs", type=int, nargs="+", default=[1_000, 1_000_000])
+    parser.add_argument("--pubs", type=int, default=200_000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    results = []
+    for count in sorted(args.subs):
+        figures = measure(count, args.pubs, args.seed)
+        results.append(figures)
+        print(
+            f"{figures.subs:>9,} subscriptions: build {figures.build_seconds:6.2f} s"
+            f" ({figures.subs / figures.build_seconds:,.0f}/s), RSS {figures.rss_mb:7.1f} MB"
+            f" (+{figures.index_mb:.1f} MB for subscriptions and index)"
+        )
+        print(
+            f"{'':>25}{figures.pubs:,} publications in {figures.seconds:.2f} s:"
+            f" {figures.per_second:,.0f}/s, {figures.microseconds:.2f} µs each,"
+            f" {figures.keys_matched / figures.pubs:.2f} keys matched per publication"
+        )
+    if len(results) > 1:
+        small, large = results[0], results[-1]
+        print(
+            f"time per publication {large.subs:,} vs {small.subs:,} subscriptions:"
+            f" {large.microseconds / small.microseconds:.2f}x"
+        )
+    print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -212,6 +212,16 @@ def _unescape(text: str, offset: int) -> str:
     return "".join(out)
 
 
+_SIMPLE_LEAF: Final = re.compile(r"<((?:[^\W\d]|[:$])[\w.:$-]*)>([^<&]*)</\1>")
+
+
+def _trusted_leaf(name: str, value: str | None) -> Element:
+    """An Element whose parts the parser has already checked (skips re-validation)."""
+    element = object.__new__(Element)
+    element.__dict__.update(name=name, value=value, attrs=(), children=(), depth=1)
+    return element
+
+
 class _Parser:
     """A cursor over one folder's text; each method consumes one construct or raises."""
 
@@ -310,6 +320,12 @@ class _Parser:
                 raise _format_error(f"<{name}> mixes text and elements", self.pos)
 
     def element(self, depth: int) -> Element:
+        # Fast path for the common shape, ``<Name>text</Name>`` with no attributes and no
+        # references: one regex match, and the name is already valid.
+        simple = _SIMPLE_LEAF.match(self.text, self.pos)
+        if simple is not None:
+            self.pos = simple.end()
+            return _trusted_leaf(simple.group(1), simple.group(2) or None)
         name, attrs, empty = self.tag()
         if empty:
             return Element(name, None, attrs)

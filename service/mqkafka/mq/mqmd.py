@@ -317,10 +317,13 @@ class MQMD:
             text = value.rstrip(" ")
             if "\x00" in text:
                 raise _md_error(name, "contains NUL")
-            try:
-                size = len(text.encode("utf-8"))
-            except UnicodeEncodeError:
-                raise _md_error(name, "is not encodable as UTF-8") from None
+            if text.isascii():
+                size = len(text)
+            else:
+                try:
+                    size = len(text.encode("utf-8"))
+                except UnicodeEncodeError:
+                    raise _md_error(name, "is not encodable as UTF-8") from None
             if size > limit:
                 raise _md_error(name, f"is {size} bytes, at most {limit} allowed")
             if name == "Format":

@@ -2,7 +2,8 @@
 
 Prints evaluations/s for
 - a three-clause filter over ``usr`` properties (target ≥ 200,000/s),
-- a JSON-body path filter, parsing the body once per evaluation (target ≥ 50,000/s),
+- a JSON-body path filter, each evaluation on a new publication so that its body is parsed
+  every time (target ≥ 50,000/s),
 - the same body filter over an XML body, and compile time per filter, for reference.
 
 Each figure is the best of a few timed repeats, so a busy neighbour on the machine costs less.
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from mqkafka.selectors import DictMessageView, compile_selector
 
@@ -27,6 +28,19 @@ XML_BODY = (
     b"<Score><Home>3</Home><Away>1</Away><Team>Reds</Team><Minute>87</Minute>"
     b"<Match><Venue>North Park</Venue><Attendance>41234</Attendance></Match></Score>"
 )
+
+
+class Publication:
+    """A minimal MessageView, new per publication as the engine's view is (so no parse is
+    remembered from the previous evaluation)."""
+
+    __slots__ = ("__weakref__", "body", "msd")
+    properties: Mapping[str, object] = {}
+    mqmd_fields: Mapping[str, object] = {}
+    body_format = ""
+
+    def __init__(self, body: bytes, msd: str | None) -> None:
+        self.body, self.msd = body, msd
 
 
 def rate(work: Callable[[], object], seconds: float, repeats: int = 3) -> float:
@@ -52,14 +66,22 @@ def main(argv: list[str] | None = None) -> None:
     usr_view = DictMessageView({"colour": "red", "size": 12, "weight": 2.5, "other": "x"})
     assert usr.matches(usr_view)
     body = compile_selector(JSON_FILTER)
-    json_view = DictMessageView(body=JSON_BODY, msd="json")
-    xml_view = DictMessageView(body=XML_BODY)
-    assert body.matches(json_view) and body.matches(xml_view)
+    assert body.matches(Publication(JSON_BODY, "json")) and body.matches(
+        Publication(XML_BODY, None)
+    )
 
     figures = [
         ("three-clause usr filter", rate(lambda: usr.matches(usr_view), args.seconds), 200_000),
-        ("JSON body path filter", rate(lambda: body.matches(json_view), args.seconds), 50_000),
-        ("XML body path filter", rate(lambda: body.matches(xml_view), args.seconds), None),
+        (
+            "JSON body path filter",
+            rate(lambda: body.matches(Publication(JSON_BODY, "json")), args.seconds),
+            50_000,
+        ),
+        (
+            "XML body path filter",
+            rate(lambda: body.matches(Publication(XML_BODY, None)), args.seconds),
+            None,
+        ),
         ("compile (usr filter)", rate(lambda: compile_selector(USR_FILTER), args.seconds), None),
     ]
     print(f"{'case':<26} {'per second':>12}  target")

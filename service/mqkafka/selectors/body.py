@@ -17,14 +17,17 @@ Rules (choices: reference §8 leaves the body language to an "extended selection
 * A missing step, a body that does not parse, an unknown format → NULL, never an error.
   — brief: errors never happen at publish time
 
-The body is parsed lazily and at most once per ``CachedMessageView``; wrap a publication once
-and evaluate every subscription's filter against the wrapper to share the parse.
+The body is parsed lazily: at most once per ``CachedMessageView``, and once per publication
+across all the selectors of one ``SelectorFilterPort`` (its ``BodyCache`` remembers the last
+view object it parsed).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -120,16 +123,41 @@ def walk(parsed: ParsedBody | None, steps: tuple[PathStep, ...], syntax: BodySyn
     return _walk_json(parsed.root, steps)
 
 
+class BodyCache:
+    """The parse of the last publication seen, shared by every selector of one filter port.
+
+    The engine evaluates all matching subscriptions against one view object per publication,
+    so remembering the last view (weakly, by identity) parses each body once without the
+    engine knowing about bodies. A view that cannot be weakly referenced is just not cached.
+    """
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last: tuple[weakref.ref[MessageView], ParsedBody | None] | None = None
+
+    def parsed(self, view: MessageView) -> ParsedBody | None:
+        last = self._last  # read once: a concurrent writer can only cause a second parse
+        if last is not None and last[0]() is view:
+            return last[1]
+        parsed = parse_body(view.body, view.msd)
+        with contextlib.suppress(TypeError):  # the view's class has no __weakref__ slot
+            self._last = (weakref.ref(view), parsed)
+        return parsed
+
+
 class CachedMessageView:
     """A MessageView that parses its body at most once; everything else is passed through.
 
-    It never changes the wrapped view, so a caller's view stays as it was.
+    It never changes the wrapped view, so a caller's view stays as it was. With a shared
+    ``BodyCache`` the parse is also shared with other wrappers of the same view.
     """
 
-    __slots__ = ("_parsed", "_tried", "_view")
+    __slots__ = ("_parsed", "_shared", "_tried", "_view")
 
-    def __init__(self, view: MessageView) -> None:
+    def __init__(self, view: MessageView, shared: BodyCache | None = None) -> None:
         self._view = view
+        self._shared = shared
         self._parsed: ParsedBody | None = None
         self._tried = False
 
@@ -155,7 +183,10 @@ class CachedMessageView:
 
     def parsed_body(self) -> ParsedBody | None:
         if not self._tried:
-            self._parsed = parse_body(self._view.body, self._view.msd)
+            view, shared = self._view, self._shared
+            self._parsed = (
+                parse_body(view.body, view.msd) if shared is None else shared.parsed(view)
+            )
             self._tried = True
         return self._parsed
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from mqkafka.engine.ports import MessageView
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
-from mqkafka.selectors.body import CachedMessageView
+from mqkafka.selectors.body import BodyCache, CachedMessageView
 from mqkafka.selectors.compiler import compile_tree
 from mqkafka.selectors.errors import FILTER_PARM, filter_error
 from mqkafka.selectors.parser import parse
@@ -42,28 +42,30 @@ class Selector:
 
     text: str
     _test: Callable[[MessageView], object] = field(repr=False, compare=False)
-    uses_body: bool = False  # reads Body.…: wrap the publication in a CachedMessageView
+    uses_body: bool = False  # reads Body.…: evaluated over a CachedMessageView
     selects_all: bool = False  # blank or constant TRUE: the engine may skip evaluation
+    _bodies: BodyCache | None = field(default=None, repr=False, compare=False)
 
     def evaluate(self, message: MessageView) -> Truth:
         """TRUE, FALSE or UNKNOWN (``None``) for one publication."""
         if self.uses_body and not isinstance(message, CachedMessageView):
-            message = CachedMessageView(message)
+            message = CachedMessageView(message, self._bodies)
         result = self._test(message)
         return result if result is True or result is False else None
 
     def matches(self, message: MessageView) -> bool:
         """True only when the filter is TRUE: FALSE and UNKNOWN both exclude."""
         if self.uses_body and not isinstance(message, CachedMessageView):
-            message = CachedMessageView(message)
+            message = CachedMessageView(message, self._bodies)
         return self._test(message) is True
 
 
-def compile_selector(text: str) -> Selector:
+def compile_selector(text: str, bodies: BodyCache | None = None) -> Selector:
     """Compile a Filter; raise ``MQError(RC.CF_FILTER_ERROR, detail, position=...)`` if invalid.
 
     ``position`` is the 0-based offset of the offending token; the detail names the
-    1-based column and the token.
+    1-based column and the token. Selectors given the same ``bodies`` cache share the parse
+    of a publication's body; without one, each selector has its own.
     """
     if not isinstance(text, str):
         raise MQError(RC.CF_FILTER_ERROR, "filter must be text", parm=FILTER_PARM)
@@ -83,11 +85,20 @@ def compile_selector(text: str) -> Selector:
             parm=FILTER_PARM,
             position=0,
         )
-    return Selector(text, compiled.fn, uses_body=compiled.uses_body)
+    if not compiled.uses_body:
+        return Selector(text, compiled.fn)
+    return Selector(text, compiled.fn, uses_body=True, _bodies=bodies or BodyCache())
 
 
 class SelectorFilterPort:
-    """``engine.ports.FilterPort`` backed by the SQL92 selector compiler; holds no state."""
+    """``engine.ports.FilterPort`` backed by the SQL92 selector compiler.
+
+    Its only state is the ``BodyCache`` its selectors share, so that a publication's body is
+    parsed once however many subscriptions' filters read it.
+    """
+
+    def __init__(self) -> None:
+        self._bodies = BodyCache()
 
     def compile(self, text: str) -> Selector:
-        return compile_selector(text)
+        return compile_selector(text, self._bodies)

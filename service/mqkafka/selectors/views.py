@@ -17,7 +17,7 @@ def _frozen(mapping: Mapping[str, object]) -> Mapping[str, object]:
     return MappingProxyType(dict(mapping))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class DictMessageView:
     """A publication as plain values; validated and frozen when built.
 

@@ -9,6 +9,7 @@ import pytest
 from mqkafka.selectors import (
     CachedMessageView,
     DictMessageView,
+    SelectorFilterPort,
     cached_view,
     compile_selector,
 )
@@ -200,15 +201,42 @@ class CountingView:
         return None
 
 
-def test_body_is_parsed_once_per_evaluation() -> None:
+def test_body_is_parsed_once_per_publication() -> None:
     selector = compile_selector(
         "Body.Score.Home > 2 AND Body.Score.Away < 2 AND Body.Score.Team = 'Reds'"
     )
     view = CountingView(SCORE_JSON)
     assert selector.matches(view)
-    assert view.reads == 1
+    assert view.reads == 1  # three paths, one parse
     assert selector.evaluate(view) is True
-    assert view.reads == 2  # a new evaluation call on the bare view parses again
+    assert view.reads == 1  # the same publication again: remembered
+    another = CountingView(SCORE_JSON)
+    assert selector.matches(another)
+    assert another.reads == 1  # a new publication (view object) is parsed afresh
+
+
+def test_port_selectors_share_one_parse_per_publication() -> None:
+    """The engine's pattern: one bare view per publication, every matching subscription's
+    filter evaluated against it; the port's selectors parse the body once between them."""
+    port = SelectorFilterPort()
+    selectors = [port.compile(t) for t in ("Body.Score.Home > 2", "Body.Score.Away = 1")]
+    for _ in range(3):
+        publication = CountingView(SCORE_JSON)
+        assert all(s.matches(publication) for s in selectors)
+        assert publication.reads == 1
+
+
+def test_views_without_weak_references_are_parsed_per_evaluation() -> None:
+    class Slotted:
+        __slots__ = ("body", "body_format", "mqmd_fields", "msd", "properties")
+
+        def __init__(self) -> None:
+            self.properties: Mapping[str, object] = {}
+            self.mqmd_fields: Mapping[str, object] = {}
+            self.body, self.body_format, self.msd = SCORE_JSON, "", None
+
+    selector = SelectorFilterPort().compile("Body.Score.Home = 3")
+    assert selector.matches(Slotted()) and selector.matches(Slotted())
 
 
 def test_cached_view_shares_one_parse_across_subscriptions() -> None:

@@ -124,6 +124,19 @@ class PutTime:
         self.time = time.strftime("%H%M%S", stamp) + f"{hundredths:02d}"
 
 
+_last_put: list[tuple[int, PutTime]] = [(-1, PutTime(0.0))]
+
+
+def put_time(now: float) -> PutTime:
+    """``PutTime(now)``, computed once per hundredth of a second (the field's resolution)."""
+    tick = int(now * 100)
+    last_tick, last = _last_put[0]
+    if tick != last_tick:
+        last = PutTime(now)
+        _last_put[0] = (tick, last)
+    return last
+
+
 def template_of(live: Live, ctx: EngineContext) -> Template:
     template = live.template
     if template is None:
@@ -170,26 +183,26 @@ class Copies:
         self.pub = pub
         self.ctx = ctx
         self.retained = retained
-        self.put = PutTime(now)
+        self.put = put_time(now)
         remaining = pub.remaining_expiry(now) if retained else pub.expiry
         self.expiry = -1 if remaining is None else remaining
-        self._cache: dict[tuple[Interface, RegOpt], tuple[tuple[str, str], ...]] = {}
+        self._cache: dict[int, tuple[tuple[str, str], ...]] = {}
 
     def deliver(self, live: Live) -> Deliver:
-        template = template_of(live, self.ctx)
-        sub = live.sub
-        shape = (sub.interface, sub.options & _SHAPING)
-        props = self._cache.get(shape)
+        template = live.template
+        if template is None:
+            template = live.template = Template(live.sub, self.ctx)
+        assert isinstance(template, Template)
+        props = self._cache.get(live.shape)
         if props is None:
-            props = self._cache[shape] = added_properties(self.pub, sub, self.retained)
+            props = self._cache[live.shape] = added_properties(self.pub, live.sub, self.retained)
         pub = self.pub
         md = template.md(
             self.ctx.ids.msg_id(), self.expiry, pub.priority, pub.persistence, self.put
         )
-        return Deliver(template.queue, template.q_mgr_name, md, props, pub.content, sub.interface)
+        return Deliver(
+            template.queue, template.q_mgr_name, md, props, pub.content, template.interface
+        )
 
-
-# The options that change the added properties (the cache key above).
-_SHAPING = RegOpt.INCLUDE_STREAM_NAME | RegOpt.INFORM_IF_RETAINED
 
 __all__ = ["Copies", "PutTime", "Template", "added_properties", "template_of"]

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mqkafka.engine.records import (
+    Publication,
     Publisher,
     PublisherKey,
-    Publication,
     Subscription,
     SubscriptionKey,
 )

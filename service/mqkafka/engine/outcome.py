@@ -28,7 +28,10 @@ class Outcome:
     def response(self) -> Response:
         if self.warnings:
             return Response.warning(self.warnings)
-        return Response.ok(self.full)
+        return Response.ok(self.full) if self.full else _OK
+
+
+_OK = Response.ok()
 
 
 def authorised(

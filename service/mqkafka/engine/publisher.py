@@ -48,6 +48,12 @@ from mqkafka.mq.mqmd import MQPER, MQPRI_PRIORITY_AS_Q_DEF
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import ResponseItem
 
+_LOCAL = int(PubOpt.LOCAL)
+_REG_LOCAL = int(RegOpt.LOCAL)
+_OTHER_SUBS_ONLY = int(PubOpt.OTHER_SUBSCRIBERS_ONLY)
+_RETAIN = int(PubOpt.RETAIN_PUBLICATION)
+_NO_REGISTRATION = int(PubOpt.NO_REGISTRATION)
+
 # Options a publisher registration keeps (RegPub / implicit registration, §2.12).
 _PUBLISHER_OPTIONS = (
     RegOpt.ANONYMOUS | RegOpt.CORREL_ID_AS_IDENTITY | RegOpt.DIRECT_REQUESTS | RegOpt.LOCAL
@@ -73,13 +79,13 @@ def publish(state: EngineState, cmd: Publish, ctx: EngineContext) -> Outcome:
     persistence = md.Persistence
     if persistence not in (MQPER.NOT_PERSISTENT, MQPER.PERSISTENT):
         persistence = ctx.queues.default_persistence(cmd.queue)
-    options = cmd.options
-    local = PubOpt.LOCAL in options or RegOpt.LOCAL in cmd.reg_options
+    options = int(cmd.options)  # plain int: IntFlag arithmetic is slow on the hot path
+    local = bool(options & _LOCAL or int(cmd.reg_options) & _REG_LOCAL)
     strict_local = local and ctx.config.strict_v6_local
-    others_only = PubOpt.OTHER_SUBSCRIBERS_ONLY in options
-    retain = PubOpt.RETAIN_PUBLICATION in options
+    others_only = bool(options & _OTHER_SUBS_ONLY)
+    retain = bool(options & _RETAIN)
     # Implicit registration "unless MQPS_NO_REGISTRATION is specified" (S1).
-    register = publisher is not None and PubOpt.NO_REGISTRATION not in options
+    register = publisher is not None and not options & _NO_REGISTRATION
     now = ctx.clock()
     effects = out.effects
     for topic in allowed:

@@ -27,15 +27,20 @@ from mqkafka.mq.mqmd import MQAT, MQFMT_RF_HEADER_1, MQFMT_RF_HEADER_2, MQMD, MQ
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion, Response
 
-COMMAND_MSG_TYPES = frozenset({MQMT.REQUEST, MQMT.DATAGRAM})
+COMMAND_MSG_TYPES = frozenset({int(MQMT.REQUEST), int(MQMT.DATAGRAM)})
+_REQUEST = int(MQMT.REQUEST)
+_PAN = int(MQRO.PAN)
+_NAN = int(MQRO.NAN)
+_PASS_MSG_ID = int(MQRO.PASS_MSG_ID)
+_PASS_CORREL_ID = int(MQRO.PASS_CORREL_ID)
 
 
 def wants_reply(md: MQMD, completion: Completion) -> bool:
     """The §3.1 table."""
-    if md.MsgType == MQMT.REQUEST:
+    if md.MsgType == _REQUEST:
         return True
-    pan = bool(md.Report & MQRO.PAN)
-    nan = bool(md.Report & MQRO.NAN)
+    pan = bool(md.Report & _PAN)
+    nan = bool(md.Report & _NAN)
     if completion is Completion.OK:
         return pan
     if completion is Completion.WARNING:
@@ -53,8 +58,8 @@ def reply_md(command: MQMD, interface: Interface, ctx: EngineContext) -> MQMD:
         Format=MQFMT_RF_HEADER_2 if interface is Interface.RFH2 else MQFMT_RF_HEADER_1,
         # MsgId: new, unless MQRO_PASS_MSG_ID; CorrelId: the command's MsgId
         # (MQRO_COPY_MSG_ID_TO_CORREL_ID, the default) unless MQRO_PASS_CORREL_ID.
-        MsgId=command.MsgId if report & MQRO.PASS_MSG_ID else ctx.ids.msg_id(),
-        CorrelId=command.CorrelId if report & MQRO.PASS_CORREL_ID else command.MsgId,
+        MsgId=command.MsgId if report & _PASS_MSG_ID else ctx.ids.msg_id(),
+        CorrelId=command.CorrelId if report & _PASS_CORREL_ID else command.MsgId,
         Priority=command.Priority,
         Persistence=command.Persistence,
         Expiry=command.Expiry,

@@ -32,9 +32,9 @@ from mqkafka.engine.filters import PASS_ALL
 from mqkafka.engine.identity import Identity
 from mqkafka.engine.ports import CompiledFilter, FilterPort
 from mqkafka.engine.records import (
+    Publication,
     Publisher,
     PublisherKey,
-    Publication,
     Subscription,
     SubscriptionKey,
 )
@@ -53,22 +53,32 @@ from mqkafka.engine.topicspace import (
     TopicString,
     selects,
 )
-from mqkafka.mq.commands import RegOpt
+from mqkafka.mq.commands import Interface, RegOpt
 
 
 class Live:
     """A subscription as the publish path uses it: looked up by a small int, with its
     compiled filter and a slot for the delivery template the delivery module caches."""
 
-    __slots__ = ("compiled", "local", "push", "seq", "sub", "template")
+    __slots__ = ("compiled", "identity", "local", "push", "seq", "shape", "sub", "template")
 
     def __init__(self, sub: Subscription, seq: int, compiled: CompiledFilter | None) -> None:
+        options = int(sub.options)
         self.sub = sub
         self.seq = seq
         self.compiled = compiled
-        self.push = RegOpt.PUBLISH_ON_REQUEST_ONLY not in sub.options
-        self.local = RegOpt.LOCAL in sub.options
+        self.identity = sub.key.identity
+        self.push = not options & _PUB_ON_REQ_ONLY
+        self.local = bool(options & _LOCAL)
+        # What decides the pub/sub properties added to a copy (see delivery.added_properties).
+        self.shape = options & _SHAPING | (_RFH1 if sub.interface is Interface.RFH1 else 0)
         self.template: object = None
+
+
+_PUB_ON_REQ_ONLY = int(RegOpt.PUBLISH_ON_REQUEST_ONLY)
+_LOCAL = int(RegOpt.LOCAL)
+_SHAPING = int(RegOpt.INCLUDE_STREAM_NAME | RegOpt.INFORM_IF_RETAINED)
+_RFH1 = 1 << 40  # beyond every option bit
 
 
 class EngineState:
@@ -119,9 +129,7 @@ class EngineState:
     def live(self, key: SubscriptionKey) -> Live:
         return self._live[self._seq_of[key]]
 
-    def retained_selected(
-        self, namespace: Namespace, flt: TopicFilter
-    ) -> list[Publication]:
+    def retained_selected(self, namespace: Namespace, flt: TopicFilter) -> list[Publication]:
         """Retained publications whose topic the filter selects, in topic order."""
         found = [p for p in self.retained.in_namespace(namespace) if selects(flt, p.topic)]
         return sorted(found, key=lambda p: p.topic.text)

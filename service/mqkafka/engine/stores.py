@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from mqkafka.engine.records import (
+    Publication,
     Publisher,
     PublisherKey,
-    Publication,
     Subscription,
     SubscriptionKey,
 )

@@ -44,11 +44,9 @@ from mqkafka.mq.topics import (
 ROOT = Namespace.subpoint("")
 DEFAULT_SUBPOINT_OBJECT = "SYSTEM.BROKER.DEFAULT.SUBPOINT"
 
-_SCHEMES = {Interface.RFH2: Scheme.TOPIC, Interface.RFH1: Scheme.CHAR}
-
 
 def scheme_of(interface: Interface) -> Scheme:
-    return _SCHEMES[interface]
+    return Scheme.TOPIC if interface is Interface.RFH2 else Scheme.CHAR
 
 
 def subscriber_namespace(
@@ -103,17 +101,17 @@ def _stream(name: str | None) -> Namespace:
 
 def subscription_topic(text: str, interface: Interface) -> TopicFilter:
     """A subscription's topic (wildcards allowed) -> MQRCCF_TOPIC_ERROR when invalid."""
-    return validate_filter(text, _SCHEMES[interface])
+    return validate_filter(text, scheme_of(interface))
 
 
 def publication_topic(text: str, interface: Interface) -> TopicString:
     """A publication's topic (no wildcards) -> MQRCCF_TOPIC_ERROR (or 2598) when invalid."""
-    return validate_publish_topic(text, _SCHEMES[interface])
+    return validate_publish_topic(text, scheme_of(interface))
 
 
 def topic_text_for(topic: TopicString, interface: Interface) -> str:
     """A topic as written in a message of ``interface`` (escaped for the character scheme)."""
-    return topic.spelled_for(_SCHEMES[interface])
+    return topic.spelled_for(scheme_of(interface))
 
 
 def selects(flt: TopicFilter, topic: TopicString) -> bool:

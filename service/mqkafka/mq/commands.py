@@ -179,14 +179,14 @@ def parse_options(kind: type[_F], texts: Iterable[str], interface: Interface) ->
         table, reason, tag = PUB_OPTION_VALUES, RC.CF_PUB_OPTIONS_ERROR, "PubOpt"
     else:
         table, reason, tag = DEL_OPTION_VALUES, RC.CF_DEL_OPTIONS_ERROR, "DelOpt"
-    flags = kind(0)
+    bits = 0  # plain int: IntFlag arithmetic costs ~0.7 us per operation
     for text in texts:
         for word in text.split():
             entry = table.get(word)
             if entry is None or interface.value not in entry[1]:
                 raise MQError(reason, f"{word!r} is not a {tag} value", parm=tag)
-            flags |= entry[0]
-    return flags
+            bits |= entry[0]
+    return kind(bits)
 
 
 def option_names(flags: RegOpt | PubOpt | DelOpt) -> list[str]:
@@ -201,28 +201,42 @@ def option_names(flags: RegOpt | PubOpt | DelOpt) -> list[str]:
     return [name for name, (flag, _) in table.items() if flag and flag & flags == flag]
 
 
+# The same tables as plain ints, for the checks every command pays for.
+_REG_ALLOWED_BITS = {name: int(mask) for name, mask in REG_OPTIONS_ALLOWED.items()}
+_RFH1_ONLY_REG_BITS = int(_RFH1_ONLY_REG)
+_CONFLICT_BITS = tuple((int(a), int(b), rule) for a, b, rule in REG_OPTION_CONFLICTS)
+_CORREL_BIT = int(RegOpt.CORREL_ID_AS_IDENTITY)  # same bit for MQPUBO_CORREL_ID_AS_IDENTITY
+_BROKER_ONLY_PUB_BITS = int(PubOpt.IS_RETAINED_PUBLICATION)
+_RFH1_ONLY_PUB_BITS = int(PubOpt.NO_REGISTRATION)
+
+
 def check_reg_options(command: str, options: RegOpt, interface: Interface) -> None:
     """Raise MQRCCF_REG_OPTIONS_ERROR for options the command does not accept or that clash."""
-    bad = options & ~REG_OPTIONS_ALLOWED[command]
+    bits = int(options)
+    if not bits:
+        return
+    bad = bits & ~_REG_ALLOWED_BITS[command]
     if interface is Interface.RFH2:
-        bad |= options & _RFH1_ONLY_REG
+        bad |= bits & _RFH1_ONLY_REG_BITS
     if bad:
-        raise MQError(
-            RC.CF_REG_OPTIONS_ERROR, f"{command} does not accept {option_names(bad)}", parm="RegOpt"
-        )
-    for a, b, rule in REG_OPTION_CONFLICTS:
-        if a & options and b & options:
+        names = option_names(RegOpt(bad))
+        raise MQError(RC.CF_REG_OPTIONS_ERROR, f"{command} does not accept {names}", parm="RegOpt")
+    for a, b, rule in _CONFLICT_BITS:
+        if bits & a and bits & b:
             raise MQError(RC.CF_REG_OPTIONS_ERROR, rule, parm="RegOpt")
 
 
 def check_pub_options(options: PubOpt, interface: Interface) -> None:
     """Raise MQRCCF_PUB_OPTIONS_ERROR for publication options a publisher may not send."""
+    bits = int(options)
+    if not bits:
+        return
     # "IsRetainedPub only set by the broker" (§2.10); NoReg exists only in RFH1 (§2.5).
-    bad = options & PubOpt.IS_RETAINED_PUBLICATION
+    bad = bits & _BROKER_ONLY_PUB_BITS
     if interface is Interface.RFH2:
-        bad |= options & PubOpt.NO_REGISTRATION
+        bad |= bits & _RFH1_ONLY_PUB_BITS
     if bad:
-        raise MQError(RC.CF_PUB_OPTIONS_ERROR, f"PubOpt {option_names(bad)}", parm="PubOpt")
+        raise MQError(RC.CF_PUB_OPTIONS_ERROR, f"PubOpt {option_names(PubOpt(bad))}", parm="PubOpt")
 
 
 def check_del_options(options: DelOpt) -> None:
@@ -389,10 +403,7 @@ class Publish(_Command):
     @property
     def correl_as_id(self) -> bool:
         """The publisher's identity includes its CorrelId (RegOpt or RFH1 PubOpt CorrelAsId)."""
-        return bool(
-            RegOpt.CORREL_ID_AS_IDENTITY in self.reg_options
-            or PubOpt.CORREL_ID_AS_IDENTITY in self.options
-        )
+        return bool((int(self.reg_options) | int(self.options)) & _CORREL_BIT)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -457,7 +468,7 @@ def _need_topic_unless(topics: tuple[str, ...], excused: bool) -> None:
 
 def _check_correl(options: RegOpt, correl_id: bytes, pub: PubOpt = PubOpt.NONE) -> None:
     # "The correlation identifier to be used as part of the identity must not be zero" (seed 001).
-    wants = RegOpt.CORREL_ID_AS_IDENTITY in options or PubOpt.CORREL_ID_AS_IDENTITY in pub
+    wants = (int(options) | int(pub)) & _CORREL_BIT
     if wants and correl_id == ZERO_ID:
         raise MQError(RC.CF_CORREL_ID_ERROR, "CorrelAsId with a zero MQMD.CorrelId")
 

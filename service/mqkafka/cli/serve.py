@@ -1,0 +1,65 @@
+"""``mqk serve``: the broker service in the foreground until SIGTERM/SIGINT (wire contract §4)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from mqkafka.cli import logs
+from mqkafka.cli.common import add_bootstrap, bootstrap_of
+from mqkafka.mq.commands import DEFAULT_STREAM
+
+
+def register(sub: Any) -> None:
+    serve = sub.add_parser("serve", help="run the pub/sub broker service until SIGTERM")
+    add_bootstrap(serve)
+    serve.add_argument(
+        "--qmgr", default=os.environ.get("MQK_QMGR", "QM1"), help="queue manager name"
+    )
+    serve.add_argument(
+        "--instance-id",
+        default=os.environ.get("MQK_INSTANCE_ID", "1"),
+        help="this worker's name; give each concurrent worker its own (default 1)",
+    )
+    serve.add_argument(
+        "--stream",
+        action="append",
+        default=[],
+        metavar="QUEUE",
+        help=f"a stream queue besides {DEFAULT_STREAM} (repeatable)",
+    )
+    serve.add_argument("--state-dir", type=Path, help="RocksDB state directory ($MQK_HOME/state)")
+    serve.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
+    serve.add_argument("--acl", type=Path, help="authority rules file (default: allow all)")
+    serve.add_argument(
+        "--no-auto-create",
+        action="store_true",
+        help="do not create subscriber/reply queues that do not exist (dead-letter instead)",
+    )
+    serve.add_argument("--log-level", default="INFO")
+    serve.set_defaults(func=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from mqkafka.service.app import serve_until_signalled
+    from mqkafka.service.config import ServiceConfig
+
+    logs.setup(args.log_level)
+    options: dict[str, Any] = {}
+    if args.state_dir is not None:
+        options["state_dir"] = args.state_dir
+    config = ServiceConfig(
+        bootstrap=bootstrap_of(args),
+        namespace=args.namespace,
+        qmgr_name=args.qmgr,
+        instance_id=args.instance_id,
+        streams=tuple(dict.fromkeys([DEFAULT_STREAM, *args.stream])),
+        auto_create_queues=not args.no_auto_create,
+        metrics_port=args.metrics_port,
+        acl_file=args.acl,
+        **options,
+    )
+    serve_until_signalled(config)
+    return 0

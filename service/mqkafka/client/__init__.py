@@ -1,0 +1,1 @@
+"""Clients for applications: queued pub/sub over plain Kafka."""

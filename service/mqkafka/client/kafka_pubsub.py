@@ -1,0 +1,322 @@
+"""Queued pub/sub from a plain Kafka application: command messages out, replies and
+publications in, exactly as the wire contract says (no MQI needed).
+
+    client = KafkaPubSub("127.0.0.1:9092")
+    client.register("Sport/Soccer/#", queue="RESULTS", options=["CorrelAsId"], correl_id=cid)
+    client.publish("Sport/Soccer/Chelsea", b"4-1", retain=True)
+    for pub in client.read_queue("RESULTS", count=1): print(pub.topic, pub.body)
+
+Every command is a REQUEST with a reply queue (default ``MQK.CLIENT.REPLY``), and the call
+waits for the reply whose CorrelId is the command's MsgId (the default Report option), so a
+caller learns the exact completion and reason code.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+
+from mqkafka.mq import rfh2
+from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
+from mqkafka.mq.folders import Folder, render_folder
+from mqkafka.mq.message import decode_message
+from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQFMT_STRING, MQMD, MQMT, MQPER
+from mqkafka.mq.reasons import RC
+from mqkafka.mq.rfh2 import Rfh2
+from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
+from mqkafka.wire.names import queue_to_topic
+
+REPLY_QUEUE = "MQK.CLIENT.REPLY"
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    completion: str  # ok | warning | error
+    reason: int
+    reasons: tuple[int, ...]
+    pscr: tuple[tuple[str, str], ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.completion == "ok"
+
+
+@dataclass(frozen=True)
+class Received:
+    """A message read from a queue: its MQMD, the pub/sub properties and the body."""
+
+    md: MQMD
+    psc: dict[str, list[str]]
+    body: bytes
+    offset: int
+
+    @property
+    def topic(self) -> str | None:
+        topics = self.psc.get("Topic")
+        return topics[0] if topics else None
+
+
+def command_message(
+    pairs: Sequence[tuple[str, str]],
+    *,
+    body: bytes = b"",
+    md: MQMD | None = None,
+    folders: Sequence[str] = (),
+) -> tuple[MQMD, bytes]:
+    """An RFH2 command: the ``<psc>`` folder (plus any other folders) and the body."""
+    psc = render_folder(Folder.from_pairs("psc", list(pairs)))
+    header = Rfh2(format=MQFMT_STRING if body else "        ", folders=(psc, *folders))
+    md = (md or MQMD()).replace(Format=MQFMT_RF_HEADER_2)
+    return md, rfh2.encode(header, md.Encoding) + body
+
+
+class KafkaPubSub:
+    def __init__(
+        self,
+        bootstrap: str,
+        *,
+        namespace: str = "",
+        reply_queue: str = REPLY_QUEUE,
+        user: str | None = None,
+    ) -> None:
+        self.bootstrap = bootstrap
+        self.namespace = namespace
+        self.reply_queue = reply_queue
+        self.user = user if user is not None else os.environ.get("USER", "mqk")[:12]
+        self._producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 1})
+        self._replies: Consumer | None = None
+        self._pending: dict[bytes, CommandResult] = {}
+
+    # --- sending -----------------------------------------------------------------------
+    def put(self, queue: str, md: MQMD, value: bytes, key: bytes | None = None) -> None:
+        self._producer.produce(
+            queue_to_topic(queue, self.namespace), value=value, key=key, headers=mqmd_to_headers(md)
+        )
+        self._producer.flush(30)
+
+    def command(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        queue: str = CONTROL_QUEUE,
+        body: bytes = b"",
+        correl_id: bytes | None = None,
+        reply_to_q: str | None = None,
+        wait: float | None = 30.0,
+        persistent: bool = False,
+        folders: Sequence[str] = (),
+    ) -> CommandResult | None:
+        """Send one command; wait for and return its reply (None with ``wait=None``)."""
+        msg_id = b"MQKA" + uuid.uuid4().bytes + bytes(4)
+        md = MQMD(
+            MsgType=MQMT.REQUEST if wait is not None else MQMT.DATAGRAM,
+            MsgId=msg_id,
+            CorrelId=correl_id or bytes(24),
+            ReplyToQ=reply_to_q or self.reply_queue,
+            UserIdentifier=self.user,
+            Persistence=MQPER.PERSISTENT if persistent else MQPER.NOT_PERSISTENT,
+        )
+        if wait is not None:
+            self._ensure_reply_consumer()
+        md, value = command_message(pairs, body=body, md=md, folders=folders)
+        self.put(queue, md, value, key=correl_id)
+        return None if wait is None else self.reply_to(msg_id, wait)
+
+    def register(
+        self,
+        topic: str | Sequence[str],
+        *,
+        queue: str,
+        options: Sequence[str] = (),
+        correl_id: bytes | None = None,
+        sub_name: str | None = None,
+        filter: str | None = None,
+        sub_point: str | None = None,
+        wait: float | None = 30.0,
+    ) -> CommandResult | None:
+        pairs = [("Command", "RegSub")]
+        pairs += [("Topic", t) for t in ([topic] if isinstance(topic, str) else topic)]
+        pairs += [("QName", queue)] + [("RegOpt", o) for o in options]
+        pairs += _optional(SubName=sub_name, Filter=filter, SubPoint=sub_point)
+        return self.command(pairs, correl_id=correl_id, wait=wait)
+
+    def deregister(
+        self,
+        topic: str | Sequence[str] | None,
+        *,
+        queue: str,
+        options: Sequence[str] = (),
+        correl_id: bytes | None = None,
+        sub_name: str | None = None,
+        filter: str | None = None,
+        sub_point: str | None = None,
+        wait: float | None = 30.0,
+    ) -> CommandResult | None:
+        pairs = [("Command", "DeregSub")]
+        if topic is not None:
+            pairs += [("Topic", t) for t in ([topic] if isinstance(topic, str) else topic)]
+        pairs += [("QName", queue)] + [("RegOpt", o) for o in options]
+        pairs += _optional(SubName=sub_name, Filter=filter, SubPoint=sub_point)
+        return self.command(pairs, correl_id=correl_id, wait=wait)
+
+    def request_update(
+        self,
+        topic: str,
+        *,
+        queue: str,
+        options: Sequence[str] = (),
+        correl_id: bytes | None = None,
+        sub_name: str | None = None,
+        filter: str | None = None,
+        wait: float | None = 30.0,
+    ) -> CommandResult | None:
+        pairs = [("Command", "ReqUpdate"), ("Topic", topic), ("QName", queue)]
+        pairs += [("RegOpt", o) for o in options]
+        pairs += _optional(SubName=sub_name, Filter=filter)
+        return self.command(pairs, correl_id=correl_id, wait=wait)
+
+    def publish(
+        self,
+        topic: str | Sequence[str],
+        data: bytes,
+        *,
+        retain: bool = False,
+        options: Sequence[str] = (),
+        stream: str = DEFAULT_STREAM,
+        persistent: bool = False,
+        wait: float | None = 30.0,
+        folders: Sequence[str] = (),
+    ) -> CommandResult | None:
+        pairs = [("Command", "Publish")]
+        pairs += [("Topic", t) for t in ([topic] if isinstance(topic, str) else topic)]
+        pairs += [("PubOpt", o) for o in ([*options, "RetainPub"] if retain else options)]
+        return self.command(
+            pairs, queue=stream, body=data, wait=wait, persistent=persistent, folders=folders
+        )
+
+    def delete_publication(
+        self, topic: str, *, stream: str = DEFAULT_STREAM, wait: float | None = 30.0
+    ) -> CommandResult | None:
+        return self.command([("Command", "DeletePub"), ("Topic", topic)], queue=stream, wait=wait)
+
+    # --- receiving ---------------------------------------------------------------------
+    def _ensure_reply_consumer(self) -> None:
+        if self._replies is not None:
+            return
+        topic = queue_to_topic(self.reply_queue, self.namespace)
+        _ensure_topic(self.bootstrap, topic)
+        consumer = Consumer(_reader_config(self.bootstrap))
+        consumer.assign([TopicPartition(topic, 0, _end_offset(consumer, topic))])
+        self._replies = consumer
+
+    def reply_to(self, msg_id: bytes, timeout: float = 30.0) -> CommandResult:
+        assert self._replies is not None
+        deadline = time.monotonic() + timeout
+        while msg_id not in self._pending:
+            if time.monotonic() > deadline:
+                raise TimeoutError("no reply from the broker service (is 'mqk serve' running?)")
+            for message in self._replies.consume(100, 0.1):
+                if message.error() is None:
+                    md, _ = mqmd_from_headers(message.headers())
+                    self._pending[md.CorrelId] = parse_reply(message.value(), md)
+        return self._pending.pop(msg_id)
+
+    def read_queue(
+        self,
+        queue: str,
+        *,
+        count: int | None = None,
+        timeout: float = 10.0,
+        from_beginning: bool = True,
+        correl_id: bytes | None = None,
+    ) -> Iterator[Received]:
+        """Messages on ``queue`` (committed ones only), in order, until ``count`` or idle."""
+        topic = queue_to_topic(queue, self.namespace)
+        consumer = Consumer(_reader_config(self.bootstrap))
+        metadata = consumer.list_topics(topic, timeout=10).topics[topic]
+        start = -2 if from_beginning else -1
+        consumer.assign([TopicPartition(topic, p, start) for p in metadata.partitions])
+        seen = 0
+        deadline = time.monotonic() + timeout
+        try:
+            while (count is None or seen < count) and time.monotonic() < deadline:
+                for message in consumer.consume(500, 0.1):
+                    if message.error() is not None:
+                        continue
+                    received = parse_received(
+                        message.value() or b"", message.headers(), message.offset()
+                    )
+                    if correl_id is not None and received.md.CorrelId != correl_id:
+                        continue
+                    seen += 1
+                    yield received
+                    if count is not None and seen >= count:
+                        return
+        finally:
+            consumer.close()
+
+    def close(self) -> None:
+        self._producer.flush(10)
+        if self._replies is not None:
+            self._replies.close()
+
+
+def parse_reply(value: bytes, md: MQMD) -> CommandResult:
+    message = decode_message(value, md)
+    folder = message.pscr()
+    pairs = tuple(folder.pairs()) if folder is not None else ()
+    completion = next((v for k, v in pairs if k == "Completion"), "error")
+    reasons = tuple(int(v) for k, v in pairs if k.endswith("Reason"))
+    return CommandResult(completion, reasons[0] if reasons else int(RC.NONE), reasons, pairs)
+
+
+def parse_received(value: bytes, headers: Any, offset: int = -1) -> Received:
+    md, _ = mqmd_from_headers(headers)
+    psc: dict[str, list[str]] = {}
+    body = value
+    if md.Format == MQFMT_RF_HEADER_2:
+        message = decode_message(value, md)
+        folder = message.psc()
+        for key, item in folder.pairs() if folder is not None else ():
+            psc.setdefault(key, []).append(item)
+        body = message.body
+    return Received(md, psc, body, offset)
+
+
+def _optional(**values: str | None) -> list[tuple[str, str]]:
+    return [(k, v) for k, v in values.items() if v is not None]
+
+
+def _reader_config(bootstrap: str) -> dict[str, Any]:
+    return {
+        "bootstrap.servers": bootstrap,
+        "group.id": f"mqk-reader-{uuid.uuid4().hex}",
+        "enable.auto.commit": False,
+        "isolation.level": "read_committed",
+        "fetch.wait.max.ms": 10,
+    }
+
+
+def _end_offset(consumer: Consumer, topic: str) -> int:
+    _, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10, cached=False)
+    return int(high)
+
+
+def _ensure_topic(bootstrap: str, topic: str) -> None:
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    if topic in admin.list_topics(timeout=10).topics:
+        return
+    future = admin.create_topics([NewTopic(topic, 1, 1)], operation_timeout=30)[topic]
+    try:
+        future.result()
+    except Exception as error:
+        if "TOPIC_ALREADY_EXISTS" not in str(error):
+            raise

@@ -1,0 +1,164 @@
+"""The composition root of ``mqk serve``: configuration, stores, engine, Kafka — wired once.
+
+Start-up: open the worker's RocksDB state (kept from a clean stop, rebuilt from the state
+topics otherwise), catch up with the state topics, then run the transactional loop over the
+control queue and the stream queues until SIGTERM/SIGINT, and stop cleanly: the last batch is
+committed, the state and its offsets are flushed and marked clean.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from pathlib import Path
+from types import FrameType
+
+from confluent_kafka import TopicPartition
+from confluent_kafka.admin import AdminClient
+
+from mqkafka.engine.authority import ALLOW_ALL, AclPolicy, AuthorityPort
+from mqkafka.engine.context import EngineConfig, EngineContext
+from mqkafka.engine.state import EngineState
+from mqkafka.kafka.txloop import TransactionalLoop
+from mqkafka.selectors import SelectorFilterPort
+from mqkafka.service.config import ServiceConfig
+from mqkafka.service.dispatcher import Dispatcher
+from mqkafka.service.metrics import Metrics
+from mqkafka.service.outputs import Outputs
+from mqkafka.service.queues import QueueDirectory
+from mqkafka.service.replica import StateReplica
+from mqkafka.state.rocks import RocksState
+from mqkafka.wire.names import queue_to_topic
+
+log = logging.getLogger(__name__)
+
+
+class BrokerService:
+    def __init__(self, config: ServiceConfig) -> None:
+        self.config = config
+        started = time.monotonic()
+        self.metrics = Metrics()
+        self.admin = AdminClient({"bootstrap.servers": config.bootstrap})
+        state_dir = Path(config.state_dir) / config.instance_id
+        state_dir.mkdir(parents=True, exist_ok=True)
+        self.rocks = RocksState(state_dir)
+        offsets: dict[tuple[str, int], int] = {}
+        if self.rocks.was_clean():
+            offsets = self.rocks.offsets()
+        else:
+            # Killed last time: the store may hold changes of a transaction that never
+            # committed. Kafka has the truth; start from it.
+            log.info("state in %s was not closed cleanly: rebuilding from Kafka", state_dir)
+            self.rocks.wipe()
+        filters = SelectorFilterPort()
+        self.state = EngineState(
+            self.rocks.subscriptions, self.rocks.retained, self.rocks.publishers, filters=filters
+        )
+        self.ctx = EngineContext(
+            config=EngineConfig(
+                qmgr_name=config.qmgr_name,
+                control_queue=config.control_queue,
+                streams=frozenset(config.streams),
+            ),
+            filters=filters,
+            authority=_authority(config),
+        )
+        self.replica = StateReplica(config, self.state, self.admin, offsets)
+        rebuilt = self.replica.catch_up(timeout=600)
+        self.queues = QueueDirectory(
+            self.admin,
+            namespace=config.namespace,
+            auto_create=config.auto_create_queues,
+            partitions=config.queue_partitions,
+        )
+        self.dispatcher = Dispatcher(
+            state=self.state,
+            ctx=self.ctx,
+            replica=self.replica,
+            outputs=Outputs(config, self.queues),
+            metrics=self.metrics,
+            namespace=config.namespace,
+            on_commit=self._after_commit,
+        )
+        topics = [
+            queue_to_topic(q, config.namespace) for q in (config.control_queue, *config.streams)
+        ]
+        for queue in (config.control_queue, *config.streams, config.dead_letter_queue):
+            self.queues.ensure(queue)
+        self.loop = TransactionalLoop(
+            bootstrap=config.bootstrap,
+            group_id=config.namespace + config.group_id,
+            topics=topics,
+            handler=self.dispatcher,
+            transactional_id=f"{config.namespace}mqk-serve-{config.instance_id}",
+        )
+        self._last_flush = 0.0
+        self.ready_seconds = time.monotonic() - started
+        log.info(
+            "broker ready in %.2fs: %d subscriptions, %d retained, %d state records applied",
+            self.ready_seconds,
+            len(self.state.subscriptions),
+            len(self.state.retained),
+            rebuilt,
+        )
+
+    def _after_commit(self) -> None:
+        self.metrics.transactions.inc()
+        now = time.monotonic()
+        if now - self._last_flush < 1.0:
+            return
+        self._last_flush = now
+        self.rocks.set_offsets(dict(self.replica.positions))
+        self.metrics.subscriptions.set(len(self.state.subscriptions))
+        self.metrics.retained.set(len(self.state.retained))
+        self._record_lag()
+
+    def _record_lag(self) -> None:
+        consumer = self.loop.consumer
+        assigned = consumer.assignment()
+        if not assigned:
+            return
+        for position in consumer.position(assigned):
+            _, high = consumer.get_watermark_offsets(
+                TopicPartition(position.topic, position.partition), cached=True
+            ) or (0, 0)
+            if position.offset >= 0:
+                self.metrics.consumer_lag.labels(position.topic, str(position.partition)).set(
+                    max(0, high - position.offset)
+                )
+
+    def stop(self) -> None:
+        self.loop.stop()
+
+    def run(self) -> None:
+        if self.config.metrics_port is not None:
+            self.metrics.serve(self.config.metrics_port)
+        try:
+            self.loop.run()
+        finally:
+            self.rocks.set_offsets(dict(self.replica.positions))
+            self.replica.close()
+            self.rocks.mark_clean()
+            self.rocks.close()
+            log.info("broker stopped cleanly")
+
+
+def _authority(config: ServiceConfig) -> AuthorityPort:
+    if config.acl_file is None:
+        return ALLOW_ALL
+    return AclPolicy.load(config.acl_file)
+
+
+def serve_until_signalled(config: ServiceConfig) -> None:
+    service = BrokerService(config)
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        log.info("signal %d: stopping", signum)
+        service.stop()
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+    service.run()

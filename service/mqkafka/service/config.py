@@ -1,0 +1,44 @@
+"""Configuration of one ``mqk serve`` worker."""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
+
+DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
+SUBSCRIPTIONS_TOPIC = "mqk-subscriptions"
+RETAINED_TOPIC = "mqk-retained"
+PUBLISHERS_TOPIC = "mqk-publishers"
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """Everything a worker needs to know; built once by the CLI, never read from globals.
+
+    ``instance_id`` names the worker's Kafka transactional id: a restarted worker with the same
+    id aborts what its previous life left open, so give each concurrent worker its own.
+    """
+
+    bootstrap: str
+    namespace: str = ""
+    qmgr_name: str = "QM1"
+    instance_id: str = field(default_factory=lambda: f"{socket.gethostname()}-1")
+    state_dir: Path = field(
+        default_factory=lambda: Path(os.environ.get("MQK_HOME") or Path.home() / ".mqk") / "state"
+    )
+    streams: tuple[str, ...] = (DEFAULT_STREAM,)
+    control_queue: str = CONTROL_QUEUE
+    dead_letter_queue: str = DEAD_LETTER_QUEUE
+    auto_create_queues: bool = True
+    queue_partitions: int = 1
+    metrics_port: int | None = None
+    acl_file: Path | None = None
+    group_id: str = "mqk-broker"
+
+    def topic(self, name: str) -> str:
+        """A state topic's name with the namespace prefix."""
+        return self.namespace + name

@@ -1,0 +1,51 @@
+"""Prometheus metrics of one worker, in its own registry (no process globals).
+
+Served on ``--metrics-port`` at ``/metrics``: commands and publications processed, replies by
+reason code, dead letters by reason, deliveries, put-to-delivery latency, transactions and
+aborts, state sizes and the consumer lag of every assigned partition.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.commands = Counter("mqk_commands", "Command messages processed", registry=r)
+        self.publications = Counter(
+            "mqk_publications", "Stream queue messages processed", registry=r
+        )
+        self.replies = Counter(
+            "mqk_replies", "Replies sent, by reason code", ["reason"], registry=r
+        )
+        self.dead_letters = Counter(
+            "mqk_dead_letters",
+            "Messages put to the dead-letter queue, by reason",
+            ["reason"],
+            registry=r,
+        )
+        self.deliveries = Counter("mqk_deliveries", "Publication copies delivered", registry=r)
+        self.delivery_latency = Histogram(
+            "mqk_delivery_latency_seconds",
+            "From the publication's put to the commit of its delivery",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.transactions = Counter("mqk_transactions", "Transactions committed", registry=r)
+        self.aborts = Counter("mqk_aborts", "Transactions aborted", registry=r)
+        self.replica_records = Counter(
+            "mqk_replica_records", "State records applied from the state topics", registry=r
+        )
+        self.subscriptions = Gauge("mqk_subscriptions", "Subscriptions held", registry=r)
+        self.retained = Gauge("mqk_retained_publications", "Retained publications held", registry=r)
+        self.consumer_lag = Gauge(
+            "mqk_consumer_lag", "Records not yet processed", ["topic", "partition"], registry=r
+        )
+
+    def serve(self, port: int) -> None:
+        start_http_server(port, addr="127.0.0.1", registry=self.registry)

@@ -1,0 +1,149 @@
+"""Engine effects as the Kafka records that carry them out (wire contract §2–§3).
+
+* ``Deliver`` / ``Reply``: a record on the queue's topic, the MQMD as ``mqmd.*`` headers, keyed
+  by CorrelId so that one subscriber identity's messages stay in order.
+* ``DeadLetter``, and any message whose queue does not exist (and may not be created) or lives
+  on another queue manager: SYSTEM.DEAD.LETTER.QUEUE with an MQDLH naming the reason and the
+  queue it was meant for.
+* State effects: the changelog records of the compacted state topics (a tombstone for a
+  removal), so that every worker, and any Kafka consumer, can rebuild the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from mqkafka.engine.codec import encode_delivery, encode_reply
+from mqkafka.engine.effects import (
+    DeadLetter,
+    DeleteRetained,
+    Deliver,
+    DeregisterPublisher,
+    Effect,
+    RegisterPublisher,
+    RemoveSubscription,
+    Reply,
+    Retain,
+    StoreSubscription,
+)
+from mqkafka.kafka.txloop import OutRecord
+from mqkafka.mq.mqmd import MQMD
+from mqkafka.mq.reasons import RC
+from mqkafka.service.config import (
+    PUBLISHERS_TOPIC,
+    RETAINED_TOPIC,
+    SUBSCRIPTIONS_TOPIC,
+    ServiceConfig,
+)
+from mqkafka.service.queues import QueueDirectory
+from mqkafka.state import codec
+from mqkafka.wire.dlh import MQFMT_DEAD_LETTER_HEADER, DeadLetterHeader
+from mqkafka.wire.headers import mqmd_to_headers
+
+
+class Outputs:
+    def __init__(self, config: ServiceConfig, queues: QueueDirectory) -> None:
+        self.config = config
+        self.queues = queues
+        self.dead_letter_topic = queues.topic_of(config.dead_letter_queue)
+        self.subscriptions_topic = config.topic(SUBSCRIPTIONS_TOPIC)
+        self.retained_topic = config.topic(RETAINED_TOPIC)
+        self.publishers_topic = config.topic(PUBLISHERS_TOPIC)
+
+    def records(self, effect: Effect, source_queue: str) -> Iterator[OutRecord]:
+        """The records that carry out ``effect`` of a message consumed from ``source_queue``."""
+        if isinstance(effect, Deliver):
+            md, value = encode_delivery(effect)
+            yield self._to_queue(effect.queue, effect.q_mgr_name, md, value)
+        elif isinstance(effect, Reply):
+            md, value = encode_reply(effect)
+            yield self._to_queue(effect.queue, effect.q_mgr_name, md, value)
+        elif isinstance(effect, DeadLetter):
+            yield self.dead_letter(
+                effect.md, effect.value or b"", effect.reason, source_queue, effect.detail
+            )
+        elif isinstance(effect, StoreSubscription):
+            sub = effect.subscription
+            # Create the subscriber queue now, so that its consumers can attach before the
+            # first publication arrives.
+            self.queues.ensure(sub.key.identity.q_name)
+            yield OutRecord(
+                self.subscriptions_topic,
+                codec.encode_subscription(sub),
+                codec.subscription_key(sub.key),
+            )
+        elif isinstance(effect, RemoveSubscription):
+            yield OutRecord(self.subscriptions_topic, None, codec.subscription_key(effect.key))
+        elif isinstance(effect, Retain):
+            pub = effect.publication
+            yield OutRecord(
+                self.retained_topic,
+                codec.encode_retained(pub),
+                codec.retained_key(pub.namespace, pub.topic.text),
+            )
+        elif isinstance(effect, DeleteRetained):
+            yield OutRecord(
+                self.retained_topic, None, codec.retained_key(effect.namespace, effect.topic)
+            )
+        elif isinstance(effect, RegisterPublisher):
+            pub_reg = effect.publisher
+            yield OutRecord(
+                self.publishers_topic,
+                codec.encode_publisher(pub_reg),
+                codec.publisher_key(pub_reg.key),
+            )
+        elif isinstance(effect, DeregisterPublisher):
+            yield OutRecord(self.publishers_topic, None, codec.publisher_key(effect.key))
+
+    def _to_queue(self, queue: str, q_mgr: str, md: MQMD, value: bytes) -> OutRecord:
+        if q_mgr and q_mgr != self.config.qmgr_name:
+            # Remote queue managers are not reachable from this emulation.
+            return self.dead_letter(
+                md, value, RC.UNKNOWN_REMOTE_Q_MGR, queue, f"queue manager {q_mgr}", q_mgr
+            )
+        topic = self.queues.ensure(queue)
+        if topic is None:
+            return self.dead_letter(
+                md, value, RC.UNKNOWN_OBJECT_NAME, queue, "no such queue", q_mgr
+            )
+        return OutRecord(topic, value, _key(md), mqmd_to_headers(md))
+
+    def dead_letter(
+        self,
+        md: MQMD,
+        value: bytes,
+        reason: int,
+        queue: str,
+        detail: str = "",
+        q_mgr: str = "",
+        extra_headers: list[tuple[str, bytes]] | None = None,
+    ) -> OutRecord:
+        header = DeadLetterHeader(
+            reason=int(reason),
+            dest_q_name=queue,
+            dest_q_mgr_name=q_mgr or self.config.qmgr_name,
+            encoding=md.Encoding,
+            ccsid=md.CodedCharSetId,
+            format=md.Format,
+            put_appl_name=self.config.qmgr_name[:28],
+            put_date=md.PutDate,
+            put_time=md.PutTime,
+        )
+        dead_md = md.replace(Format=MQFMT_DEAD_LETTER_HEADER)
+        headers: list[tuple[str, bytes]] = [
+            *mqmd_to_headers(dead_md),
+            ("mqk.reason", str(int(reason)).encode()),
+            ("mqk.queue", queue.encode()),
+        ]
+        if detail:
+            headers.append(("mqk.detail", detail.encode("utf-8", "replace")[:1000]))
+        headers.extend(extra_headers or ())
+        return OutRecord(
+            self.dead_letter_topic, header.encode(md.Encoding) + value, _key(md), headers
+        )
+
+
+def _key(md: MQMD) -> bytes | None:
+    correl: Any = md.CorrelId
+    return correl if any(correl) else None

@@ -1,0 +1,69 @@
+"""Which queues exist: a cache of the cluster's topics, creating subscriber queues on demand.
+
+Writing to a topic that does not exist would fail the whole transaction (the broker does not
+auto-create topics), so every record the service writes to a queue first asks here; a queue
+that does not exist and may not be created is answered None, and the caller dead-letters.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from mqkafka.mq.errors import MQError
+from mqkafka.wire.names import queue_to_topic
+
+log = logging.getLogger(__name__)
+
+
+class QueueDirectory:
+    def __init__(
+        self, admin: Any, *, namespace: str = "", auto_create: bool = True, partitions: int = 1
+    ) -> None:
+        self._admin = admin
+        self._namespace = namespace
+        self.auto_create = auto_create
+        self._partitions = partitions
+        self._known: set[str] = set()
+
+    def topic_of(self, queue: str) -> str:
+        return queue_to_topic(queue, self._namespace)
+
+    def exists(self, queue: str) -> bool:
+        try:
+            topic = self.topic_of(queue)
+        except MQError:
+            return False
+        if topic in self._known:
+            return True
+        metadata = self._admin.list_topics(topic=topic, timeout=10)
+        found = metadata.topics.get(topic)
+        if found is not None and found.error is None:
+            self._known.add(topic)
+            return True
+        return False
+
+    def ensure(self, queue: str) -> str | None:
+        """The queue's topic, created if allowed; None when it cannot be had."""
+        try:
+            topic = self.topic_of(queue)
+        except MQError:
+            return None
+        if topic in self._known or self.exists(queue):
+            return topic
+        if not self.auto_create:
+            return None
+        from confluent_kafka.admin import NewTopic
+
+        future = self._admin.create_topics(
+            [NewTopic(topic, self._partitions, 1)], operation_timeout=30
+        )[topic]
+        try:
+            future.result()
+            log.info("created queue topic %s", topic)
+        except Exception as error:
+            if "TOPIC_ALREADY_EXISTS" not in str(error):
+                log.warning("could not create topic %s: %s", topic, error)
+                return None
+        self._known.add(topic)
+        return topic

@@ -31,6 +31,8 @@ class PassAllFilterPort:
     evaluates = False
 
     def compile(self, text: str) -> CompiledFilter:
+        """Keep ``text`` as the subscription's Filter. Does NOT evaluate it: the compiled
+        filter's ``matches`` is always True and its ``evaluates`` is False."""
         return PassAllFilter(text)
 
 

@@ -1,0 +1,99 @@
+"""The authority port: allow-all by default, an ACL file, partial authority as warnings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mqkafka.engine.authority import ALLOW_ALL, AclPolicy
+from mqkafka.engine.topicspace import ROOT
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.mq.responses import Completion
+from mqkafka.mq.topics import Namespace
+from tests.unit.engine.driver import BrokerDriver
+
+RULES = """
+# queues
+allow put      *      SYSTEM.BROKER.*
+allow put      fred   FRED.*
+allow browse   fred   *
+# topics
+deny  subscribe *     Sport/Secret*
+allow subscribe *     Sport/*
+allow publish   fred  *
+allow *         admin *
+"""
+
+
+@pytest.mark.parametrize(
+    ("method", "args", "allowed"),
+    [
+        ("may_put", ("bob", "SYSTEM.BROKER.CONTROL.QUEUE"), True),
+        ("may_put", ("bob", "FRED.Q"), False),
+        ("may_put", ("fred", "FRED.Q"), True),
+        ("may_browse", ("fred", "SYSTEM.BROKER.DEFAULT.STREAM"), True),
+        ("may_browse", ("bob", "SYSTEM.BROKER.DEFAULT.STREAM"), False),
+        ("may_subscribe", ("bob", ROOT, "Sport/Soccer/#"), True),
+        ("may_subscribe", ("bob", ROOT, "Sport/Secret/x"), False),  # first matching rule
+        ("may_subscribe", ("bob", ROOT, "News"), False),  # no rule: no
+        ("may_subscribe", ("bob", Namespace.subpoint("Sport"), "Soccer"), True),  # <ns>/<topic>
+        ("may_publish", ("fred", ROOT, "anything"), True),
+        ("may_publish", ("bob", ROOT, "anything"), False),
+        ("may_publish", ("admin", ROOT, "anything"), True),
+    ],
+)
+def test_acl_decisions(method: str, args: tuple[object, ...], allowed: bool) -> None:
+    policy = AclPolicy.parse(RULES)
+    assert getattr(policy, method)(*args) is allowed
+    assert getattr(ALLOW_ALL, method)(*args) is True
+
+
+def test_acl_loads_from_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "acl.txt"
+    path.write_text(RULES, encoding="utf-8")
+    assert AclPolicy.load(path).may_put("fred", "FRED.X")
+
+
+@pytest.mark.parametrize("line", ["allow put fred", "permit put * *", "allow read * *"])
+def test_malformed_acl_lines_name_the_line(line: str) -> None:
+    with pytest.raises(MQError) as raised:
+        AclPolicy.parse("# ok\n" + line)
+    assert "line 2" in raised.value.detail
+
+
+def test_unreadable_acl_file_is_an_mqerror(tmp_path: Path) -> None:
+    with pytest.raises(MQError):
+        AclPolicy.load(tmp_path / "missing.txt")
+
+
+def test_partial_topics_are_a_warning_naming_the_topics_left_out() -> None:
+    """ "if only some topics are authorised, only those are registered and a warning response
+    lists the others" (§2.7)."""
+    broker = BrokerDriver(authority=AclPolicy.parse(RULES + "\nallow put * Q"))
+    outcome = broker.register_subscriber("Sport/A", "News", "Sport/Secret", queue="Q")
+    assert outcome.completion is Completion.WARNING
+    assert [(i.reason, i.value) for i in outcome.response.reasons] == [
+        (RC.CF_NOT_AUTHORIZED, "News"),
+        (RC.CF_NOT_AUTHORIZED, "Sport/Secret"),
+    ]
+    assert [s.key.topic.text for s in broker.state.subscriptions] == ["Sport/A"]
+
+
+def test_denied_put_to_the_control_queue_is_an_error() -> None:
+    broker = BrokerDriver(authority=AclPolicy.parse("allow subscribe * *"))
+    assert broker.register_subscriber("T", queue="Q").reason == RC.CF_NOT_AUTHORIZED
+    assert len(broker.state.subscriptions) == 0
+
+
+def test_partial_publish_and_delete_are_warnings() -> None:
+    broker = BrokerDriver(
+        authority=AclPolicy.parse("allow put * *\nallow publish * Open*\nallow subscribe * *")
+    )
+    broker.register_subscriber("#", queue="Q")
+    outcome = broker.publish("Open/1", "Closed/1", retain=True)
+    assert outcome.completion is Completion.WARNING
+    assert [m.topic for m in broker.drain("Q")] == ["Open/1"]
+    deleted = broker.delete_publication("Open/1", "Closed/1")
+    assert deleted.completion is Completion.WARNING and len(broker.state.retained) == 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from mqkafka.engine.authority import ALLOW_ALL, AuthorityPort
 from mqkafka.engine.codec import encode_delivery, encode_reply, process_message
@@ -158,32 +159,30 @@ class BrokerDriver:
 
     # ---- the manual's verbs -----------------------------------------------------------------
 
-    def register_subscriber(self, *topics: str, **kw: object) -> Outcome:
+    def register_subscriber(self, *topics: str, **kw: Any) -> Outcome:
         return self.command("RegSub", topics, **kw)
 
-    def deregister_subscriber(self, *topics: str, **kw: object) -> Outcome:
+    def deregister_subscriber(self, *topics: str, **kw: Any) -> Outcome:
         return self.command("DeregSub", topics, **kw)
 
-    def request_update(self, topic: str, **kw: object) -> Outcome:
+    def request_update(self, topic: str, **kw: Any) -> Outcome:
         return self.command("ReqUpdate", (topic,), **kw)
 
-    def publish(
-        self, *topics: str, body: bytes = b"", retain: bool = False, **kw: object
-    ) -> Outcome:
+    def publish(self, *topics: str, body: bytes = b"", retain: bool = False, **kw: Any) -> Outcome:
         pub_options = list(_words(kw.pop("pub_options", ())))
         if retain:
             pub_options.append("RetainPub")
         kw.setdefault("queue_put", DEFAULT_STREAM)
         return self.command("Publish", topics, pub_options=pub_options, body=body, **kw)
 
-    def delete_publication(self, *topics: str, **kw: object) -> Outcome:
+    def delete_publication(self, *topics: str, **kw: Any) -> Outcome:
         kw.setdefault("queue_put", DEFAULT_STREAM)
         return self.command("DeletePub", topics, **kw)
 
-    def register_publisher(self, *topics: str, **kw: object) -> Outcome:
+    def register_publisher(self, *topics: str, **kw: Any) -> Outcome:
         return self.command("RegPub", topics, rfh1=True, **kw)
 
-    def deregister_publisher(self, *topics: str, **kw: object) -> Outcome:
+    def deregister_publisher(self, *topics: str, **kw: Any) -> Outcome:
         return self.command("DeregPub", topics, rfh1=True, **kw)
 
     # ---- building and sending ------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,7 +14,7 @@ from mqkafka.engine.context import CountingIds, EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Reply
 from mqkafka.engine.state import EngineState
 from mqkafka.mq import rfh1, rfh2
-from mqkafka.mq.commands import PublicationContent, Publish, RegSub
+from mqkafka.mq.commands import Interface, PublicationContent, Publish, RegSub
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.folders import Folder, parse_folder, render_folder
 from mqkafka.mq.message import decode_message
@@ -156,7 +158,7 @@ def test_rfh1_error_reply_has_reason_parm_position_and_the_command_after_it() ->
 
 
 def test_rfh1_ok_reply() -> None:
-    reply = Reply("Q", "QM1", MQMD(Format=MQFMT_RF_HEADER_1), Response.ok(), codec.Interface.RFH1)
+    reply = Reply("Q", "QM1", MQMD(Format=MQFMT_RF_HEADER_1), Response.ok(), Interface.RFH1)
     md, data = encode_reply(reply)
     (header,) = decode_message(data, md).headers
     assert isinstance(header, rfh1.Rfh1)
@@ -255,7 +257,7 @@ def test_fast_write_agrees_with_rfh2_encode(
 # ---- bad input is never a crash ---------------------------------------------------------------
 
 
-def _answer_is_a_reason(effects: list[object]) -> None:
+def _answer_is_a_reason(effects: Sequence[object]) -> None:
     for effect in effects:
         assert isinstance(effect, Reply | DeadLetter | Deliver) or type(effect).__name__ in (
             "StoreSubscription",

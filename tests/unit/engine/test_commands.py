@@ -4,6 +4,7 @@ value, every property rule and reason code, and Hypothesis round trips."""
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -401,7 +402,7 @@ topics = st.lists(
 def commands(draw: st.DrawFn) -> Command:
     kind = draw(st.sampled_from([RegSub, DeregSub, ReqUpdate, Publish, DeletePub]))
     md = MQMD(ReplyToQ=draw(names), CorrelId=b"Z" * 24)
-    common = {"md": md, "q_name": md.ReplyToQ, "q_mgr_name": "QM1"}
+    common: dict[str, Any] = {"md": md, "q_name": md.ReplyToQ, "q_mgr_name": "QM1"}
     if kind is RegSub:
         options = draw(
             st.sampled_from(

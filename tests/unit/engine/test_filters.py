@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mqkafka.engine.filters import PASS_ALL, PassAllFilterPort
+from mqkafka.engine.filters import PASS_ALL, PassAllFilter, PassAllFilterPort
 from mqkafka.engine.ports import CompiledFilter
 from mqkafka.mq.reasons import RC
 from tests.unit.engine.driver import BrokerDriver
@@ -12,6 +12,7 @@ from tests.unit.engine.fakes import EqualsFilterPort, usr
 def test_the_default_port_keeps_filters_and_says_it_does_not_evaluate() -> None:
     compiled = PASS_ALL.compile("Body.Name LIKE 'Smit%'")
     assert compiled.text == "Body.Name LIKE 'Smit%'"
+    assert isinstance(compiled, PassAllFilter)
     assert PassAllFilterPort.evaluates is False and compiled.evaluates is False
     assert "NOT evaluate" in (PassAllFilterPort.compile.__doc__ or "")
 

@@ -80,7 +80,7 @@ publish = st.tuples(
     who,
     st.fixed_dictionaries({"pub_options": st.sampled_from(PUB_OPTIONS)}),
 )
-delete = st.tuples(
+delete: st.SearchStrategy[tuple[str, list[str], dict[str, object], dict[str, object]]] = st.tuples(
     st.just("DeletePub"),
     st.lists(st.sampled_from(FILTERS), min_size=1, max_size=1),
     who,

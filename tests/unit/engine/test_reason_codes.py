@@ -52,7 +52,7 @@ def _subscribed(
     then: Callable[[BrokerDriver], Outcome], **kw: object
 ) -> Callable[[BrokerDriver], Outcome]:
     def run(b: BrokerDriver) -> Outcome:
-        assert b.register_subscriber("T", queue="Q", **kw).ok  # type: ignore[arg-type]
+        assert b.register_subscriber("T", queue="Q", **kw).ok
         return then(b)
 
     return run

@@ -1,0 +1,226 @@
+"""RocksDB stores for the engine's Protocols (``mqkafka.engine.stores``), and ``RocksState``
+that opens them together with the bookkeeping a restarting service needs.
+
+Records are stored as the state topics hold them (``mqkafka.state.codec``): the same keys, the
+same Avro values. So a record consumed from mqk-retained / mqk-subscriptions / mqk-publishers
+can be applied byte for byte (``apply_record``), and key order does useful work:
+
+| store         | key order groups                  | so that                            |
+|---------------|-----------------------------------|------------------------------------|
+| retained      | a namespace, then topics in order | in_namespace, with_prefix: scans   |
+| subscriptions | a namespace, then an identity     | iteration is deterministic         |
+| publishers    | a namespace, then an identity     | iteration is deterministic         |
+
+Iteration order is key order (topic order for retained), where the in-memory stores iterate
+in insertion order; the Protocols promise no order.
+
+Restart protocol (for the service): open; if ``was_clean()`` the stores and ``offsets()`` are
+consistent and the state topics are read on from those offsets; otherwise ``wipe()`` and
+rebuild from the start of the topics. Apply each polled batch of state records inside
+``with state.batch():`` together with ``set_offsets`` so data and offsets move as one. At
+shutdown: ``flush()``, ``mark_clean()``, ``close()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Final, Generic, TypeVar
+
+from mqkafka.engine.records import (
+    Publication,
+    Publisher,
+    PublisherKey,
+    Subscription,
+    SubscriptionKey,
+)
+from mqkafka.engine.stores import RetainedStore
+from mqkafka.engine.topicspace import Namespace
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.state import codec
+from mqkafka.state.kv import KeyValueDB
+
+SUBSCRIPTIONS: Final = "subscriptions"
+RETAINED: Final = "retained"
+PUBLISHERS: Final = "publishers"
+SPACES: Final = (SUBSCRIPTIONS, RETAINED, PUBLISHERS)
+
+_V = TypeVar("_V")
+
+
+class _RocksStore(Generic[_V]):
+    """What the three stores share: a space of the database, a decoder, a key function."""
+
+    def __init__(self, db: KeyValueDB, space: str, decode: Callable[[bytes], _V]) -> None:
+        self._db = db
+        self._space = space
+        self._decode = decode
+
+    def __len__(self) -> int:
+        return self._db.count(self._space)
+
+    def __iter__(self) -> Iterator[_V]:
+        return map(self._decode, self._db.values(self._space))
+
+    def _key_of(self, value: _V) -> bytes:
+        raise NotImplementedError
+
+    def apply_record(self, key: bytes, value: bytes | None) -> None:
+        """Apply one state-topic record as consumed: a value replaces, None (a tombstone)
+        deletes. The value must decode and belong to ``key``, else MQRC_OBJECT_DAMAGED."""
+        if value is not None:
+            decoded = self._decode(value)
+            if self._key_of(decoded) != key:
+                raise MQError(RC.OBJECT_DAMAGED, f"{self._space} record under key {key!r}")
+        self._db.write(self._space, key, value)
+
+
+class RocksSubscriptionStore(_RocksStore[Subscription]):
+    def __init__(self, db: KeyValueDB) -> None:
+        super().__init__(db, SUBSCRIPTIONS, codec.decode_subscription)
+
+    def _key_of(self, value: Subscription) -> bytes:
+        return codec.subscription_key(value.key)
+
+    def get(self, key: SubscriptionKey) -> Subscription | None:
+        raw = self._db.get(SUBSCRIPTIONS, codec.subscription_key(key))
+        return None if raw is None else codec.decode_subscription(raw)
+
+    def put(self, subscription: Subscription) -> None:
+        key = codec.subscription_key(subscription.key)
+        self._db.write(SUBSCRIPTIONS, key, codec.encode_subscription(subscription))
+
+    def delete(self, key: SubscriptionKey) -> None:
+        self._db.write(SUBSCRIPTIONS, codec.subscription_key(key), None)
+
+
+class RocksRetainedStore(_RocksStore[Publication]):
+    def __init__(self, db: KeyValueDB) -> None:
+        super().__init__(db, RETAINED, codec.decode_retained)
+
+    def _key_of(self, value: Publication) -> bytes:
+        return codec.retained_key(value.namespace, value.topic.text)
+
+    def get(self, namespace: Namespace, topic: str) -> Publication | None:
+        raw = self._db.get(RETAINED, codec.retained_key(namespace, topic))
+        return None if raw is None else codec.decode_retained(raw)
+
+    def put(self, publication: Publication) -> None:
+        key = codec.retained_key(publication.namespace, publication.topic.text)
+        self._db.write(RETAINED, key, codec.encode_retained(publication))
+
+    def delete(self, namespace: Namespace, topic: str) -> None:
+        self._db.write(RETAINED, codec.retained_key(namespace, topic), None)
+
+    def in_namespace(self, namespace: Namespace) -> Iterator[Publication]:
+        return self.with_prefix(namespace, "")
+
+    def with_prefix(self, namespace: Namespace, literal_prefix: str) -> Iterator[Publication]:
+        """Publications of ``namespace`` whose topic starts with ``literal_prefix``, in topic
+        order: a prefix scan, so a filter's literal head (``Sport/Soccer/`` of
+        ``Sport/Soccer/#``) reads only that part of the store."""
+        values = self._db.values(RETAINED, codec.retained_prefix(namespace, literal_prefix))
+        return map(codec.decode_retained, values)
+
+    def topics(self, namespace: Namespace, literal_prefix: str = "") -> Iterator[str]:
+        """The topics of ``with_prefix`` without decoding a publication: read the keys, match
+        topics, then ``get`` only the publications that match."""
+        prefix = codec.retained_prefix(namespace, "")
+        keys = self._db.keys(RETAINED, codec.retained_prefix(namespace, literal_prefix))
+        return (key[len(prefix) :].decode("utf-8") for key in keys)
+
+
+class RocksPublisherStore(_RocksStore[Publisher]):
+    def __init__(self, db: KeyValueDB) -> None:
+        super().__init__(db, PUBLISHERS, codec.decode_publisher)
+
+    def _key_of(self, value: Publisher) -> bytes:
+        return codec.publisher_key(value.key)
+
+    def get(self, key: PublisherKey) -> Publisher | None:
+        raw = self._db.get(PUBLISHERS, codec.publisher_key(key))
+        return None if raw is None else codec.decode_publisher(raw)
+
+    def put(self, publisher: Publisher) -> None:
+        key = codec.publisher_key(publisher.key)
+        self._db.write(PUBLISHERS, key, codec.encode_publisher(publisher))
+
+    def delete(self, key: PublisherKey) -> None:
+        self._db.write(PUBLISHERS, codec.publisher_key(key), None)
+
+
+class RocksState:
+    """The broker's three stores in one RocksDB database at ``path`` (created when missing),
+    one column family each, plus state-topic offsets and a clean-shutdown marker."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db = KeyValueDB(path, SPACES)
+        self.subscriptions = RocksSubscriptionStore(self._db)
+        self.retained = RocksRetainedStore(self._db)
+        self.publishers = RocksPublisherStore(self._db)
+
+    def batch(self) -> AbstractContextManager[None]:
+        """``with state.batch():`` every store write and ``set_offsets`` in the block is one
+        atomic RocksDB write at its end, or nothing if it raises; reads in the block see its
+        writes. Nested blocks join the outer one."""
+        return self._db.batch()
+
+    def offsets(self) -> dict[tuple[str, int], int]:
+        """(state topic, partition) -> the offset the stores are applied up to (as given)."""
+        return self._db.offsets()
+
+    def set_offsets(self, offsets: Mapping[tuple[str, int], int]) -> None:
+        """Record offsets for the partitions named (others keep theirs); inside ``batch()``
+        they are written atomically with the block's data."""
+        self._db.set_offsets(offsets)
+
+    def mark_clean(self) -> None:
+        """Record a clean shutdown (after a flush). Any later write clears it again."""
+        self._db.mark_clean()
+
+    def was_clean(self) -> bool:
+        """Whether the marker was there when this database was opened (the open clears it,
+        so a crash after opening leaves it unset)."""
+        return self._db.was_clean
+
+    def flush(self) -> None:
+        """Write memtables and the WAL to disk."""
+        self._db.flush()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def wipe(self) -> None:
+        """Delete every record, offset and the marker: the start of a rebuild from Kafka."""
+        self._db.wipe()
+
+    def __enter__(self) -> RocksState:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def retained_with_prefix(
+    store: RetainedStore, namespace: Namespace, literal_prefix: str
+) -> Iterator[Publication]:
+    """``with_prefix`` for any RetainedStore: the store's own prefix scan when it has one,
+    else a filter over ``in_namespace`` sorted by topic (the same order: UTF-8 byte order is
+    code point order)."""
+    if isinstance(store, RocksRetainedStore):
+        return store.with_prefix(namespace, literal_prefix)
+    found = [p for p in store.in_namespace(namespace) if p.topic.text.startswith(literal_prefix)]
+    return iter(sorted(found, key=lambda p: p.topic.text))
+
+
+__all__ = [
+    "SPACES",
+    "RocksPublisherStore",
+    "RocksRetainedStore",
+    "RocksState",
+    "RocksSubscriptionStore",
+    "retained_with_prefix",
+]

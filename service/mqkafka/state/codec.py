@@ -114,8 +114,12 @@ def publisher_key(key: PublisherKey) -> bytes:
 
 def parse_retained_key(key: bytes) -> tuple[Namespace, str]:
     """(namespace, topic) of an mqk-retained key: what a tombstone deletes."""
-    ns, topic = _damaged_if_fails("retained key", key, lambda: _split(key, 2, 2))
-    return _damaged_if_fails("retained key", key, lambda: (_namespace_of(ns), topic))
+
+    def parse() -> tuple[Namespace, str]:
+        ns, topic = _split(key, 2, 2)
+        return _namespace_of(ns), TopicString(topic).text  # a valid topic, or damaged
+
+    return _damaged_if_fails("retained key", key, parse)
 
 
 def parse_subscription_key(key: bytes) -> SubscriptionKey:

@@ -107,7 +107,7 @@ class KeyValueDB:
             pending = self._overlay[space]
             if key in pending:
                 return pending[key]
-        value: bytes | None = self._cf[space].get(key)
+        value: bytes | None = self._family(space).get(key)
         return value
 
     def count(self, space: str) -> int:
@@ -140,7 +140,7 @@ class KeyValueDB:
         bound = _successor(prefix)
         if bound is not None:
             read.set_iterate_upper_bound(bound)
-        items = self._cf[space].items(from_key=prefix, read_opt=read)
+        items = self._family(space).items(from_key=prefix, read_opt=read)
         return _scanning(items, read, b"" if bound is not None else prefix)
 
     # ---- writes ------------------------------------------------------------------------------
@@ -267,9 +267,13 @@ class KeyValueDB:
         return self._db is None
 
     def _live(self) -> Rdict:
-        if self._db is None:
-            raise MQError(RC.OBJECT_DAMAGED, f"{self.path}: the state database is closed")
+        if self._db is None:  # a closed database is an invalid handle (MQRC_HOBJ_ERROR)
+            raise MQError(RC.HOBJ_ERROR, f"{self.path}: the state database is closed")
         return self._db
+
+    def _family(self, space: str) -> Rdict:
+        self._live()
+        return self._cf[space]
 
     def _read_count(self, space: str) -> int:
         raw = self._live().get(_COUNT + space.encode())

@@ -84,7 +84,14 @@ def _char_star(team: int, rnd: random.Random) -> tuple[str, Scheme]:
 
 
 def _char_question(team: int, rnd: random.Random) -> tuple[str, Scheme]:
-    # team-12? covers team-120..team-129: ten teams' worth of one event and detail
+    # `?` for fixed-width parts: any five-letter event (`?????`), or Home/Away's last letter
+    if rnd.random() < 0.5:
+        return team_topic(team, "?????", rnd.choice(DETAILS)), Scheme.CHAR
+    return team_topic(team, rnd.choice(EVENTS), rnd.choice(DETAILS)[:3] + "?"), Scheme.CHAR
+
+
+def _char_team_range(team: int, rnd: random.Random) -> tuple[str, Scheme]:
+    # team-12? covers team-120..team-129: one event and detail of ten teams
     topic = team_topic(team, rnd.choice(EVENTS), rnd.choice(DETAILS))
     return topic.replace(f"team-{team}/", f"team-{team}"[:-1] + "?/"), Scheme.CHAR
 
@@ -103,7 +110,8 @@ MIX: tuple[tuple[Maker, float], ...] = (
     (_hash_middle, 0.03),
     (_char_exact, 0.12),
     (_char_star, 0.12),
-    (_char_question, 0.10),
+    (_char_question, 0.08),
+    (_char_team_range, 0.02),
     (_char_middle, 0.04),
 )
 

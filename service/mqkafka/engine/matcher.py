@@ -1,30 +1,30 @@
 """Which subscriptions does a publication reach? An index whose cost per publication depends
-on the topic and on the subscriptions that match it, not on the number of unrelated ones.
+on the topic and on the subscriptions that can match it, not on the number of others.
 
 ``SubscriptionIndex[K]`` keeps, per namespace (stream or subpoint; wildcards never cross
 them, reference §1.4):
 
-* TOPIC scheme (``#``, ``+`` by level, reference §7.2): a trie keyed by whole levels, with a
-  ``+`` edge and a ``#`` edge beside the literal children. A publication is run through it
-  as a set of active nodes, one step per level (an NFA without backtracking): a ``#`` node
-  is entered without consuming a level and stays active while consuming any level. Literal
-  levels that merely contain ``#``/``+`` (``USA#``) are ordinary children.
-* CHAR scheme (``*``, ``?``, ``%``; reference §7.3): filters without wildcards are one dict
-  lookup on the literal. A wildcard filter is indexed by its literal text:
-    - the complete levels of its literal prefix (before the first wildcard) are a path in
-      a level trie, so a publication visits only filters whose prefix levels it has;
-    - the rest of the prefix (the *head*, inside the next level) keys a bucket, looked up
-      by slicing the topic's next level to each head length present;
-    - the literal suffix after the last wildcard (the *tail*) keys a group in the bucket,
-      looked up by slicing the topic's end to each tail length present;
-    - when the wildcards enclose a complete literal level (``Sport/*/team-5/*``) that level
-      (*anchor*) keys the filter inside its group, looked up with each topic level.
-  What remains (the middle between head and tail) is checked by length alone when it has
-  no literal characters (``*``, ``?``, ``??*``) or else by a regex compiled for the middle
-  only, applied between the head and tail positions.
+* Filters without wildcards, of either scheme, in a dict by the one topic they select.
+* One trie keyed by whole topic levels, shared by both schemes:
+    - TOPIC filters (``#``, ``+`` as whole levels, reference §7.2) are paths with a ``+``
+      edge and a ``#`` edge beside the literal children. A publication is run through the
+      trie as a set of active nodes, one step per level (an NFA, no backtracking). A ``#``
+      node is entered together with its parent (zero levels), its keys are collected at
+      once (it matches whatever follows) and, if filter levels follow it, it stays active
+      for the rest of the topic. ``USA#`` is an ordinary literal child.
+    - CHAR filters (``*``, ``?``, ``%``, reference §7.3) hang from the node of the complete
+      literal levels before their first wildcard, so the literal walk of the topic is done
+      once for both schemes. At the node, a *bucket* per *head* (the rest of the literal
+      prefix, inside the next level) is found by slicing the topic's next level to each
+      head length present; in the bucket, filters are grouped by *tail* (the complete
+      literal levels after the last wildcard), found with one lookup per distinct number
+      of tail levels; a group keys by *anchor* the filters whose wildcards enclose a whole
+      literal level (``Sport/*/team-5/*``). What is left between head and tail (the
+      *middle*) is checked by length when it holds wildcards only (``*``, ``?``, ``??*``),
+      otherwise by a regex compiled for the middle alone.
 
-Subscriptions with the same namespace and filter share one node or entry; a node holds one
-key directly and a set only from the second key on, because most filters are distinct.
+Subscriptions with the same namespace and filter share one node or entry; a holder keeps
+one key as it is and a set only from the second key on, because most filters are distinct.
 ``NaiveIndex`` is the oracle: the same API, ``matches()`` against every subscription.
 """
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
@@ -68,8 +68,7 @@ _NO_KEY = _NoKey()
 
 
 class _KeyBag(set[object]):
-    """Two or more keys of subscriptions sharing one filter (a private type, so it is never
-    mistaken for a user's key)."""
+    """Two or more keys sharing one filter; a private type, never mistaken for a key."""
 
     __slots__ = ()
 
@@ -98,21 +97,25 @@ def _collect(current: object, out: set[object]) -> None:
 
 
 # --------------------------------------------------------------------------------------
-# TOPIC scheme: a trie by level
+# The shared level trie
 # --------------------------------------------------------------------------------------
 
 
-class _LevelNode:
-    """A filter prefix. ``children`` holds literal levels; ``plus``/``hash`` the wildcard
-    levels; ``keys`` the subscriptions whose filter ends here."""
+class _Node:
+    """A filter prefix of whole levels. ``children``: literal levels; ``plus``/``hash``:
+    TOPIC wildcard levels; ``keys``: TOPIC filters ending here; ``buckets`` (by head) and
+    ``head_lengths``: CHAR filters whose literal prefix levels end here. Fields stay None
+    until used: most nodes use one or two of them."""
 
-    __slots__ = ("children", "hash", "keys", "plus")
+    __slots__ = ("buckets", "children", "hash", "head_lengths", "keys", "plus")
 
     def __init__(self) -> None:
-        self.children: dict[str, _LevelNode] | None = None
-        self.plus: _LevelNode | None = None
-        self.hash: _LevelNode | None = None
+        self.children: dict[str, _Node] | None = None
+        self.plus: _Node | None = None
+        self.hash: _Node | None = None
         self.keys: object = _NO_KEY
+        self.buckets: dict[str, _Bucket] | None = None
+        self.head_lengths: tuple[int, ...] = ()
 
     def is_empty(self) -> bool:
         return (
@@ -120,52 +123,69 @@ class _LevelNode:
             and self.children is None
             and self.plus is None
             and self.hash is None
+            and self.buckets is None
         )
 
+    def child(self, level: str, create: bool) -> _Node | None:
+        """The node one filter level down; ``#`` and ``+`` are the wildcard edges."""
+        if level == MULTI_LEVEL:
+            if self.hash is None and create:
+                self.hash = _Node()
+            return self.hash
+        if level == SINGLE_LEVEL:
+            if self.plus is None and create:
+                self.plus = _Node()
+            return self.plus
+        return self.literal_child(level, create)
 
-def _level_child(node: _LevelNode, level: str, create: bool) -> _LevelNode | None:
-    if level == MULTI_LEVEL:
-        if node.hash is None and create:
-            node.hash = _LevelNode()
-        return node.hash
-    if level == SINGLE_LEVEL:
-        if node.plus is None and create:
-            node.plus = _LevelNode()
-        return node.plus
-    child = node.children.get(level) if node.children is not None else None
-    if child is None and create:
-        if node.children is None:
-            node.children = {}
-        child = node.children[sys.intern(level)] = _LevelNode()
-    return child
+    def literal_child(self, level: str, create: bool) -> _Node | None:
+        child = self.children.get(level) if self.children is not None else None
+        if child is None and create:
+            if self.children is None:
+                self.children = {}
+            child = self.children[sys.intern(level)] = _Node()
+        return child
+
+    def detach(self, level: str, literal: bool) -> None:
+        if not literal and level == MULTI_LEVEL:
+            self.hash = None
+        elif not literal and level == SINGLE_LEVEL:
+            self.plus = None
+        else:
+            assert self.children is not None
+            del self.children[level]
+            self.children = self.children or None
 
 
-def _detach_level(parent: _LevelNode, level: str) -> None:
-    if level == MULTI_LEVEL:
-        parent.hash = None
-    elif level == SINGLE_LEVEL:
-        parent.plus = None
-    elif parent.children is not None:
-        del parent.children[level]
-        if not parent.children:
-            parent.children = None
+def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
+    """Run the topic through the trie, one level at a time (reference §7.2 rules for TOPIC
+    filters: a literal child on an equal level, ``+`` on any level, an empty one too).
 
-
-def _match_levels(root: _LevelNode, levels: list[str], out: set[object]) -> None:
-    """Advance the active nodes one topic level at a time (reference §7.2 rules): a literal
-    child on an equal level, ``+`` on any level (an empty one too).
-
-    A ``#`` node matches whatever follows, so its keys are collected as soon as it is
-    entered, which happens together with its parent (``#`` matches zero levels); it then
-    stays active for good in ``loopers`` (it consumes any level) if filter levels follow
-    it. Each trie node has one parent, so ``states`` never holds a node twice."""
-    states = [root]
-    loopers: list[_LevelNode] = []
+    ``literal`` is the node the topic's levels reach read literally, the only one that can
+    hold CHAR buckets; ``others`` are the nodes reached through a ``+`` or a ``#``. Each
+    node has one parent, so no node is ever active twice."""
+    literal: _Node | None = root
+    others: list[_Node] = []
+    loopers: list[_Node] = []  # active `#` nodes with filter levels after them
     if root.hash is not None:
         _enter_hashes(root, loopers, out)
+    offset = 0  # where `level` starts in text
     for level in levels:
-        advanced: list[_LevelNode] = []
-        for node in states + loopers if loopers else states:
+        advanced: list[_Node] = []
+        if literal is not None:
+            if literal.buckets is not None:
+                _collect_buckets(literal, level, offset, text, levels, out)
+            offset += len(level) + 1
+            plus = literal.plus
+            if plus is not None:
+                advanced.append(plus)
+                if plus.hash is not None:
+                    _enter_hashes(plus, loopers, out)
+            children = literal.children
+            literal = children.get(level) if children is not None else None
+            if literal is not None and literal.hash is not None:
+                _enter_hashes(literal, loopers, out)
+        for node in others + loopers if loopers else others:
             children = node.children
             if children is not None:
                 child = children.get(level)
@@ -178,10 +198,12 @@ def _match_levels(root: _LevelNode, levels: list[str], out: set[object]) -> None
                 advanced.append(plus)
                 if plus.hash is not None:
                     _enter_hashes(plus, loopers, out)
-        if not advanced and not loopers:
+        if literal is None and not advanced and not loopers:
             return
-        states = advanced
-    for node in states:
+        others = advanced
+    if literal is not None:
+        _collect(literal.keys, out)
+    for node in others:
         keys = node.keys
         if keys is not _NO_KEY:
             if type(keys) is _KeyBag:
@@ -190,9 +212,9 @@ def _match_levels(root: _LevelNode, levels: list[str], out: set[object]) -> None
                 out.add(keys)
 
 
-def _enter_hashes(node: _LevelNode, loopers: list[_LevelNode], out: set[object]) -> None:
+def _enter_hashes(node: _Node, loopers: list[_Node], out: set[object]) -> None:
     """Enter ``node``'s chain of ``#`` children (``a/#/#``): collect their keys, and keep
-    those with levels after them active. A chain already active is active to its end."""
+    active those with filter levels after them. A chain already active is so to its end."""
     hash_node = node.hash
     while hash_node is not None and hash_node not in loopers:
         _collect(hash_node.keys, out)
@@ -202,13 +224,13 @@ def _enter_hashes(node: _LevelNode, loopers: list[_LevelNode], out: set[object])
 
 
 # --------------------------------------------------------------------------------------
-# CHAR scheme: literal prefix levels → head → tail → anchor → middle check
+# CHAR filters: head → tail → anchor → middle
 # --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class _CharShape:
-    """Where a wildcard character-scheme filter sits in the index, and what is left to check.
+    """Where a wildcard character-scheme filter sits in the index and what is left to check.
 
     ``A/B/hd*mid?x/T1/T2`` has prefix levels ``A``, ``B``, head ``hd``, tail ``T1/T2`` (the
     complete levels after the last wildcard) and middle ``*mid?x`` (everything between).
@@ -217,7 +239,7 @@ class _CharShape:
     prefix_levels: tuple[str, ...]  # complete literal levels before the first wildcard
     head: str  # the rest of the literal prefix: the start of the next level
     tail: str | None  # complete literal levels at the end, joined; None if there are none
-    anchor: str | None  # a complete literal level the wildcards enclose (`*/team-5/*`)
+    anchor: str | None  # a complete literal level the wildcards enclose
     middle_regex: str | None  # None when the middle holds wildcards only
     middle_length: int  # how many `?` the middle holds
     open_ended: bool  # whether the middle holds a `*`
@@ -233,8 +255,8 @@ class _CharShape:
         middle = list(tokens[first : last + 1])
         tail = None
         if LEVEL_SEPARATOR in suffix:
-            piece, tail = suffix.split(LEVEL_SEPARATOR, 1)
-            suffix = piece  # the end of the level before the tail belongs to the middle
+            # the end of the level before the tail belongs to the middle
+            suffix, tail = suffix.split(LEVEL_SEPARATOR, 1)
         if suffix:
             middle.append(CharToken(suffix, wildcard=False))
         wildcards = [token.text for token in middle if token.wildcard]
@@ -255,8 +277,8 @@ class _CharShape:
 
 
 def _pick_anchor(literal_runs: list[str]) -> str | None:
-    """The longest non-empty level that a middle literal run holds whole (``/x/``): a topic
-    the filter matches must contain it as one of its levels."""
+    """The longest non-empty level a middle literal run holds whole (``/x/``): any topic
+    the filter matches has it as one of its levels."""
     candidates = [
         level for run in literal_runs for level in run.split(LEVEL_SEPARATOR)[1:-1] if level
     ]
@@ -295,8 +317,7 @@ class _Group:
                 self.anchored = {}
             self.anchored.setdefault(sys.intern(anchor), []).append(entry)
 
-    def discard(self, anchor: str | None, entry: _CharEntry) -> bool:
-        """Remove the entry; True when the group is left empty."""
+    def discard(self, anchor: str | None, entry: _CharEntry) -> None:
         if anchor is None:
             assert self.plain is not None
             self.plain.remove(entry)
@@ -308,35 +329,37 @@ class _Group:
             if not entries:
                 del self.anchored[anchor]
             self.anchored = self.anchored or None
+
+    def is_empty(self) -> bool:
         return self.plain is None and self.anchored is None
 
     def collect(self, text: str, start: int, end: int, levels: list[str], out: set[object]) -> None:
         """``text[start:end]`` is what each entry's middle must match."""
         if self.plain is not None:
             _check_entries(self.plain, text, start, end, out)
-        if self.anchored is not None:
+        anchored = self.anchored
+        if anchored is not None:
             for level in set(levels):
-                entries = self.anchored.get(level)
+                entries = anchored.get(level)
                 if entries is not None:
                     _check_entries(entries, text, start, end, out)
 
 
-class _Bucket:
-    """Entries at one prefix node with the same head: one group without a tail, and groups
-    keyed by their tail, looked up once per distinct number of tail levels."""
+class _Bucket(_Group):
+    """Entries at one node with the same head: itself the group of those without a tail,
+    with the groups of those with a tail keyed by it and looked up once per distinct number
+    of tail levels."""
 
-    __slots__ = ("open", "tail_counts", "tails")
+    __slots__ = ("tail_counts", "tails")
 
     def __init__(self) -> None:
-        self.open: _Group | None = None
+        super().__init__()
         self.tails: dict[str, _Group] | None = None
         self.tail_counts: tuple[int, ...] = ()
 
     def group(self, tail: str | None) -> _Group:
         if tail is None:
-            if self.open is None:
-                self.open = _Group()
-            return self.open
+            return self
         if self.tails is None:
             self.tails = {}
         group = self.tails.get(tail)
@@ -345,32 +368,16 @@ class _Bucket:
             self.tail_counts = _sizes_with(self.tail_counts, _tail_size(tail))
         return group
 
-    def drop(self, tail: str | None) -> bool:
-        """Forget an empty group; True when the bucket is left empty."""
-        if tail is None:
-            self.open = None
-        else:
+    def discard_in(self, tail: str | None, anchor: str | None, entry: _CharEntry) -> bool:
+        """Remove the entry; True when the bucket is left empty."""
+        group = self.group(tail)
+        group.discard(anchor, entry)
+        if tail is not None and group.is_empty():
             assert self.tails is not None
             del self.tails[tail]
             self.tail_counts = _sizes_after_removal(self.tail_counts, self.tails, _tail_size)
             self.tails = self.tails or None
-        return self.open is None and self.tails is None
-
-
-class _CharNode:
-    __slots__ = ("buckets", "children", "head_lengths")
-
-    def __init__(self) -> None:
-        self.children: dict[str, _CharNode] | None = None
-        self.buckets: dict[str, _Bucket] | None = None
-        self.head_lengths: tuple[int, ...] = ()
-
-    def is_empty(self) -> bool:
-        return self.children is None and self.buckets is None
-
-
-def _head_size(head: str) -> int:
-    return len(head)
+        return self.is_empty() and self.tails is None
 
 
 def _tail_size(tail: str) -> int:
@@ -391,6 +398,43 @@ def _sizes_after_removal(
     return sizes
 
 
+def _collect_buckets(
+    node: _Node, level: str, offset: int, text: str, levels: list[str], out: set[object]
+) -> None:
+    """The CHAR filters hanging from ``node``, for a topic whose next level is ``level``
+    (starting at ``offset``): by head, then without a tail or by tail."""
+    buckets = node.buckets
+    assert buckets is not None
+    size = len(text)
+    for head_length in node.head_lengths:
+        if head_length > len(level):
+            break
+        bucket = buckets.get(level[:head_length])
+        if bucket is None:
+            continue
+        start = offset + head_length
+        if bucket.plain is not None:
+            _check_entries(bucket.plain, text, start, size, out)
+        if bucket.anchored is not None:
+            _Group.collect(bucket, text, start, size, levels, out)
+        tails = bucket.tails
+        if tails is None:
+            continue
+        tail_start = size + 1  # where the last `count` levels start
+        count = 0
+        for wanted in bucket.tail_counts:
+            if wanted >= len(levels):  # a tail needs a level before it
+                break
+            while count < wanted:
+                count += 1
+                tail_start -= len(levels[-count]) + 1
+            if tail_start <= start:  # the `/` before the tail must come after the head
+                break
+            group = tails.get(levels[-1] if count == 1 else text[tail_start:])
+            if group is not None:
+                group.collect(text, start, tail_start - 1, levels, out)
+
+
 def _check_entries(
     entries: list[_CharEntry], text: str, start: int, end: int, out: set[object]
 ) -> None:
@@ -409,131 +453,6 @@ def _check_entries(
             out.add(keys)
 
 
-def _match_chars(root: _CharNode, text: str, levels: list[str], out: set[object]) -> None:
-    """Walk the prefix levels of the topic; at each node look up the heads that start the
-    next level, then in each bucket the tails that end the topic."""
-    size = len(text)
-    tail_starts = [size]  # tail_starts[k]: where the last k levels start
-    position = size
-    for level in reversed(levels):
-        position -= len(level)
-        tail_starts.append(position)
-        position -= 1
-    last_count = len(levels) - 1  # a tail needs a level before it
-    node = root
-    offset = 0  # where `level` starts in text
-    for level in levels:
-        buckets = node.buckets
-        if buckets is not None:
-            for head_length in node.head_lengths:
-                if head_length > len(level):
-                    break
-                bucket = buckets.get(level[:head_length])
-                if bucket is None:
-                    continue
-                start = offset + head_length
-                if bucket.open is not None:
-                    bucket.open.collect(text, start, size, levels, out)
-                tails = bucket.tails
-                if tails is not None:
-                    for count in bucket.tail_counts:
-                        if count > last_count:
-                            break
-                        tail_start = tail_starts[count]
-                        if tail_start - 1 < start:
-                            break
-                        group = tails.get(text[tail_start:])
-                        if group is not None:
-                            group.collect(text, start, tail_start - 1, levels, out)
-        children = node.children
-        if children is None:
-            return
-        child = children.get(level)
-        if child is None:
-            return
-        node = child
-        offset += len(level) + 1
-
-
-class _CharIndex:
-    """All character-scheme filters of one namespace."""
-
-    __slots__ = ("entries", "exact", "root")
-
-    def __init__(self) -> None:
-        self.exact: dict[str, object] = {}  # literal topic → keys
-        self.entries: dict[str, _CharEntry] = {}  # wildcard filter text → entry
-        self.root = _CharNode()
-
-    def is_empty(self) -> bool:
-        return not self.exact and not self.entries
-
-    def add(self, flt: TopicFilter, key: object) -> None:
-        if not flt.has_wildcards:
-            literal = "".join(token.text for token in flt.char_tokens())
-            self.exact[literal] = _hold(self.exact.get(literal, _NO_KEY), key)
-            return
-        entry = self.entries.get(flt.text)
-        if entry is None:
-            shape = _CharShape.of(flt)
-            entry = self.entries[flt.text] = _CharEntry(shape)
-            node = self.root
-            for level in shape.prefix_levels:
-                if node.children is None:
-                    node.children = {}
-                child = node.children.get(level)
-                if child is None:
-                    child = node.children[sys.intern(level)] = _CharNode()
-                node = child
-            if node.buckets is None:
-                node.buckets = {}
-            bucket = node.buckets.get(shape.head)
-            if bucket is None:
-                bucket = node.buckets[shape.head] = _Bucket()
-                node.head_lengths = _sizes_with(node.head_lengths, len(shape.head))
-            bucket.group(shape.tail).add(shape.anchor, entry)
-        entry.keys = _hold(entry.keys, key)
-
-    def remove(self, flt: TopicFilter, key: object) -> None:
-        if not flt.has_wildcards:
-            literal = "".join(token.text for token in flt.char_tokens())
-            remaining = _release(self.exact[literal], key)
-            if remaining is _NO_KEY:
-                del self.exact[literal]
-            else:
-                self.exact[literal] = remaining
-            return
-        entry = self.entries[flt.text]
-        entry.keys = _release(entry.keys, key)
-        if entry.keys is not _NO_KEY:
-            return
-        del self.entries[flt.text]
-        shape = _CharShape.of(flt)
-        path: list[tuple[_CharNode, str]] = []
-        node = self.root
-        for level in shape.prefix_levels:
-            assert node.children is not None
-            path.append((node, level))
-            node = node.children[level]
-        assert node.buckets is not None
-        bucket = node.buckets[shape.head]
-        if bucket.group(shape.tail).discard(shape.anchor, entry) and bucket.drop(shape.tail):
-            del node.buckets[shape.head]
-            node.head_lengths = _sizes_after_removal(node.head_lengths, node.buckets, _head_size)
-            node.buckets = node.buckets or None
-        while path and node.is_empty():
-            parent, level = path.pop()
-            assert parent.children is not None
-            del parent.children[level]
-            parent.children = parent.children or None
-            node = parent
-
-    def match(self, text: str, levels: list[str], out: set[object]) -> None:
-        _collect(self.exact.get(text, _NO_KEY), out)
-        if self.entries:
-            _match_chars(self.root, text, levels, out)
-
-
 # --------------------------------------------------------------------------------------
 # The index
 # --------------------------------------------------------------------------------------
@@ -542,14 +461,99 @@ class _CharIndex:
 class _Space:
     """Everything subscribed in one namespace."""
 
-    __slots__ = ("chars", "levels")
+    __slots__ = ("char_entries", "exact", "root")
 
     def __init__(self) -> None:
-        self.levels = _LevelNode()
-        self.chars = _CharIndex()
+        self.exact: dict[str, object] = {}  # topic → keys of filters without wildcards
+        self.root = _Node()
+        self.char_entries: dict[str, _CharEntry] = {}  # CHAR wildcard filter text → entry
 
     def is_empty(self) -> bool:
-        return self.levels.is_empty() and self.chars.is_empty()
+        return not self.exact and self.root.is_empty()
+
+    def add(self, flt: TopicFilter, key: object) -> None:
+        topic = flt.exact_topic
+        if topic is not None:
+            self.exact[topic] = _hold(self.exact.get(topic, _NO_KEY), key)
+        elif flt.scheme is Scheme.TOPIC:
+            node = self.root
+            for level in flt.levels:
+                child = node.child(level, create=True)
+                assert child is not None
+                node = child
+            node.keys = _hold(node.keys, key)
+        else:
+            entry = self.char_entries.get(flt.text)
+            if entry is None:
+                entry = self.char_entries[flt.text] = self._place(_CharShape.of(flt))
+            entry.keys = _hold(entry.keys, key)
+
+    def _place(self, shape: _CharShape) -> _CharEntry:
+        node = self.root
+        for level in shape.prefix_levels:
+            child = node.literal_child(level, create=True)
+            assert child is not None
+            node = child
+        if node.buckets is None:
+            node.buckets = {}
+        bucket = node.buckets.get(shape.head)
+        if bucket is None:
+            bucket = node.buckets[shape.head] = _Bucket()
+            node.head_lengths = _sizes_with(node.head_lengths, len(shape.head))
+        entry = _CharEntry(shape)
+        bucket.group(shape.tail).add(shape.anchor, entry)
+        return entry
+
+    def remove(self, flt: TopicFilter, key: object) -> None:
+        topic = flt.exact_topic
+        if topic is not None:
+            remaining = _release(self.exact[topic], key)
+            if remaining is _NO_KEY:
+                del self.exact[topic]
+            else:
+                self.exact[topic] = remaining
+        elif flt.scheme is Scheme.TOPIC:
+            node, path = self._path(flt.levels, literal=False)
+            node.keys = _release(node.keys, key)
+            self._prune(node, path, literal=False)
+        else:
+            entry = self.char_entries[flt.text]
+            entry.keys = _release(entry.keys, key)
+            if entry.keys is _NO_KEY:
+                del self.char_entries[flt.text]
+                self._unplace(_CharShape.of(flt), entry)
+
+    def _unplace(self, shape: _CharShape, entry: _CharEntry) -> None:
+        node, path = self._path(shape.prefix_levels, literal=True)
+        assert node.buckets is not None
+        if node.buckets[shape.head].discard_in(shape.tail, shape.anchor, entry):
+            del node.buckets[shape.head]
+            node.head_lengths = _sizes_after_removal(node.head_lengths, node.buckets, len)
+            node.buckets = node.buckets or None
+        self._prune(node, path, literal=True)
+
+    def _path(self, levels: Iterable[str], literal: bool) -> tuple[_Node, list[tuple[_Node, str]]]:
+        """The node of a filter's levels (read literally for a CHAR prefix) and its parents."""
+        path: list[tuple[_Node, str]] = []
+        node = self.root
+        for level in levels:
+            child = node.literal_child(level, False) if literal else node.child(level, False)
+            assert child is not None
+            path.append((node, level))
+            node = child
+        return node, path
+
+    @staticmethod
+    def _prune(node: _Node, path: list[tuple[_Node, str]], literal: bool) -> None:
+        while path and node.is_empty():
+            parent, level = path.pop()
+            parent.detach(level, literal)
+            node = parent
+
+    def match(self, text: str, out: set[object]) -> None:
+        _collect(self.exact.get(text, _NO_KEY), out)
+        if not self.root.is_empty():
+            _walk(self.root, text, text.split(LEVEL_SEPARATOR), out)
 
 
 class SubscriptionIndex(Generic[K]):
@@ -583,35 +587,13 @@ class SubscriptionIndex(Generic[K]):
         space = self._spaces.get(namespace)
         if space is None:
             space = self._spaces[namespace] = _Space()
-        if flt.scheme is Scheme.TOPIC:
-            node = space.levels
-            for level in flt.levels:
-                child = _level_child(node, level, create=True)
-                assert child is not None
-                node = child
-            node.keys = _hold(node.keys, key)
-        else:
-            space.chars.add(flt, key)
+        space.add(flt, key)
         self._subscriptions[key] = (namespace, flt)
 
     def remove(self, key: K) -> None:
         namespace, flt = self._subscriptions.pop(key)
         space = self._spaces[namespace]
-        if flt.scheme is Scheme.TOPIC:
-            path: list[tuple[_LevelNode, str]] = []
-            node = space.levels
-            for level in flt.levels:
-                child = _level_child(node, level, create=False)
-                assert child is not None
-                path.append((node, level))
-                node = child
-            node.keys = _release(node.keys, key)
-            while path and node.is_empty():
-                parent, level = path.pop()
-                _detach_level(parent, level)
-                node = parent
-        else:
-            space.chars.remove(flt, key)
+        space.remove(flt, key)
         if space.is_empty():
             del self._spaces[namespace]
 
@@ -620,10 +602,7 @@ class SubscriptionIndex(Generic[K]):
         out: set[object] = set()
         space = self._spaces.get(namespace)
         if space is not None:
-            text = topic.text
-            levels = text.split(LEVEL_SEPARATOR)
-            _match_levels(space.levels, levels, out)
-            space.chars.match(text, levels, out)
+            space.match(topic.text, out)
         return cast("set[K]", out)
 
 

@@ -61,6 +61,12 @@ class _RocksStore(Generic[_V]):
     def __len__(self) -> int:
         return self._db.count(self._space)
 
+    def __bool__(self) -> bool:
+        # An empty store is still the store: ``EngineState`` writes ``subscriptions or
+        # MemorySubscriptionStore()``, which would otherwise swap an empty RocksDB store for a
+        # memory one (via ``__len__``) and persist nothing.
+        return True
+
     def __iter__(self) -> Iterator[_V]:
         return map(self._decode, self._db.values(self._space))
 

@@ -72,6 +72,12 @@ class AllowAll:
 
 ALLOW_ALL = AllowAll()
 
+
+def grants_everything(port: AuthorityPort) -> bool:
+    """True for ``AllowAll``: callers on the publish path may skip asking it."""
+    return type(port) is AllowAll
+
+
 ACTIONS = frozenset({"put", "browse", "subscribe", "publish"})
 
 
@@ -150,4 +156,4 @@ def _resource(namespace: Namespace, topic: str) -> str:
     return topic if namespace.is_default or not namespace.name else f"{namespace.name}/{topic}"
 
 
-__all__ = ["ALLOW_ALL", "AclPolicy", "AclRule", "AllowAll", "AuthorityPort"]
+__all__ = ["ALLOW_ALL", "AclPolicy", "AclRule", "AllowAll", "AuthorityPort", "grants_everything"]

@@ -20,19 +20,24 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import replace
+from typing import Any
 
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Reply
+from mqkafka.engine.fastvalues import copier, template_values
 from mqkafka.engine.handle import step
 from mqkafka.engine.replies import respond
 from mqkafka.engine.state import EngineState
 from mqkafka.mq import rfh1, rfh2
 from mqkafka.mq.commands import (
+    ZERO_ID,
     Command,
     Interface,
     PublicationContent,
+    Publish,
     command_from_psc,
     command_from_rfh1,
 )
@@ -53,19 +58,21 @@ _NO_ECHO = frozenset({RC.RFH_ERROR, RC.CF_MSG_LENGTH_ERROR})
 class _Read:
     """A command message taken apart: its interface, command pairs and the rest."""
 
-    __slots__ = ("content", "interface", "pairs", "text")
+    __slots__ = ("content", "interface", "pairs", "plain_psc", "text")
 
     def __init__(
         self,
         interface: Interface,
-        pairs: list[tuple[str, str]],
+        pairs: Sequence[tuple[str, str]],
         content: PublicationContent,
         text: str,
+        plain_psc: str | None = None,
     ) -> None:
         self.interface = interface
         self.pairs = pairs
         self.content = content
         self.text = text  # the NameValueString (RFH1), for MQPSErrorPos
+        self.plain_psc = plain_psc  # the <psc> text, when the fast path read it
 
 
 def _interface_of(md: MQMD) -> Interface:
@@ -124,6 +131,9 @@ def _read(value: bytes, md: MQMD) -> _Read:
 _HEADER_FORMATS = (MQFMT_RF_HEADER_2, MQFMT_RF_HEADER_1)
 _FIXED_2 = {order: struct.Struct(order + "4siiii8sii") for order in "<>"}
 _LENGTH = {order: struct.Struct(order + "i") for order in "<>"}
+_FIXED_LE, _FIXED_BE = _FIXED_2["<"].unpack_from, _FIXED_2[">"].unpack_from
+_LENGTH_LE, _LENGTH_BE = _LENGTH["<"].unpack_from, _LENGTH[">"].unpack_from
+_FORMATS: dict[bytes, str] = {}  # raw Format field -> checked Format
 _PLAIN_PSC = re.compile(
     r"[ \t\r\n]*<psc>((?:[ \t\r\n]*<([A-Za-z][A-Za-z0-9_]*)>[^<>&\x00]*</\2>)*)"
     r"[ \t\r\n]*</psc>[ \t\r\n]*"
@@ -134,60 +144,101 @@ _PLAIN_ELEMENT = re.compile(r"<([A-Za-z][A-Za-z0-9_]*)>([^<>&\x00]*)</\1>")
 def _read_plain_rfh2(data: bytes, int_encoding: int) -> _Read | None:
     """A plain single MQRFH2 command, or None to leave the message to the general path."""
     integer = int_encoding & 0xF
-    if integer not in (1, 2) or len(data) < 36:
+    if integer == 2:
+        fixed, unpack_length = _FIXED_LE, _LENGTH_LE
+    elif integer == 1:
+        fixed, unpack_length = _FIXED_BE, _LENGTH_BE
+    else:
         return None
-    order = "<" if integer == 2 else ">"
-    strucid, version, length, encoding, ccsid, raw_format, _, nv_ccsid = _FIXED_2[
-        order
-    ].unpack_from(data)
-    if strucid != b"RFH " or version != 2 or not 36 <= length <= len(data) or nv_ccsid != 1208:
+    if len(data) < 36:
+        return None
+    strucid, version, length, encoding, ccsid, raw_format, _, nv_ccsid = fixed(data)
+    if strucid != b"RFH " or version != 2 or nv_ccsid != 1208 or not 36 <= length <= len(data):
         return None
     if ccsid <= 0 and ccsid != -2:
         return None
-    try:
-        fmt = rfh2.check_format(rfh2.read_format(raw_format))
-    except MQError:
-        return None
+    fmt = _FORMATS.get(raw_format)
+    if fmt is None:
+        try:
+            fmt = rfh2.check_format(rfh2.read_format(raw_format))
+        except MQError:
+            return None
+        if len(_FORMATS) < 256:
+            _FORMATS[raw_format] = fmt
     if fmt in _HEADER_FORMATS:
         return None
-    unpack_length = _LENGTH[order].unpack_from
     pos = 36
-    command: list[tuple[str, str]] | None = None
+    command: tuple[tuple[str, str], ...] | None = None
+    psc = ""
     others: list[str] = []
     while pos < length:
         if pos + 4 > length:
             return None
         (size,) = unpack_length(data, pos)
-        if size <= 0 or pos + 4 + size > length:
+        end = pos + 4 + size
+        if size <= 0 or end > length:
             return None
         try:
-            text = data[pos + 4 : pos + 4 + size].decode("utf-8").rstrip(" \x00")
+            text = data[pos + 4 : end].decode().rstrip(" \x00")
         except UnicodeDecodeError:
             return None
-        pos += 4 + size
-        if not text:
-            continue
-        name = _folder_name(text)
-        if name == "psc":
-            plain = _PLAIN_PSC.fullmatch(text)
-            if command is not None or plain is None:
+        pos = end
+        if text.startswith("<psc>"):
+            if command is not None:
                 return None
-            command = _PLAIN_ELEMENT.findall(plain.group(1))
-        elif name == "pscr":
+            command = _plain_pairs(text)
+            if command is None:
+                return None
+            psc = text
+        elif text.startswith("<pscr>"):
             continue
+        elif not text.startswith("<") or text.startswith("<psc"):
+            return None  # empty, leading blanks, or a psc with attributes: the general path
         else:
             others.append(text)
     if command is None:
         return None
-    content = PublicationContent(
-        body=data[length:],
-        folders=tuple(others),
-        encoding=encoding,
-        ccsid=ccsid,
-        format=fmt,
-        name_value_ccsid=nv_ccsid,
-    )
-    return _Read(Interface.RFH2, command, content, "")
+    content = PublicationContent(data[length:], tuple(others), (), encoding, ccsid, fmt, nv_ccsid)
+    return _Read(Interface.RFH2, command, content, "", psc)
+
+
+# Publishers send the same <psc> again and again: its pairs, and the Publish it makes for a
+# given reply-to and CorrelId, are remembered (bounded; forgotten when full).
+_REMEMBERED = 10_000
+_PAIRS: dict[str, tuple[tuple[str, str], ...]] = {}
+_PUBLISH_TEMPLATES: dict[tuple[str, str, str, str, str, bool], list[Any]] = {}
+_new_publish = copier(Publish, ("md", "content"))
+
+
+def _plain_pairs(text: str) -> tuple[tuple[str, str], ...] | None:
+    pairs = _PAIRS.get(text)
+    if pairs is None:
+        plain = _PLAIN_PSC.fullmatch(text)
+        if plain is None:
+            return None
+        pairs = tuple(_PLAIN_ELEMENT.findall(plain.group(1)))
+        if len(_PAIRS) >= _REMEMBERED:
+            _PAIRS.clear()
+        _PAIRS[text] = pairs
+    return pairs
+
+
+def _publish_like_before(read: _Read, md: MQMD, queue: str, local_qmgr: str) -> Command:
+    """``command_from_psc`` for a plain <psc> seen before. A Publish depends on its message
+    only through the pairs, the queue, and the MQMD's ReplyToQ, ReplyToQMgr and whether its
+    CorrelId is zero (identity defaults, the 3080 check); with those the same, it is the
+    remembered one with this message's MQMD and content."""
+    assert read.plain_psc is not None
+    key = (read.plain_psc, queue, local_qmgr, md.ReplyToQ, md.ReplyToQMgr, md.CorrelId == ZERO_ID)
+    template = _PUBLISH_TEMPLATES.get(key)
+    if template is not None:
+        return _new_publish(template, md, read.content)
+    cmd = command_from_psc(read.pairs, md, queue=queue, local_qmgr=local_qmgr, content=read.content)
+    if isinstance(cmd, Publish):
+        if len(_PUBLISH_TEMPLATES) >= _REMEMBERED:
+            _PUBLISH_TEMPLATES.clear()
+        _PUBLISH_TEMPLATES[key] = template_values(cmd)
+    return cmd
 
 
 def _folder_name(text: str) -> str:
@@ -201,6 +252,8 @@ def _folder_name(text: str) -> str:
 
 
 def _build(read: _Read, md: MQMD, queue: str, local_qmgr: str) -> Command:
+    if read.plain_psc:
+        return _publish_like_before(read, md, queue, local_qmgr)
     build = command_from_rfh1 if read.interface is Interface.RFH1 else command_from_psc
     return build(read.pairs, md, queue=queue, local_qmgr=local_qmgr, content=read.content)
 
@@ -360,10 +413,19 @@ _ESCAPES = str.maketrans(
 )
 
 
+_SPECIAL = re.compile("[&<>\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
 def psc_text(pairs: tuple[tuple[str, str], ...]) -> str:
     """The ``<psc>`` folder a delivered copy carries. The tags are the broker's own (valid
     names), so only the values need escaping."""
-    return "<psc>" + "".join(f"<{t}>{v.translate(_ESCAPES)}</{t}>" for t, v in pairs) + "</psc>"
+    parts = ["<psc>"]
+    for tag, value in pairs:
+        if _SPECIAL.search(value) is not None:
+            value = value.translate(_ESCAPES)
+        parts.append(f"<{tag}>{value}</{tag}>")
+    parts.append("</psc>")
+    return "".join(parts)
 
 
 __all__ = [

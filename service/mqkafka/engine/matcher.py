@@ -561,13 +561,19 @@ class SubscriptionIndex(Generic[K]):
 
     ``add`` with a key that is already present replaces its subscription (a re-registration
     that changed the topic); ``remove`` of an unknown key raises KeyError, as ``set.remove``.
+
+    Publishers repeat their topics, so the last ``cache_size`` results of each namespace are
+    kept (as frozensets, which is why ``match`` returns one) until a subscription of that
+    namespace is added or removed; ``cache_size=0`` turns this off.
     """
 
-    __slots__ = ("_spaces", "_subscriptions")
+    __slots__ = ("_cache_size", "_results", "_spaces", "_subscriptions")
 
-    def __init__(self) -> None:
+    def __init__(self, cache_size: int = 65_536) -> None:
         self._subscriptions: dict[K, tuple[Namespace, TopicFilter]] = {}
         self._spaces: dict[Namespace, _Space] = {}
+        self._results: dict[Namespace, dict[str, frozenset[K]]] = {}
+        self._cache_size = cache_size
 
     def __len__(self) -> int:
         return len(self._subscriptions)
@@ -589,6 +595,7 @@ class SubscriptionIndex(Generic[K]):
             space = self._spaces[namespace] = _Space()
         space.add(flt, key)
         self._subscriptions[key] = (namespace, flt)
+        self._results.pop(namespace, None)
 
     def remove(self, key: K) -> None:
         namespace, flt = self._subscriptions.pop(key)
@@ -596,14 +603,28 @@ class SubscriptionIndex(Generic[K]):
         space.remove(flt, key)
         if space.is_empty():
             del self._spaces[namespace]
+        self._results.pop(namespace, None)
 
-    def match(self, namespace: Namespace, topic: TopicString) -> set[K]:
+    def match(self, namespace: Namespace, topic: TopicString) -> frozenset[K]:
         """The keys of every subscription in ``namespace`` whose filter selects ``topic``."""
+        text = topic.text
+        results = self._results.get(namespace)
+        if results is not None:
+            found = results.get(text)
+            if found is not None:
+                return found
         out: set[object] = set()
         space = self._spaces.get(namespace)
         if space is not None:
-            space.match(topic.text, out)
-        return cast("set[K]", out)
+            space.match(text, out)
+        found = cast("frozenset[K]", frozenset(out))
+        if self._cache_size:
+            if results is None:
+                results = self._results[namespace] = {}
+            elif len(results) >= self._cache_size:
+                results.clear()  # cheaper than LRU order, and as good for repeating topics
+            results[text] = found
+        return found
 
 
 class NaiveIndex(Generic[K]):
@@ -632,12 +653,12 @@ class NaiveIndex(Generic[K]):
     def remove(self, key: K) -> None:
         del self._subscriptions[key]
 
-    def match(self, namespace: Namespace, topic: TopicString) -> set[K]:
-        return {
+    def match(self, namespace: Namespace, topic: TopicString) -> frozenset[K]:
+        return frozenset(
             key
             for key, (space, flt) in self._subscriptions.items()
             if space == namespace and matches(flt, topic)
-        }
+        )
 
 
 __all__ = ["NaiveIndex", "SubscriptionIndex"]

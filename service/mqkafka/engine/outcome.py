@@ -8,9 +8,9 @@ returns an ``Outcome``: effects plus warnings (part of the command may have been
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TypeVar
 
+from mqkafka.engine.authority import AuthorityPort, grants_everything
 from mqkafka.engine.effects import Effect
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
@@ -19,11 +19,13 @@ from mqkafka.mq.responses import Response, ResponseItem
 T = TypeVar("T")
 
 
-@dataclass(slots=True)
 class Outcome:
-    effects: list[Effect] = field(default_factory=list)
-    warnings: list[ResponseItem] = field(default_factory=list)
-    full: tuple[tuple[str, str], ...] = ()  # FullResp attributes
+    __slots__ = ("effects", "full", "warnings")
+
+    def __init__(self) -> None:
+        self.effects: list[Effect] = []
+        self.warnings: list[ResponseItem] = []
+        self.full: tuple[tuple[str, str], ...] = ()  # FullResp attributes
 
     def response(self) -> Response:
         if self.warnings:
@@ -35,11 +37,17 @@ _OK = Response.ok()
 
 
 def authorised(
-    items: Sequence[tuple[str, T]], allowed: Callable[[str], bool], out: Outcome
+    items: Sequence[tuple[str, T]],
+    allowed: Callable[[str], bool],
+    out: Outcome,
+    port: AuthorityPort | None = None,
 ) -> list[T]:
     """Keep the items whose topic text is allowed; "if only some topics are authorised, only
     those are registered and a warning response lists the others" (reference §2.7, §2.10,
-    §2.11). None allowed: MQRCCF_NOT_AUTHORIZED as an error."""
+    §2.11). None allowed: MQRCCF_NOT_AUTHORIZED as an error. ``port``: when it grants
+    everything, nothing is asked."""
+    if port is not None and grants_everything(port):
+        return [item for _, item in items]
     verdicts = [(text, item, allowed(text)) for text, item in items]
     kept = [item for _, item, ok in verdicts if ok]
     denied = [text for text, _, ok in verdicts if not ok]

@@ -20,7 +20,7 @@ The publish path is the hot one: everything per subscription is looked up, not c
 from __future__ import annotations
 
 from mqkafka.engine.context import EngineContext
-from mqkafka.engine.delivery import Copies
+from mqkafka.engine.delivery import Copies, Published
 from mqkafka.engine.effects import (
     DeleteRetained,
     DeregisterPublisher,
@@ -69,6 +69,7 @@ def publish(state: EngineState, cmd: Publish, ctx: EngineContext) -> Outcome:
         [(topic.text, topic) for topic in topics],
         lambda text: ctx.authority.may_publish(cmd.user_id, namespace, text),
         out,
+        ctx.authority,
     )
     md = cmd.md
     # MQPRI_PRIORITY_AS_Q_DEF / MQPER_PERSISTENCE_AS_Q_DEF resolve against the stream queue
@@ -94,22 +95,18 @@ def publish(state: EngineState, cmd: Publish, ctx: EngineContext) -> Outcome:
             assert publisher is not None
             registration = _implicit_registration(state, cmd, ctx, namespace, publisher, topic)
         reply_to = _direct_requests(state, cmd, namespace, publisher, topic, registration)
-        pub = Publication(
+        published = Published(
             namespace,
             topic,
             cmd.content,
-            cmd.interface,
             priority,
             persistence,
             md.Expiry,
-            now,
             cmd.pub_time,
             cmd.seq_num,
-            local,
             reply_to,
-            md,
         )
-        copies = Copies(pub, ctx, now=now)
+        copies = Copies(published, ctx, now=now)
         view: PublicationView | None = None
         for live in state.matching(namespace, topic):
             if not live.push:
@@ -124,8 +121,23 @@ def publish(state: EngineState, cmd: Publish, ctx: EngineContext) -> Outcome:
                 if not live.compiled.matches(view):
                     continue
             effects.append(copies.deliver(live))
-        if retain:
-            effects.append(Retain(pub))  # replaces the topic's previous one (§4.3)
+        if retain:  # replaces the topic's previous one (§4.3)
+            pub = Publication(
+                namespace,
+                topic,
+                cmd.content,
+                cmd.interface,
+                priority,
+                persistence,
+                md.Expiry,
+                now,
+                cmd.pub_time,
+                cmd.seq_num,
+                local,
+                reply_to,
+                md,
+            )
+            effects.append(Retain(pub))
         if registration is not None:
             effects.append(registration)
     return out

@@ -54,6 +54,7 @@ from mqkafka.engine.topicspace import (
     selects,
 )
 from mqkafka.mq.commands import Interface, RegOpt
+from mqkafka.mq.topics import NamespaceKind
 
 
 class Live:
@@ -75,6 +76,7 @@ class Live:
         self.template: object = None
 
 
+_REMEMBERED_MATCHES = 10_000
 _PUB_ON_REQ_ONLY = int(RegOpt.PUBLISH_ON_REQUEST_ONLY)
 _LOCAL = int(RegOpt.LOCAL)
 _SHAPING = int(RegOpt.INCLUDE_STREAM_NAME | RegOpt.INFORM_IF_RETAINED)
@@ -100,6 +102,7 @@ class EngineState:
         self._names: dict[tuple[Namespace, str], SubscriptionKey] = {}
         self._subs_of: dict[Identity, set[SubscriptionKey]] = {}
         self._pubs_of: dict[Identity, set[PublisherKey]] = {}
+        self._matches: dict[tuple[bool, str, str], tuple[Live, ...]] = {}
         for sub in self.subscriptions:
             self._index_subscription(sub)
         for pub in self.publishers:
@@ -119,12 +122,26 @@ class EngineState:
         keys = sorted(self._subs_of.get(identity, ()), key=self._seq_of.__getitem__)
         return [sub for key in keys if (sub := self.subscriptions.get(key)) is not None]
 
-    def matching(self, namespace: Namespace, topic: TopicString) -> list[Live]:
-        """Subscriptions whose topic selects ``topic``, oldest first (deterministic order)."""
-        found = self._index.match(namespace, topic)
-        if len(found) == 1:
-            return [self._live[next(iter(found))]]
-        return [self._live[seq] for seq in sorted(found)]
+    def matching(self, namespace: Namespace, topic: TopicString) -> tuple[Live, ...]:
+        """Subscriptions whose topic selects ``topic``, oldest first (deterministic order).
+
+        Publishers repeat topics, so answers are remembered until the subscriptions change
+        (any store or remove forgets them all) - bounded, and forgotten when full.
+        """
+        key = (namespace.kind is NamespaceKind.STREAM, namespace.name, topic.text)
+        found = self._matches.get(key)
+        if found is None:
+            seqs = self._index.match(namespace, topic)
+            live = self._live
+            found = (
+                tuple(live[seq] for seq in sorted(seqs))
+                if len(seqs) > 1
+                else (tuple(live[seq] for seq in seqs))
+            )
+            if len(self._matches) >= _REMEMBERED_MATCHES:
+                self._matches.clear()
+            self._matches[key] = found
+        return found
 
     def live(self, key: SubscriptionKey) -> Live:
         return self._live[self._seq_of[key]]
@@ -181,6 +198,7 @@ class EngineState:
         self.subscriptions.delete(key)
 
     def _index_subscription(self, sub: Subscription, seq: int | None = None) -> None:
+        self._matches.clear()
         key = sub.key
         if seq is None:
             seq = next(self._seq)
@@ -193,6 +211,7 @@ class EngineState:
             self._names[key.namespace, sub.name] = key
 
     def _unindex_subscription(self, sub: Subscription) -> None:
+        self._matches.clear()
         key = sub.key
         seq = self._seq_of.pop(key)
         del self._live[seq]

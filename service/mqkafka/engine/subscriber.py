@@ -288,12 +288,13 @@ def _retained_copies(
     now = ctx.clock()
     sent = 0
     for pub in state.retained_selected(sub.namespace, sub.key.topic):
-        if pub.remaining_expiry(now) is None:
+        copies = Copies.retained_copies(pub, ctx, now)
+        if copies is None:  # expired while held: it goes
             out.effects.append(DeleteRetained(pub.namespace, pub.topic.text))
             continue
         if compiled is not None and not compiled.matches(PublicationView(pub.content, pub.md)):
             continue
-        out.effects.append(Copies(pub, ctx, retained=True, now=now).deliver(live))
+        out.effects.append(copies.deliver(live))
         sent += 1
     return sent
 

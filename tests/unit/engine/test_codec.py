@@ -14,7 +14,7 @@ from mqkafka.engine.context import CountingIds, EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Reply
 from mqkafka.engine.state import EngineState
 from mqkafka.mq import rfh1, rfh2
-from mqkafka.mq.commands import Interface, PublicationContent, Publish, RegSub
+from mqkafka.mq.commands import Interface, PublicationContent, Publish, RegSub, command_from_psc
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.folders import Folder, parse_folder, render_folder
 from mqkafka.mq.message import decode_message
@@ -227,7 +227,7 @@ def test_fast_read_agrees_with_the_general_codecs(
     psc = message.psc()
     assert psc is not None
     if fast is not None:
-        assert fast.pairs == psc.pairs()
+        assert list(fast.pairs) == psc.pairs()
         assert fast.content.body == message.body == body
         assert list(fast.content.folders) == [f for f in others if not f.startswith("<pscr>")]
 
@@ -326,3 +326,49 @@ def test_corrupted_commands_never_crash(which: int, flips: list[tuple[int, int]]
         _answer_is_a_reason(
             process_message(EngineState(), bytes(data), md, queue, EngineContext(ids=CountingIds()))
         )
+
+
+def test_a_header_ending_inside_a_name_value_length_is_an_rfh_error() -> None:
+    """StrucLength leaving 2 bytes after the last folder: not a crash, MQRC_RFH_ERROR."""
+    good = rfh2_message("<psc><Command>RegSub</Command><Topic>T</Topic></psc>")
+    length = int.from_bytes(good[8:12], "little") + 2
+    value = good[:8] + length.to_bytes(4, "little") + good[12:] + b"\x01\x02"
+    assert codec._read_plain_rfh2(value, 546) is None
+    with pytest.raises(MQError) as raised:
+        decode_command(value, REQUEST, CONTROL)
+    assert raised.value.reason == RC.RFH_ERROR
+
+
+@settings(max_examples=200)
+@given(
+    st.sampled_from(["", "REPLY", "OTHER.Q"]),
+    st.sampled_from(["", "QM7"]),
+    st.sampled_from([bytes(24), b"C" * 24, b"D" * 24]),
+    st.sampled_from(
+        ["", "<RegOpt>CorrelAsId</RegOpt>", "<QName>PUBQ</QName>", "<PubOpt>NoReg</PubOpt>"]
+    ),
+    st.binary(max_size=8),
+)
+def test_a_remembered_publish_is_the_publish_the_parser_makes(
+    reply_to: str, reply_to_qmgr: str, correl: bytes, extra: str, body: bytes
+) -> None:
+    """Decoding the same <psc> again reuses the parsed Publish; the result must equal what
+    command_from_psc makes from this message - or raise the same error."""
+    text = f"<psc><Command>Publish</Command><Topic>Sport/A</Topic>{extra}</psc>"
+    value = rfh2_message(text, body=body)
+    md = MQMD(
+        Format=MQFMT_RF_HEADER_2, ReplyToQ=reply_to, ReplyToQMgr=reply_to_qmgr, CorrelId=correl
+    )
+    pairs = parse_folder(text).pairs()
+    content = PublicationContent(body=body, format=MQFMT_STRING)
+    try:
+        expected = command_from_psc(pairs, md, queue=STREAM, local_qmgr="QM1", content=content)
+    except MQError as error:
+        for _ in range(2):
+            with pytest.raises(MQError) as raised:
+                decode_command(value, md, STREAM, local_qmgr="QM1")
+            assert raised.value.reason == error.reason
+        return
+    for _ in range(2):  # the second time from the remembered template
+        got = decode_command(value, md, STREAM, local_qmgr="QM1")
+        assert got == expected and got.md is md and got.source == expected.source

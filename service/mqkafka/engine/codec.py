@@ -282,12 +282,10 @@ def process_message(
         effects = respond(md, interface, response, echo, ctx)
     else:
         effects = step(state, command, ctx)
-    return [
-        replace(effect, value=bytes(value))
-        if isinstance(effect, DeadLetter) and effect.value is None
-        else effect
-        for effect in effects
-    ]
+    for index, effect in enumerate(effects):
+        if type(effect) is DeadLetter and effect.value is None:
+            effects[index] = replace(effect, value=bytes(value))
+    return effects
 
 
 def _culprit(error: MQError, read: _Read | None) -> str | None:

@@ -584,6 +584,15 @@ class SubscriptionIndex(Generic[K]):
     def __iter__(self) -> Iterator[K]:
         return iter(self._subscriptions)
 
+    @property
+    def cache_size(self) -> int:
+        return self._cache_size
+
+    @cache_size.setter
+    def cache_size(self, size: int) -> None:
+        self._cache_size = size
+        self._results.clear()
+
     def subscription(self, key: K) -> tuple[Namespace, TopicFilter]:
         return self._subscriptions[key]
 

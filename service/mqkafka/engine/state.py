@@ -20,11 +20,14 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from mqkafka.engine.effects import (
+    DeadLetter,
     DeleteRetained,
+    Deliver,
     DeregisterPublisher,
     Effect,
     RegisterPublisher,
     RemoveSubscription,
+    Reply,
     Retain,
     StoreSubscription,
 )
@@ -77,6 +80,7 @@ class Live:
 
 
 _REMEMBERED_MATCHES = 10_000
+_MESSAGE_EFFECTS = frozenset({Deliver, Reply, DeadLetter})
 _PUB_ON_REQ_ONLY = int(RegOpt.PUBLISH_ON_REQUEST_ONLY)
 _LOCAL = int(RegOpt.LOCAL)
 _SHAPING = int(RegOpt.INCLUDE_STREAM_NAME | RegOpt.INFORM_IF_RETAINED)
@@ -163,6 +167,8 @@ class EngineState:
     def apply(self, effects: Iterable[Effect]) -> None:
         """Carry out the state effects in order; message effects are the adapter's."""
         for effect in effects:
+            if type(effect) in _MESSAGE_EFFECTS:
+                continue  # Deliver, Reply, DeadLetter: the adapter's
             match effect:
                 case StoreSubscription(subscription=sub):
                     self._store(sub)

@@ -21,7 +21,7 @@ copy_md = copier(MQMD, CHANGED)
     st.integers(0, 9),
     st.integers(0, 1),
     st.from_regex(r"[0-9]{8}", fullmatch=True),
-    st.text(st.characters(codec="ascii"), max_size=8).map(str.rstrip),
+    st.from_regex(r"[0-9]{0,8}", fullmatch=True),
 )
 def test_copied_mqmd_equals_the_replaced_one(
     msg_id: bytes, expiry: int, priority: int, persistence: int, date: str, time: str

@@ -158,3 +158,31 @@ def test_deregistration_before_a_restart_stays_deregistered(path: Path) -> None:
         broker = broker_on(state)
         outcome = broker.request_update("Sport/Soccer/Scores/#", queue="ONREQ")
         assert outcome.reason == RC.CF_NOT_REGISTERED
+
+
+def test_the_broker_chosen_correl_id_survives_a_restart(path: Path) -> None:
+    """Seed 001: "If MQPS_CORREL_ID_AS_IDENTITY is not set ... the broker uses a correlation
+    identifier of its own choosing when sending messages to that ... subscriber" - the one it
+    chose is stored, so copies carry it after a restart too."""
+    with RocksState(path) as state:
+        broker = broker_on(state)
+        assert broker.register_subscriber("Sport/Tennis", queue="PLAIN").ok
+        (before,) = [d.md.CorrelId for d in broker.publish("Sport/Tennis").deliveries]
+    with RocksState(path) as state:
+        (after,) = [d.md.CorrelId for d in broker_on(state).publish("Sport/Tennis").deliveries]
+    assert after == before != bytes(24)
+
+
+def test_a_subscription_name_still_reaches_its_subscription_after_a_restart(path: Path) -> None:
+    """Seed 002: "When the subscription name has been defined for the subscription, subsequent
+    commands need specify only the subscription name to access (modify or deregister) the
+    subscription." - the name index is rebuilt from the stored subscriptions."""
+    with RocksState(path) as state:
+        populate(broker_on(state))
+    with RocksState(path) as state:
+        broker = broker_on(state)
+        assert broker.state.named(ROOT, "soccer") is not None
+        assert broker.deregister_subscriber(sub_name="soccer").ok
+        assert broker.state.named(ROOT, "soccer") is None
+    with RocksState(path) as state:
+        assert broker_on(state).state.named(ROOT, "soccer") is None

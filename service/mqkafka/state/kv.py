@@ -98,7 +98,6 @@ class KeyValueDB:
         self._overlay: dict[str, Overlay] | None = None  # an open batch
         self._batch_offsets: dict[tuple[str, int], int] = {}
         self._batch_counts: dict[str, int] = {}
-        self._depth = 0
 
     # ---- reads -------------------------------------------------------------------------------
 
@@ -168,12 +167,8 @@ class KeyValueDB:
     def batch(self) -> Iterator[None]:
         """Make the block's writes and offsets one atomic RocksDB write (nested blocks join
         the outer one); an exception in the block discards them all."""
-        if self._overlay is not None:
-            self._depth += 1
-            try:
-                yield
-            finally:
-                self._depth -= 1
+        if self._overlay is not None:  # inside another batch: its writes are the outer's
+            yield
             return
         self._overlay = {name: {} for name in self.spaces}
         try:
@@ -196,10 +191,10 @@ class KeyValueDB:
             self._batch_offsets = {}
 
     def _commit(self, batch: WriteBatch) -> None:
-        if self._clean:
+        if self._clean:  # a write after mark_clean: the marker goes with it
             batch.delete(_CLEAN_KEY)
-            self._clean = False
         self._live().write(batch)
+        self._clean = False
 
     # ---- offsets, clean marker, lifecycle ----------------------------------------------------
 

@@ -19,7 +19,7 @@ exact semantic and the oracle for the indexed matcher in ``mqkafka.engine.matche
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache, lru_cache
 
@@ -173,6 +173,16 @@ class TopicFilter:
         return any(token.wildcard for token in parse_char_pattern(self.text))
 
     @property
+    def exact_topic(self) -> str | None:
+        """The one topic a filter without wildcards selects (escapes removed), else None."""
+        if self.scheme is Scheme.TOPIC:
+            return None if self.has_wildcards else self.text
+        tokens = parse_char_pattern(self.text)
+        if any(token.wildcard for token in tokens):
+            return None
+        return "".join(token.text for token in tokens)
+
+    @property
     def levels(self) -> list[str]:
         """The filter split on ``/`` with empty levels kept (meaningful for TOPIC)."""
         return self.text.split(LEVEL_SEPARATOR)
@@ -195,8 +205,14 @@ class Namespace:
 
     kind: NamespaceKind
     name: str
+    # looked up once or twice per publication: hash once (Enum hashing runs Python code)
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.kind.value, self.name)))
         if self.kind is NamespaceKind.STREAM:
             if len(self.name) > MQ_OBJECT_NAME_LENGTH or not _OBJECT_NAME.fullmatch(self.name):
                 raise MQError(

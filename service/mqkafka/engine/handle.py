@@ -31,8 +31,10 @@ from mqkafka.engine.publisher import (
     register_publisher,
 )
 from mqkafka.engine.replies import COMMAND_MSG_TYPES, respond
+from mqkafka.engine.request_update import request_update
 from mqkafka.engine.state import EngineState
-from mqkafka.engine.subscriber import deregister, register, request_update
+from mqkafka.engine.subscribe import register
+from mqkafka.engine.unsubscribe import deregister
 from mqkafka.mq.commands import (
     Command,
     DeletePub,

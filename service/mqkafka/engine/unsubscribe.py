@@ -96,4 +96,18 @@ def _leave(sub: Subscription, cmd: DeregSub) -> Effect | None:
     return StoreSubscription(replace(sub, identities=remaining, exclusive=holder))
 
 
-__all__ = ["deregister"]
+def forget_queue(state: EngineState, q_name: str, q_mgr_name: str) -> list[Effect]:
+    """Remove every subscription whose subscriber queue is ``q_name`` at ``q_mgr_name``.
+
+    For a temporary dynamic subscriber queue: "If the subscriber queue is a temporary dynamic
+    queue the subscription is removed automatically when that queue is closed" (§2.7; choice
+    §10.3: such queues are allowed). The queue adapter calls this when it deletes the queue.
+    """
+    return [
+        RemoveSubscription(sub.key)
+        for sub in state.subscriptions
+        if sub.key.identity.q_name == q_name and sub.key.identity.q_mgr_name == q_mgr_name
+    ]
+
+
+__all__ = ["deregister", "forget_queue"]

@@ -351,3 +351,19 @@ def test_re_registration_updates_options(broker: BrokerDriver) -> None:
     broker.register_subscriber("T", queue="Q", options="Pers InformIfRet")
     broker.register_subscriber("T", queue="Q", options="NonPers")
     assert only(broker).options == RegOpt.NON_PERSISTENT
+
+
+def test_temporary_dynamic_subscriber_queue_closed_removes_its_subscriptions(
+    broker: BrokerDriver,
+) -> None:
+    """Choice §10.3: temporary dynamic subscriber queues are allowed, and "the subscription is
+    removed automatically when that queue is closed" (§2.7)."""
+    from mqkafka.engine.unsubscribe import forget_queue
+
+    broker.register_subscriber("A", "B", queue="AMQ.TEMP.1", correl_id=b"A" * 24)
+    broker.register_subscriber("A", queue="AMQ.TEMP.1")
+    broker.register_subscriber("A", queue="KEEP")
+    effects = forget_queue(broker.state, "AMQ.TEMP.1", QMGR)
+    broker.state.apply(effects)
+    broker.state.check_invariants()
+    assert [s.key.identity.q_name for s in broker.state.subscriptions] == ["KEEP"]

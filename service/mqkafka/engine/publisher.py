@@ -42,7 +42,16 @@ from mqkafka.engine.topicspace import (
     subscription_topic,
 )
 from mqkafka.engine.view import PublicationView
-from mqkafka.mq.commands import DeletePub, DelOpt, DeregPub, Publish, PubOpt, RegOpt, RegPub
+from mqkafka.mq.commands import (
+    DeletePub,
+    DelOpt,
+    DeregPub,
+    Interface,
+    Publish,
+    PubOpt,
+    RegOpt,
+    RegPub,
+)
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQPER, MQPRI_PRIORITY_AS_Q_DEF
 from mqkafka.mq.reasons import RC
@@ -162,7 +171,10 @@ def _implicit_registration(
     key = PublisherKey(namespace, identity, topic)
     existing = state.publisher(key)
     if existing is not None:
-        check_owner(existing.owner, cmd.user_id, cmd.reg_options, ctx.authority)
+        # RFH1 Publish lists MQRCCF_DUPLICATE_IDENTITY among its errors (§2.10); in RFH2
+        # publisher registration is implicit bookkeeping only (§1.2), never a refusal.
+        if cmd.interface is Interface.RFH1:
+            check_owner(existing.owner, cmd.user_id, cmd.reg_options, ctx.authority)
         return None
     options = cmd.reg_options & _PUBLISHER_OPTIONS
     return RegisterPublisher(Publisher(key, cmd.user_id, options, implicit=True))

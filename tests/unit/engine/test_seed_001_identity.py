@@ -171,3 +171,14 @@ def test_correlid_unique_only_within_one_queue(any_broker: BrokerDriver) -> None
     broker.publish("T", body=b"x")
     assert [m.md.CorrelId for m in broker.drain("Q1")] == [A]
     assert [m.md.CorrelId for m in broker.drain("Q2")] == [A]
+
+
+def test_implicit_registration_owner_rules_by_interface(broker: BrokerDriver) -> None:
+    """An RFH1 publisher using another user's registered identity gets 3078 (the RFH1 Publish
+    error list); in RFH2 registration is bookkeeping and never refuses a publication."""
+    assert broker.publish("T", queue="PUBQ", rfh1=True).ok
+    assert (
+        broker.publish("T", queue="PUBQ", rfh1=True, user="bob").reason == RC.CF_DUPLICATE_IDENTITY
+    )
+    assert broker.publish("U", queue="PUBQ2").ok
+    assert broker.publish("U", queue="PUBQ2", user="bob").ok

@@ -172,6 +172,8 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
     offset = 0  # where `level` starts in text
     for level in levels:
         advanced: list[_Node] = []
+        # `#` nodes entered while reading this level start consuming at the next one
+        active = others + loopers if loopers else others
         if literal is not None:
             if literal.buckets is not None:
                 _collect_buckets(literal, level, offset, text, levels, out)
@@ -185,7 +187,7 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
             literal = children.get(level) if children is not None else None
             if literal is not None and literal.hash is not None:
                 _enter_hashes(literal, loopers, out)
-        for node in others + loopers if loopers else others:
+        for node in active:
             children = node.children
             if children is not None:
                 child = children.get(level)

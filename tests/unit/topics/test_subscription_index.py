@@ -118,6 +118,29 @@ def test_index_agrees_with_oracle_on_fixed_topics(topic: str) -> None:
     assert loaded(SubscriptionIndex).match(DEFAULT_STREAM, TopicString(topic)) == expected(topic)
 
 
+# Cases the property tests found or that guard a subtle step of the walk.
+WALK_CASES = [
+    ("a/#/a", TOPIC, "a", False),  # a `#` entered on a level starts consuming at the next
+    ("a/#/a", TOPIC, "a/a", True),
+    ("a/#/+", TOPIC, "a/x", True),  # a `#` followed by `+` only must stay active
+    ("a/#/+", TOPIC, "a/x/y", True),
+    ("#/#/b", TOPIC, "b", True),
+    ("+/#", TOPIC, "/", True),
+    ("a/*/b", CHAR, "a/b", False),  # the `/` before a tail comes after the head
+    ("a*/b", CHAR, "a/b", True),
+    ("*/", CHAR, "/", True),
+]
+
+
+@pytest.mark.parametrize(("flt", "scheme", "topic", "selected"), WALK_CASES)
+def test_walk_cases(flt: str, scheme: Scheme, topic: str, selected: bool) -> None:
+    index: SubscriptionIndex[str] = SubscriptionIndex(cache_size=0)
+    index.add("k", DEFAULT_STREAM, TopicFilter(flt, scheme))
+    index.add("exact", DEFAULT_STREAM, TopicFilter(topic, TOPIC))
+    expected = {"k", "exact"} if selected else {"exact"}
+    assert index.match(DEFAULT_STREAM, TopicString(topic)) == expected
+
+
 # ---- namespaces --------------------------------------------------------------------------
 
 
@@ -251,11 +274,16 @@ def _joined(pieces: list[str], max_size: int) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(pieces), min_size=1, max_size=max_size).map("".join)
 
 
+# Whole levels too, so that `#` and `+` levels (`a/#/+`, `#/#`, `+//#`) come up often.
+LEVEL_CHOICES = ["a", "b", "", "#", "+", "a#", "+b", "*", "日"]
+_levels = st.lists(st.sampled_from(LEVEL_CHOICES), min_size=1, max_size=5).map("/".join)
+
 filters = st.one_of(
     _joined(TOPIC_PIECES, 9).map(lambda text: TopicFilter(text, TOPIC)),
+    _levels.filter(bool).map(lambda text: TopicFilter(text, TOPIC)),
     _joined(CHAR_PIECES, 9).map(lambda text: TopicFilter(text, CHAR)),
 )
-topics = _joined([*TOPIC_PIECES, "%"], 9).map(TopicString)
+topics = st.one_of(_joined([*TOPIC_PIECES, "%"], 9), _levels.filter(bool)).map(TopicString)
 namespaces = st.sampled_from(NAMESPACES)
 operations = st.lists(
     st.one_of(

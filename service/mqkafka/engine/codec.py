@@ -18,6 +18,7 @@ holding the command are not carried.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import struct
 from collections.abc import Sequence
@@ -208,6 +209,9 @@ _REMEMBERED = 10_000
 _PAIRS: dict[str, tuple[tuple[str, str], ...]] = {}
 _PUBLISH_TEMPLATES: dict[tuple[str, str, str, str, str, bool], list[Any]] = {}
 _new_publish = copier(Publish, ("md", "content"))
+_PER_MESSAGE_SLOTS = [
+    i for i, f in enumerate(dataclasses.fields(Publish)) if f.name in ("md", "content")
+]
 
 
 def _plain_pairs(text: str) -> tuple[tuple[str, str], ...] | None:
@@ -237,7 +241,10 @@ def _publish_like_before(read: _Read, md: MQMD, queue: str, local_qmgr: str) -> 
     if isinstance(cmd, Publish):
         if len(_PUBLISH_TEMPLATES) >= _REMEMBERED:
             _PUBLISH_TEMPLATES.clear()
-        _PUBLISH_TEMPLATES[key] = template_values(cmd)
+        template = template_values(cmd)
+        for slot in _PER_MESSAGE_SLOTS:  # keep no message's MQMD or (maybe large) body alive
+            template[slot] = None
+        _PUBLISH_TEMPLATES[key] = template
     return cmd
 
 

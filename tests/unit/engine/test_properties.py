@@ -127,6 +127,7 @@ def test_random_command_sequences(
     broker = BrokerDriver(wire=wire)
     for verb, topics, who, extra in sequence:
         before = snapshot(broker)
+        empty_before = {s.key for s in broker.state.subscriptions if not s.identities}
         copies = expected_copies(broker, verb, topics, who, str(extra.get("pub_options", "")))
         kwargs = {**who, **extra}
         if verb == "Publish":
@@ -147,6 +148,12 @@ def test_random_command_sequences(
             assert not [e for e in outcome.effects if isinstance(e, Deliver)]
         if copies >= 0 and response.completion is Completion.OK:
             assert len(outcome.deliveries) == copies
+        leaving = verb == "DeregSub" and extra.get("sub_identity") is not None
+        if leaving and "LeaveOnly" not in str(extra.get("options")):
+            # "does not delete the subscription unless the subscription identity list becomes
+            # empty as a result of removing the identity" (S2): no set is left empty by it.
+            emptied = {s.key for s in broker.state.subscriptions if not s.identities}
+            assert emptied <= empty_before
         for sub in broker.state.subscriptions:
             assert sub.exclusive is None or sub.exclusive in sub.identities
             assert sub.name is None or not sub.name.startswith("MQ")

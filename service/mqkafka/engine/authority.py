@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from mqkafka.engine.topicspace import Namespace
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
-from mqkafka.mq.topics import Namespace
 
 
 class AuthorityPort(Protocol):

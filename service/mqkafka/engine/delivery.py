@@ -31,7 +31,7 @@ from mqkafka.engine.effects import Deliver
 from mqkafka.engine.fastvalues import copier, template_values
 from mqkafka.engine.records import Publication, Subscription
 from mqkafka.engine.state import Live
-from mqkafka.engine.topicspace import Namespace, TopicString, topic_text_for
+from mqkafka.engine.topicspace import Namespace, NamespaceKind, TopicString, topic_text_for
 from mqkafka.mq.commands import Interface, PublicationContent, RegOpt
 from mqkafka.mq.mqmd import (
     MQAT,
@@ -42,7 +42,6 @@ from mqkafka.mq.mqmd import (
     MQPER,
     MQRO,
 )
-from mqkafka.mq.topics import NamespaceKind
 
 _FORMAT = {Interface.RFH2: MQFMT_RF_HEADER_2, Interface.RFH1: MQFMT_RF_HEADER_1}
 

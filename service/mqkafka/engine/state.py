@@ -51,13 +51,13 @@ from mqkafka.engine.stores import (
 )
 from mqkafka.engine.topicspace import (
     Namespace,
+    NamespaceKind,
     SubscriptionIndex,
     TopicFilter,
     TopicString,
     selects,
 )
 from mqkafka.mq.commands import Interface, RegOpt
-from mqkafka.mq.topics import NamespaceKind
 
 
 class Live:

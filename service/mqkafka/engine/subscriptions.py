@@ -25,12 +25,11 @@ from mqkafka.engine.identity import Identity, check_owner, identity_of
 from mqkafka.engine.outcome import Outcome
 from mqkafka.engine.records import SubscriberContext, Subscription, SubscriptionKey
 from mqkafka.engine.state import EngineState, Live
-from mqkafka.engine.topicspace import Namespace, TopicFilter, subscriber_namespace
+from mqkafka.engine.topicspace import Namespace, NamespaceKind, TopicFilter, subscriber_namespace
 from mqkafka.engine.view import PublicationView
 from mqkafka.mq.commands import DeregSub, Interface, RegOpt, RegSub, ReqUpdate, option_names
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
-from mqkafka.mq.topics import NamespaceKind
 
 
 def retained_copies(state: EngineState, sub: Subscription, ctx: EngineContext, out: Outcome) -> int:

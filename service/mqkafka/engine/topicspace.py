@@ -135,6 +135,7 @@ def selects(flt: TopicFilter, topic: TopicString) -> bool:
 __all__ = [
     "ROOT",
     "Namespace",
+    "NamespaceKind",
     "Scheme",
     "SubscriptionIndex",
     "TopicFilter",

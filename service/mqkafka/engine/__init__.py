@@ -1,1 +1,18 @@
-"""The pure queued pub/sub engine: ``handle(state, command) -> effects``, no I/O."""
+"""The pure queued pub/sub engine: ``handle(state, command, context) -> effects``, no I/O.
+
+Where things are:
+
+* ``handle`` - the entry point (``handle``, ``step``) and the frame every command goes through;
+  ``subscribe`` / ``unsubscribe`` / ``request_update`` / ``publisher`` - one module per group of
+  commands; ``subscriptions`` - what the subscriber commands share.
+* ``effects`` - what the engine asks for (deliver, reply, dead-letter, store/remove,
+  retain/delete, register/deregister a publisher); ``replies`` - when and how a command is
+  answered; ``delivery`` - a publication copy's MQMD and added properties.
+* ``state`` - stores plus derived indexes, and its invariants; ``stores`` - the store ports and
+  in-memory stores; ``records`` - the values kept; ``identity`` - identities and ownership.
+* ``context`` - configuration, clock, ids, ports; ``authority`` - the authority port, allow-all
+  and ACL file; ``filters`` - the default (non-evaluating) filter port; ``view`` - a publication
+  as a filter sees it; ``topicspace`` - the one view of topics, namespaces and the matcher.
+* ``codec`` - the byte boundary: ``decode_command``, ``process_message``, ``encode_delivery``,
+  ``encode_reply``; ``fastvalues`` - building known-valid frozen values cheaply.
+"""

@@ -249,6 +249,7 @@ def test_an_invalid_value_inside_valid_avro_is_object_damaged() -> None:
         (codec.parse_retained_key, b"no separator"),
         (codec.parse_retained_key, b"planet:X\x00t"),
         (codec.parse_retained_key, b"subpoint:\x00"),  # an empty topic
+        (codec.parse_retained_key, b"subpoint:\x00a\x00b"),  # NUL inside a topic
         (codec.parse_subscription_key, b"subpoint:\x00Q\x00QM\x00zz\x00topic\x00t"),
         (codec.parse_subscription_key, b"subpoint:\x00Q\x00QM\x00\x00glob\x00t"),
         (codec.parse_publisher_key, b"stream:S\x00Q\x00QM"),

@@ -19,6 +19,7 @@ The publish path is the hot one: everything per subscription is looked up, not c
 
 from __future__ import annotations
 
+from mqkafka.engine.authority import grants_everything
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.delivery import Copies, Published
 from mqkafka.engine.effects import (
@@ -53,10 +54,11 @@ from mqkafka.mq.commands import (
     RegPub,
 )
 from mqkafka.mq.errors import MQError
-from mqkafka.mq.mqmd import MQPER, MQPRI_PRIORITY_AS_Q_DEF
+from mqkafka.mq.mqmd import MQPRI_PRIORITY_AS_Q_DEF
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import ResponseItem
 
+_PRIORITY_AS_Q_DEF = int(MQPRI_PRIORITY_AS_Q_DEF)
 _LOCAL = int(PubOpt.LOCAL)
 _REG_LOCAL = int(RegOpt.LOCAL)
 _OTHER_SUBS_ONLY = int(PubOpt.OTHER_SUBSCRIBERS_ONLY)
@@ -74,20 +76,22 @@ def publish(state: EngineState, cmd: Publish, ctx: EngineContext) -> Outcome:
     topics = [publication_topic(text, cmd.interface) for text in cmd.topics]
     publisher = _publisher_identity(cmd, ctx)
     out = Outcome()
-    allowed = authorised(
-        [(topic.text, topic) for topic in topics],
-        lambda text: ctx.authority.may_publish(cmd.user_id, namespace, text),
-        out,
-        ctx.authority,
-    )
+    if grants_everything(ctx.authority):
+        allowed = topics
+    else:
+        allowed = authorised(
+            [(topic.text, topic) for topic in topics],
+            lambda text: ctx.authority.may_publish(cmd.user_id, namespace, text),
+            out,
+        )
     md = cmd.md
     # MQPRI_PRIORITY_AS_Q_DEF / MQPER_PERSISTENCE_AS_Q_DEF resolve against the stream queue
     # the publication was put to (§4.1 "resolved if AS_Q_DEF").
     priority = md.Priority
-    if priority == MQPRI_PRIORITY_AS_Q_DEF:
+    if priority == _PRIORITY_AS_Q_DEF:
         priority = ctx.queues.default_priority(cmd.queue)
     persistence = md.Persistence
-    if persistence not in (MQPER.NOT_PERSISTENT, MQPER.PERSISTENT):
+    if persistence != 0 and persistence != 1:  # MQPER_PERSISTENCE_AS_Q_DEF (or unknown)
         persistence = ctx.queues.default_persistence(cmd.queue)
     options = int(cmd.options)  # plain int: IntFlag arithmetic is slow on the hot path
     local = bool(options & _LOCAL or int(cmd.reg_options) & _REG_LOCAL)

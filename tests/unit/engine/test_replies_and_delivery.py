@@ -200,3 +200,21 @@ def test_wildcards_never_cross_namespaces(broker: BrokerDriver) -> None:
     assert [m.body for m in broker.drain("ROOT")] == [b"root"]
     assert [m.body for m in broker.drain("SP")] == [b"sp"]
     assert [m.body for m in broker.drain("RFH1")] == [b"root"]
+
+
+def test_a_named_stream_is_its_own_topic_space() -> None:
+    """RFH1 "MQPSStreamName (default SYSTEM.BROKER.DEFAULT.STREAM; for Publish/DeletePub the
+    default is the name of the stream queue the message was put to)" (§1.4); an RFH2 publisher
+    putting to that stream queue publishes in the same space (topicspace table)."""
+    from mqkafka.engine.context import EngineConfig
+
+    streams = frozenset({"SYSTEM.BROKER.DEFAULT.STREAM", "SPORT.STREAM"})
+    broker = BrokerDriver(wire=True, config=EngineConfig(qmgr_name=QMGR, streams=streams))
+    assert broker.register_subscriber("*", queue="Q", stream="SPORT.STREAM", rfh1=True).ok
+    broker.register_subscriber("#", queue="ROOT")
+    broker.publish("Soccer", body=b"rfh1", rfh1=True, queue_put="SPORT.STREAM")
+    broker.publish("Tennis", body=b"rfh2", queue_put="SPORT.STREAM")
+    copies = broker.drain("Q")
+    assert [c.body for c in copies] == [b"rfh1", b"rfh2"]
+    assert {c.psc["MQPSStreamName"][0] for c in copies} == {"SPORT.STREAM"}
+    assert broker.drain("ROOT") == []

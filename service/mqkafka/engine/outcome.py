@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from mqkafka.engine.authority import AuthorityPort, grants_everything
 from mqkafka.engine.effects import Effect
+from mqkafka.engine.ports import CompiledFilter, MessageView
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Response, ResponseItem
@@ -36,6 +37,18 @@ class Outcome:
 _OK = Response.ok()
 
 
+def selected(compiled: CompiledFilter, view: MessageView, out: Outcome) -> bool:
+    """Does a subscription's filter select this publication? A filter that cannot evaluate it
+    (MQRC_CONTENT_ERROR 2554, MQRC_SELECTION_NOT_AVAILABLE 2551...) excludes that one copy and
+    the reason is reported once as a warning: other subscribers still get theirs."""
+    try:
+        return compiled.matches(view)
+    except MQError as error:
+        if all(item.reason != error.reason for item in out.warnings):
+            out.warnings.append(ResponseItem(error.reason))
+        return False
+
+
 def authorised(
     items: Sequence[tuple[str, T]],
     allowed: Callable[[str], bool],
@@ -57,4 +70,4 @@ def authorised(
     return kept
 
 
-__all__ = ["Outcome", "authorised"]
+__all__ = ["Outcome", "authorised", "selected"]

@@ -30,7 +30,7 @@ from mqkafka.engine.effects import (
     Retain,
 )
 from mqkafka.engine.identity import Identity, check_owner, identity_of
-from mqkafka.engine.outcome import Outcome, authorised
+from mqkafka.engine.outcome import Outcome, authorised, selected
 from mqkafka.engine.records import Publication, Publisher, PublisherKey
 from mqkafka.engine.state import EngineState
 from mqkafka.engine.topicspace import (
@@ -131,7 +131,7 @@ def publish(state: EngineState, cmd: Publish, ctx: EngineContext) -> Outcome:
             if live.compiled is not None:
                 if view is None:
                     view = PublicationView(cmd.content, md)
-                if not live.compiled.matches(view):
+                if not selected(live.compiled, view, out):
                     continue
             effects.append(copies.deliver(live))
         if retain:  # replaces the topic's previous one (§4.3)

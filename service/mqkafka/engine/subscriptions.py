@@ -22,7 +22,7 @@ from mqkafka.engine.context import EngineContext
 from mqkafka.engine.delivery import Copies
 from mqkafka.engine.effects import DeleteRetained
 from mqkafka.engine.identity import Identity, check_owner, identity_of
-from mqkafka.engine.outcome import Outcome
+from mqkafka.engine.outcome import Outcome, selected
 from mqkafka.engine.records import SubscriberContext, Subscription, SubscriptionKey
 from mqkafka.engine.state import EngineState, Live
 from mqkafka.engine.topicspace import Namespace, NamespaceKind, TopicFilter, subscriber_namespace
@@ -43,7 +43,9 @@ def retained_copies(state: EngineState, sub: Subscription, ctx: EngineContext, o
         if copies is None:  # expired while held: it goes
             out.effects.append(DeleteRetained(pub.namespace, pub.topic.text))
             continue
-        if compiled is not None and not compiled.matches(PublicationView(pub.content, pub.md)):
+        if compiled is not None and not selected(
+            compiled, PublicationView(pub.content, pub.md), out
+        ):
             continue
         out.effects.append(copies.deliver(live))
         sent += 1

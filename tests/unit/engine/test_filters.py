@@ -77,3 +77,30 @@ def test_filters_are_compiled_at_registration_not_per_publication() -> None:
     for _ in range(20):
         broker.publish("T")
     assert port.compiled == before and len(broker.drain("Q")) == 20
+
+
+class FailingFilter:
+    text = "Body.x = 1"
+
+    def matches(self, message: object) -> bool:
+        from mqkafka.mq.errors import MQError
+
+        raise MQError(RC.CONTENT_ERROR, "cannot parse the body")
+
+
+class FailingPort:
+    def compile(self, text: str) -> CompiledFilter:
+        return FailingFilter() if text.startswith("Body") else PASS_ALL.compile(text)
+
+
+def test_a_filter_that_cannot_evaluate_excludes_only_its_copy() -> None:
+    """A selector that cannot read a publication (2554) must not stop it reaching others: that
+    copy is left out and the publisher is warned."""
+    from mqkafka.mq.responses import Completion
+
+    broker = BrokerDriver(filters=FailingPort())
+    broker.register_subscriber("T", queue="BODY", filter="Body.x = 1")
+    broker.register_subscriber("T", queue="PLAIN")
+    outcome = broker.publish("T", body=b"x")
+    assert outcome.completion is Completion.WARNING and outcome.reason == RC.CONTENT_ERROR
+    assert broker.drain("BODY") == [] and len(broker.drain("PLAIN")) == 1

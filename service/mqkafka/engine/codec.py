@@ -287,6 +287,11 @@ def process_message(
         response = Response.warning((item,)) if warning else Response.error(item)
         echo = tuple(read.pairs) if read is not None and error.reason not in _NO_ECHO else ()
         effects = respond(md, interface, response, echo, ctx)
+        if not warning and not any(isinstance(e, Reply | DeadLetter) for e in effects):
+            # A message that is not a command and asks for no reply is not dropped: "a reply
+            # with the reason code when a reply can be addressed; otherwise ... the dead-letter
+            # queue" (issue 4, bad input).
+            effects.append(DeadLetter(md, error.reason, error.detail))
     else:
         effects = step(state, command, ctx)
     for index, effect in enumerate(effects):

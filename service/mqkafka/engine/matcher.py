@@ -558,24 +558,13 @@ class _Space:
             _walk(self.root, text, text.split(LEVEL_SEPARATOR), out)
 
 
-class SubscriptionIndex(Generic[K]):
-    """Subscriptions by key (chosen by the engine), matched per publication.
+class _Subscriptions(Generic[K]):
+    """What both indexes share: each key's namespace and filter."""
 
-    ``add`` with a key that is already present replaces its subscription (a re-registration
-    that changed the topic); ``remove`` of an unknown key raises KeyError, as ``set.remove``.
+    __slots__ = ("_subscriptions",)
 
-    Publishers repeat their topics, so the last ``cache_size`` results of each namespace are
-    kept (as frozensets, which is why ``match`` returns one) until a subscription of that
-    namespace is added or removed; ``cache_size=0`` turns this off.
-    """
-
-    __slots__ = ("_cache_size", "_results", "_spaces", "_subscriptions")
-
-    def __init__(self, cache_size: int = 65_536) -> None:
+    def __init__(self) -> None:
         self._subscriptions: dict[K, tuple[Namespace, TopicFilter]] = {}
-        self._spaces: dict[Namespace, _Space] = {}
-        self._results: dict[Namespace, dict[str, frozenset[K]]] = {}
-        self._cache_size = cache_size
 
     def __len__(self) -> int:
         return len(self._subscriptions)
@@ -586,6 +575,29 @@ class SubscriptionIndex(Generic[K]):
     def __iter__(self) -> Iterator[K]:
         return iter(self._subscriptions)
 
+    def subscription(self, key: K) -> tuple[Namespace, TopicFilter]:
+        return self._subscriptions[key]
+
+
+class SubscriptionIndex(_Subscriptions[K]):
+    """Subscriptions by key (chosen by the engine), matched per publication.
+
+    ``add`` with a key that is already present replaces its subscription (a re-registration
+    that changed the topic); ``remove`` of an unknown key raises KeyError, as ``set.remove``.
+
+    Publishers repeat their topics, so the last ``cache_size`` results of each namespace are
+    kept (as frozensets, which is why ``match`` returns one) until a subscription of that
+    namespace is added or removed; ``cache_size=0`` turns this off.
+    """
+
+    __slots__ = ("_cache_size", "_results", "_spaces")
+
+    def __init__(self, cache_size: int = 65_536) -> None:
+        super().__init__()
+        self._spaces: dict[Namespace, _Space] = {}
+        self._results: dict[Namespace, dict[str, frozenset[K]]] = {}
+        self._cache_size = cache_size
+
     @property
     def cache_size(self) -> int:
         return self._cache_size
@@ -594,9 +606,6 @@ class SubscriptionIndex(Generic[K]):
     def cache_size(self, size: int) -> None:
         self._cache_size = size
         self._results.clear()
-
-    def subscription(self, key: K) -> tuple[Namespace, TopicFilter]:
-        return self._subscriptions[key]
 
     def add(self, key: K, namespace: Namespace, flt: TopicFilter) -> None:
         if key in self._subscriptions:
@@ -638,25 +647,10 @@ class SubscriptionIndex(Generic[K]):
         return found
 
 
-class NaiveIndex(Generic[K]):
+class NaiveIndex(_Subscriptions[K]):
     """The oracle: same API as SubscriptionIndex, ``matches()`` against every subscription."""
 
-    __slots__ = ("_subscriptions",)
-
-    def __init__(self) -> None:
-        self._subscriptions: dict[K, tuple[Namespace, TopicFilter]] = {}
-
-    def __len__(self) -> int:
-        return len(self._subscriptions)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._subscriptions
-
-    def __iter__(self) -> Iterator[K]:
-        return iter(self._subscriptions)
-
-    def subscription(self, key: K) -> tuple[Namespace, TopicFilter]:
-        return self._subscriptions[key]
+    __slots__ = ()
 
     def add(self, key: K, namespace: Namespace, flt: TopicFilter) -> None:
         self._subscriptions[key] = (namespace, flt)

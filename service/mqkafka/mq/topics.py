@@ -93,6 +93,8 @@ def parse_char_pattern(text: str) -> tuple[CharToken, ...]:
     ``%`` escapes the next character, which must be ``*``, ``?`` or ``%``; anything else
     (or a ``%`` at the end) is invalid → MQRCCF_TOPIC_ERROR.
     """
+    if not any(special in text for special in (ESCAPE, ANY_CHARS, ONE_CHAR)):
+        return (CharToken(text, wildcard=False),) if text else ()
     tokens: list[CharToken] = []
     run: list[str] = []
     i = 0

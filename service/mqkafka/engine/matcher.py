@@ -25,7 +25,9 @@ them, reference §1.4):
 
 Subscriptions with the same namespace and filter share one node or entry; a holder keeps
 one key as it is and a set only from the second key on, because most filters are distinct.
-``NaiveIndex`` is the oracle: the same API, ``matches()`` against every subscription.
+Results are remembered per namespace and topic until that namespace's subscriptions change
+(publishers repeat their topics). ``NaiveIndex`` is the oracle: the same API, ``matches()``
+against every subscription.
 """
 
 from __future__ import annotations

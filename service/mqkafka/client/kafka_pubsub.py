@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from mqkafka.mq import rfh2
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
@@ -303,9 +303,18 @@ def _reader_config(bootstrap: str) -> dict[str, Any]:
     }
 
 
-def _end_offset(consumer: Consumer, topic: str) -> int:
-    _, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10, cached=False)
-    return int(high)
+def _end_offset(consumer: Consumer, topic: str, timeout: float = 30.0) -> int:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            _, high = consumer.get_watermark_offsets(
+                TopicPartition(topic, 0), timeout=10, cached=False
+            )
+            return int(high)
+        except KafkaException:  # a topic created a moment ago: metadata still on its way
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 def _ensure_topic(bootstrap: str, topic: str) -> None:

@@ -121,7 +121,6 @@ class Dispatcher:
             self.metrics.commands.inc()
         put_at = message.timestamp()[1] / 1000.0
         for effect in effects:
-            self.replica.remember(effect)
             if isinstance(effect, Deliver):
                 self.metrics.deliveries.inc()
                 self._pending_latency.append(put_at)

@@ -13,7 +13,7 @@ transaction holding the subscription record committed, which is before the publi
 batch asked for the offsets.
 
 A worker's own records come back here too; they equal what it already applied and are
-skipped.
+skipped. Tombstones name their key in the record key (``mqkafka.state.codec`` parses it).
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from mqkafka.engine.effects import (
     Retain,
     StoreSubscription,
 )
-from mqkafka.engine.records import PublisherKey, SubscriptionKey
 from mqkafka.engine.state import EngineState
 from mqkafka.mq.errors import MQError
 from mqkafka.service.config import (
@@ -80,20 +79,13 @@ class StateReplica:
         self._consumer.assign(
             [TopicPartition(t, p, self.positions[(t, p)]) for t, p in self._partitions]
         )
-        # Key bytes of tombstones → the keys they remove (built from what is stored).
-        self._sub_keys: dict[bytes, SubscriptionKey] = {
-            codec.subscription_key(s.key): s.key for s in state.subscriptions
-        }
-        self._pub_keys: dict[bytes, PublisherKey] = {
-            codec.publisher_key(p.key): p.key for p in state.publishers
-        }
         self.applied = 0
         self.catch_ups = 0
 
     def _discover(self) -> list[tuple[str, int]]:
         topics = (self.subscriptions_topic, self.retained_topic, self.publishers_topic)
         metadata = self._admin.list_topics(timeout=30)
-        partitions = []
+        partitions: list[tuple[str, int]] = []
         for topic in topics:
             found = metadata.topics.get(topic)
             if found is None or found.error is not None:
@@ -119,9 +111,13 @@ class StateReplica:
         raise AssertionError("unreachable")
 
     def catch_up(self, timeout: float = 60.0) -> int:
-        """Read every state partition up to its current last stable offset."""
+        """Read every state partition up to its current last stable offset.
+
+        Progress is the consumer's own position, which (unlike "last record + 1") also steps
+        over the transaction markers that end every committed batch of state records.
+        """
         ends = self.end_offsets()
-        behind = {tp for tp, end in ends.items() if self._position(tp) < end}
+        behind = {tp for tp, end in ends.items() if self._at(tp) < end}
         applied = 0
         deadline = time.monotonic() + timeout
         while behind:
@@ -134,19 +130,17 @@ class StateReplica:
                         log.warning("state replica: %s", error)
                     continue
                 self.apply_record(message.topic(), message.key(), message.value())
-                self.positions[(message.topic(), message.partition())] = message.offset() + 1
                 applied += 1
-            behind = {tp for tp in behind if self._position(tp) < ends[tp]}
+            for position in self._consumer.position([TopicPartition(t, p) for t, p in behind]):
+                if position.offset >= 0:
+                    self.positions[(position.topic, position.partition)] = position.offset
+            behind = {tp for tp in behind if self._at(tp) < ends[tp]}
         self.catch_ups += 1
         return applied
 
-    def _position(self, tp: tuple[str, int]) -> int:
-        known = self.positions.get(tp, OFFSET_BEGINNING)
-        if known >= 0:
-            return known
-        # Not read anything yet: the consumer's own position once it has fetched, else 0.
-        [current] = self._consumer.position([TopicPartition(*tp)])
-        return current.offset if current.offset >= 0 else 0
+    def _at(self, tp: tuple[str, int]) -> int:
+        """Where reading stands; "from the beginning" counts as 0 (an empty log is read)."""
+        return max(self.positions.get(tp, 0), 0)
 
     # --- applying records --------------------------------------------------------------
     def apply_record(self, topic: str, key: bytes | None, value: bytes | None) -> None:
@@ -167,12 +161,11 @@ class StateReplica:
 
     def _apply_subscription(self, key: bytes, value: bytes | None) -> None:
         if value is None:
-            sub_key = self._sub_keys.pop(key, None)
-            if sub_key is not None and self.state.subscription(sub_key) is not None:
+            sub_key = codec.parse_subscription_key(key)
+            if self.state.subscription(sub_key) is not None:
                 self.state.apply([RemoveSubscription(sub_key)])
             return
         sub = codec.decode_subscription(value)
-        self._sub_keys[key] = sub.key
         if self.state.subscription(sub.key) != sub:
             self.state.apply([StoreSubscription(sub)])
 
@@ -189,22 +182,13 @@ class StateReplica:
 
     def _apply_publisher(self, key: bytes, value: bytes | None) -> None:
         if value is None:
-            pub_key = self._pub_keys.pop(key, None)
-            if pub_key is not None and self.state.publisher(pub_key) is not None:
+            pub_key = codec.parse_publisher_key(key)
+            if self.state.publisher(pub_key) is not None:
                 self.state.apply([DeregisterPublisher(pub_key)])
             return
         publisher = codec.decode_publisher(value)
-        self._pub_keys[key] = publisher.key
         if self.state.publisher(publisher.key) != publisher:
             self.state.apply([RegisterPublisher(publisher)])
-
-    def remember(self, effect: object) -> None:
-        """Learn the key of a record this worker writes itself (for its later tombstone)."""
-        if isinstance(effect, StoreSubscription):
-            key = effect.subscription.key
-            self._sub_keys[codec.subscription_key(key)] = key
-        elif isinstance(effect, RegisterPublisher):
-            self._pub_keys[codec.publisher_key(effect.publisher.key)] = effect.publisher.key
 
     def close(self) -> None:
         self._consumer.close()

@@ -1,0 +1,103 @@
+"""Each queued pub/sub command end to end through Kafka and a real `mqk serve`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from mqkafka.client.kafka_pubsub import KafkaPubSub
+from mqkafka.mq.reasons import RC
+
+pytestmark = pytest.mark.kafka
+
+CID_SCORES = b"SCORES".ljust(24, b"\x01")
+CID_EVENTS = b"EVENTS".ljust(24, b"\x02")
+
+
+def test_regsub_publish_delivers_with_the_topic_and_the_subscriber_correlid(
+    start_service: Callable[..., object], client: KafkaPubSub
+) -> None:
+    start_service()
+    reply = client.register(
+        "Sport/Soccer/#", queue="APP.SUBS", options=["CorrelAsId"], correl_id=CID_EVENTS
+    )
+    assert reply is not None and reply.ok, reply
+    assert client.publish("Sport/Soccer/Goal", b"Chelsea 1").ok  # type: ignore[union-attr]
+    assert client.publish("Sport/Tennis/Ace", b"not for us").ok  # type: ignore[union-attr]
+    [delivered] = list(client.read_queue("APP.SUBS", count=1, timeout=20))
+    assert delivered.topic == "Sport/Soccer/Goal"
+    assert delivered.psc["Command"] == ["Publish"]
+    assert delivered.body == b"Chelsea 1"
+    assert delivered.md.CorrelId == CID_EVENTS
+    assert delivered.md.MsgType == 8
+    assert list(client.read_queue("APP.SUBS", timeout=2)) == [delivered]
+
+
+def test_deregsub_stops_delivery_and_unknown_deregistration_is_not_registered(
+    start_service: Callable[..., object], client: KafkaPubSub
+) -> None:
+    start_service()
+    assert client.register("News/#", queue="APP.NEWS").ok  # type: ignore[union-attr]
+    assert client.deregister("News/#", queue="APP.NEWS").ok  # type: ignore[union-attr]
+    again = client.deregister("News/#", queue="APP.NEWS")
+    assert again is not None and again.reason == RC.CF_NOT_REGISTERED
+    assert client.publish("News/Today", b"x").ok  # type: ignore[union-attr]
+    assert list(client.read_queue("APP.NEWS", timeout=2)) == []
+
+
+def test_retained_publication_request_update_and_delete_pub(
+    start_service: Callable[..., object], client: KafkaPubSub
+) -> None:
+    start_service()
+    assert client.register(
+        "Scores/#", queue="APP.SCORES", options=["PubOnReqOnly", "CorrelAsId"], correl_id=CID_SCORES
+    ).ok  # type: ignore[union-attr]
+    none_yet = client.request_update(
+        "Scores/#", queue="APP.SCORES", options=["CorrelAsId"], correl_id=CID_SCORES
+    )
+    assert none_yet is not None and none_yet.reason == RC.CF_NO_RETAINED_MSG
+    assert client.publish("Scores/Chelsea", b"4-1", retain=True).ok  # type: ignore[union-attr]
+    assert list(client.read_queue("APP.SCORES", timeout=2)) == []  # PubOnReqOnly: nothing pushed
+    update = client.request_update(
+        "Scores/#", queue="APP.SCORES", options=["CorrelAsId"], correl_id=CID_SCORES
+    )
+    assert update is not None and update.ok, update
+    [retained] = list(client.read_queue("APP.SCORES", count=1, timeout=20))
+    assert retained.body == b"4-1" and retained.md.CorrelId == CID_SCORES
+    assert client.delete_publication("Scores/Chelsea").ok  # type: ignore[union-attr]
+    gone = client.request_update(
+        "Scores/#", queue="APP.SCORES", options=["CorrelAsId"], correl_id=CID_SCORES
+    )
+    assert gone is not None and gone.reason == RC.CF_NO_RETAINED_MSG
+
+
+def test_results_service_sample_application(
+    start_service: Callable[..., object], client: KafkaPubSub
+) -> None:
+    """Seed 001's sample: scores on request, events by push, one queue, two CorrelIds."""
+    start_service()
+    for team, score in (("Chelsea", b"4-1"), ("Arsenal", b"2-2")):
+        assert client.publish(f"Sport/Soccer/State/LatestScore/{team}", score, retain=True).ok  # type: ignore[union-attr]
+    assert client.register(
+        "Sport/Soccer/State/LatestScore/#", queue="RESULTS",
+        options=["PubOnReqOnly", "CorrelAsId"], correl_id=CID_SCORES,
+    ).ok  # type: ignore[union-attr]  # fmt: skip
+    assert client.register(
+        "Sport/Soccer/Event/#", queue="RESULTS", options=["CorrelAsId"], correl_id=CID_EVENTS
+    ).ok  # type: ignore[union-attr]
+    assert client.request_update(
+        "Sport/Soccer/State/LatestScore/#",
+        queue="RESULTS",
+        options=["CorrelAsId"],
+        correl_id=CID_SCORES,
+    ).ok  # type: ignore[union-attr]
+    assert client.publish("Sport/Soccer/Event/Goal", b"Chelsea scores").ok  # type: ignore[union-attr]
+    got = list(client.read_queue("RESULTS", count=3, timeout=20))
+    scores = sorted((m.topic, m.body) for m in got if m.md.CorrelId == CID_SCORES)
+    events = [(m.topic, m.body) for m in got if m.md.CorrelId == CID_EVENTS]
+    assert scores == [
+        ("Sport/Soccer/State/LatestScore/Arsenal", b"2-2"),
+        ("Sport/Soccer/State/LatestScore/Chelsea", b"4-1"),
+    ]
+    assert events == [("Sport/Soccer/Event/Goal", b"Chelsea scores")]

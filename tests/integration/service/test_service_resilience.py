@@ -1,0 +1,169 @@
+"""Bad input, restarts, a lost RocksDB directory, SIGKILL, and two workers sharing the load."""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient
+
+from mqkafka.client.kafka_pubsub import KafkaPubSub
+from mqkafka.mq.mqmd import MQMD, MQMT
+from mqkafka.mq.reasons import RC
+from mqkafka.wire.dlh import decode_dlh
+from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
+from mqkafka.wire.names import queue_to_topic
+from tests.integration.service.conftest import ServiceProcess, wait_until
+
+pytestmark = pytest.mark.kafka
+DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+CONTROL = "SYSTEM.BROKER.CONTROL.QUEUE"
+STREAM = "SYSTEM.BROKER.DEFAULT.STREAM"
+
+
+def raw_put(bootstrap: str, namespace: str, queue: str, value: bytes, headers: list) -> None:
+    producer = Producer({"bootstrap.servers": bootstrap})
+    producer.produce(queue_to_topic(queue, namespace), value=value, headers=headers)
+    producer.flush(30)
+
+
+@pytest.mark.parametrize("queue", [CONTROL, STREAM])
+def test_malformed_messages_are_answered_or_dead_lettered_and_the_partition_moves_on(
+    start_service: Callable[..., ServiceProcess],
+    client: KafkaPubSub,
+    kafka_bootstrap: str,
+    namespace: str,
+    queue: str,
+) -> None:
+    start_service()
+    client.register("warm/up", queue="APP.WARM")  # the reply topic exists from here on
+    # 1. Not an RFH at all, but with a ReplyToQ: answered with the reason.
+    msg_id = b"BAD1".ljust(24, b"\x00")
+    md = MQMD(MsgType=MQMT.REQUEST, MsgId=msg_id, ReplyToQ=client.reply_queue, Format="MQHRF2")
+    raw_put(
+        kafka_bootstrap, namespace, queue, b"RFH garbage that is not a header", mqmd_to_headers(md)
+    )
+    reply = client.reply_to(msg_id, 30)
+    assert reply.completion == "error" and reply.reason == RC.RFH_ERROR
+    # 2. No reply can be addressed (datagram without ReplyToQ): dead-lettered with an MQDLH.
+    raw_put(
+        kafka_bootstrap, namespace, queue, b"\x00\x01junk", mqmd_to_headers(MQMD(Format="MQHRF2"))
+    )
+    # 3. Headers that are not an MQMD at all.
+    raw_put(kafka_bootstrap, namespace, queue, b"x", [("mqmd.MsgType", b"not-a-number")])
+    # 4. The queue keeps flowing: a good command after the bad ones is processed.
+    assert client.register("after/bad", queue="APP.AFTER").ok  # type: ignore[union-attr]
+
+    # Decode the MQDLH of each dead letter: the reason and the queue it came from.
+    found = []
+    for record in KafkaPubSubRaw(kafka_bootstrap, namespace).read(DLQ, 2):
+        md, value = record
+        header, original = decode_dlh(value, md.Encoding)
+        found.append((header.reason, header.dest_q_name, original))
+    assert (int(RC.RFH_ERROR), queue, b"\x00\x01junk") in found
+    assert (int(RC.MD_ERROR), queue, b"x") in found
+
+
+class KafkaPubSubRaw:
+    """Reads a queue's records as (MQMD, raw value): dead letters are not RFH messages."""
+
+    def __init__(self, bootstrap: str, namespace: str) -> None:
+        self.bootstrap = bootstrap
+        self.namespace = namespace
+
+    def read(self, queue: str, count: int, timeout: float = 30) -> list[tuple[MQMD, bytes]]:
+        from confluent_kafka import Consumer, TopicPartition
+
+        consumer = Consumer(
+            {"bootstrap.servers": self.bootstrap, "group.id": uuid.uuid4().hex,
+             "isolation.level": "read_committed", "enable.auto.commit": False}
+        )  # fmt: skip
+        topic = queue_to_topic(queue, self.namespace)
+        consumer.assign([TopicPartition(topic, 0, -2)])
+        found: list[tuple[MQMD, bytes]] = []
+        deadline = time.monotonic() + timeout
+        while len(found) < count and time.monotonic() < deadline:
+            for message in consumer.consume(100, 0.2):
+                if message.error() is None:
+                    md, _ = mqmd_from_headers(message.headers())
+                    found.append((md, message.value()))
+        consumer.close()
+        return found
+
+
+def test_state_survives_a_restart_and_a_lost_rocksdb_directory(
+    start_service: Callable[..., ServiceProcess], client: KafkaPubSub, tmp_path: Path
+) -> None:
+    service = start_service()
+    assert client.register("Keep/#", queue="APP.KEEP", sub_name="keeper").ok  # type: ignore[union-attr]
+    assert client.publish("Keep/Score", b"1-0", retain=True).ok  # type: ignore[union-attr]
+    assert service.stop() == 0
+    assert "broker stopped cleanly" in service.messages()
+
+    service.start()  # RocksDB kept
+    assert client.publish("Keep/Live", b"after restart").ok  # type: ignore[union-attr]
+    assert service.stop() == 0
+
+    shutil.rmtree(tmp_path / "state")  # RocksDB lost: everything comes back from Kafka
+    service.start()
+    named = client.request_update("Keep/#", queue="APP.KEEP", sub_name="keeper")
+    assert named is not None and named.ok, named
+    bodies = [m.body for m in client.read_queue("APP.KEEP", count=4, timeout=20)]
+    # Registration sent the retained 1-0; then the live publication; then ReqUpdate's copy.
+    assert bodies == [b"1-0", b"after restart", b"1-0"]
+
+
+def test_sigkill_during_persistent_publications_loses_and_duplicates_nothing(
+    start_service: Callable[..., ServiceProcess], client: KafkaPubSub
+) -> None:
+    service = start_service()
+    assert client.register("Orders/#", queue="APP.ORDERS").ok  # type: ignore[union-attr]
+    total = 3000
+    for i in range(total):
+        client.publish(f"Orders/{i % 7}", f"order-{i}".encode(), persistent=True, wait=None)
+        if i == 1000:
+            service.kill()  # in the middle of the run
+            service.start()
+    bodies = [m.body for m in client.read_queue("APP.ORDERS", count=total + 1, timeout=60)]
+    assert len(bodies) == total, f"{len(bodies)} delivered"
+    assert sorted(bodies) == sorted(f"order-{i}".encode() for i in range(total))
+
+
+def test_two_workers_split_the_load_and_stay_consistent(
+    start_service: Callable[..., ServiceProcess],
+    client: KafkaPubSub,
+    kafka_bootstrap: str,
+    namespace: str,
+) -> None:
+    first = start_service("a")
+    second = start_service("b")
+    admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
+    group = f"{namespace}mqk-broker"
+
+    def members_with_work() -> int:
+        [description] = admin.describe_consumer_groups([group]).values()
+        result = description.result()
+        return sum(1 for m in result.members if m.assignment.topic_partitions)
+
+    assert wait_until(lambda: members_with_work() == 2, 60), "the load was not split"
+    for round_ in range(5):
+        topic = f"Consistency/{round_}"
+        queue = f"APP.CONS{round_}"
+        assert client.register(topic, queue=queue).ok  # type: ignore[union-attr]
+        for i in range(8):  # keyless: spread over every stream partition, so both workers
+            client.publish(topic, f"in-{i}".encode(), wait=None)
+        delivered = sorted(m.body for m in client.read_queue(queue, count=8, timeout=20))
+        assert delivered == sorted(f"in-{i}".encode() for i in range(8)), delivered
+        assert client.deregister(topic, queue=queue).ok  # type: ignore[union-attr]
+        for i in range(8):
+            client.publish(topic, f"out-{i}".encode(), wait=None)
+        time.sleep(1.0)
+        everything = sorted(m.body for m in client.read_queue(queue, timeout=3))
+        assert everything == delivered, everything
+    assert first.proc is not None and second.proc is not None
+    assert first.proc.poll() is None and second.proc.poll() is None

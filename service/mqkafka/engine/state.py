@@ -95,9 +95,14 @@ class EngineState:
         publishers: PublisherStore | None = None,
         filters: FilterPort = PASS_ALL,
     ) -> None:
-        self.subscriptions: SubscriptionStore = subscriptions or MemorySubscriptionStore()
-        self.retained: RetainedStore = retained or MemoryRetainedStore()
-        self.publishers: PublisherStore = publishers or MemoryPublisherStore()
+        # "is None", not "or": an empty store has len() 0 and is falsy, but it is the store.
+        self.subscriptions: SubscriptionStore = (
+            MemorySubscriptionStore() if subscriptions is None else subscriptions
+        )
+        self.retained: RetainedStore = MemoryRetainedStore() if retained is None else retained
+        self.publishers: PublisherStore = (
+            MemoryPublisherStore() if publishers is None else publishers
+        )
         self.filters = filters
         self._seq = itertools.count(1)
         self._index: SubscriptionIndex[int] = SubscriptionIndex()

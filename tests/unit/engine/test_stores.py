@@ -107,3 +107,16 @@ def test_state_rebuilt_from_its_stores_answers_the_same() -> None:
     assert restarted.deregister_subscriber(sub_name="sport").ok
     assert restarted.register_publisher("News", queue="P", user="bob").reason != 0
     assert len(restarted.state.retained) == 1
+
+
+def test_empty_stores_given_are_the_stores_used() -> None:
+    """An empty store is falsy (len 0) but must still be the one the state writes to."""
+    subscriptions, retained, publishers = (
+        MemorySubscriptionStore(),
+        MemoryRetainedStore(),
+        MemoryPublisherStore(),
+    )
+    state = EngineState(subscriptions, retained, publishers)
+    assert state.subscriptions is subscriptions
+    assert state.retained is retained
+    assert state.publishers is publishers

@@ -63,7 +63,8 @@ class QueueDefinition:
 
     ``creator`` is the connection that created a dynamic queue (its liveness decides when a
     temporary one goes), ``created_by`` the user id it was created under, ``model`` the
-    model queue it was created from.
+    model queue it was created from, ``logically_deleted`` marks a queue whose deletion waits
+    for its last user.
     """
 
     name: str
@@ -76,6 +77,9 @@ class QueueDefinition:
     model: str | None = None
     creator: str | None = None
     created_by: str = ""
+    # Seed 004: deleted while still in use, so every access but MQCLOSE fails with
+    # MQRC_Q_DELETED until the last user closes it. Older readers ignore the field.
+    logically_deleted: bool = False
 
     def __post_init__(self) -> None:
         check_object_name(self.name)
@@ -150,6 +154,8 @@ _FIELD_NAMES = tuple(f.name for f in fields(QueueDefinition))
 
 
 def _fits(value: object, annotation: str) -> bool:
+    if annotation == "bool":
+        return isinstance(value, bool)
     if annotation == "int":
         return isinstance(value, int) and not isinstance(value, bool)
     if annotation == "str":

@@ -19,8 +19,26 @@ class MQMIError(MQError):
     that was wrong, for people (MQ itself only ever returns the two numbers).
     """
 
-    def __init__(self, comp: int, reason: int, detail: str = "") -> None:
+    def __init__(
+        self,
+        comp: int,
+        reason: int,
+        detail: str = "",
+        *,
+        message: bytes | None = None,
+        original_length: int | None = None,
+    ) -> None:
         super().__init__(reason, detail, comp=CC(comp))
+        # As pymqi: the data of a truncated MQGET and the length the whole message had.
+        self.message = message
+        self.original_length = original_length
+
+    @classmethod
+    def of(cls, error: MQError) -> MQMIError:
+        """The MQI form of any product error (the boundary where the two meet)."""
+        if isinstance(error, MQMIError):
+            return error
+        return cls(error.comp, error.reason, error.detail)
 
     def errorAsString(self) -> str:  # pymqi spells it so
         """``FAILED: MQRC_OPTIONS_ERROR`` (``OK`` for a completion code of 0), as in pymqi."""

@@ -135,9 +135,29 @@ def test_encoding_is_exactly_this() -> None:
     definition = QueueDefinition("APP.Q", max_depth=10)
     assert definition.encode() == (
         b'{"created_by":"","creator":null,"default_persistence":0,"definition_type":1,'
+        b'"description":"","logically_deleted":false,"max_depth":10,'
+        b'"max_msg_length":4194304,"model":null,"name":"APP.Q","queue_type":1,"schema":1}'
+    )
+
+
+def test_a_record_written_before_logical_deletion_existed_still_reads() -> None:
+    # Records of the first schema-1 writers have no logically_deleted field.
+    old = (
+        b'{"created_by":"","creator":null,"default_persistence":0,"definition_type":1,'
         b'"description":"","max_depth":10,"max_msg_length":4194304,"model":null,'
         b'"name":"APP.Q","queue_type":1,"schema":1}'
     )
+    assert QueueDefinition.decode(old) == QueueDefinition("APP.Q", max_depth=10)
+    assert not QueueDefinition.decode(old).logically_deleted
+
+
+def test_logical_deletion_flag_round_trips_and_must_be_a_boolean() -> None:
+    marked = QueueDefinition("APP.Q", logically_deleted=True)
+    assert QueueDefinition.decode(marked.encode()).logically_deleted
+    damaged = marked.encode().replace(b'"logically_deleted":true', b'"logically_deleted":1')
+    with pytest.raises(MQError) as caught:
+        QueueDefinition.decode(damaged)
+    assert caught.value.reason == RC.OBJECT_DAMAGED
 
 
 def test_fields_a_newer_writer_added_are_ignored() -> None:

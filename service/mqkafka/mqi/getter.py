@@ -1,0 +1,459 @@
+"""Destructive MQGET on a Kafka share group: each message to exactly one getter.
+
+Every getter of queue ``Q``, in any thread or process, is a member of the share group of
+``Q`` (``Settings.share_group_of``); Kafka hands each record to one member at a time and
+takes it off the queue when that member accepts it. A getter here is one or more *lanes*,
+each a ShareConsumer in explicit acknowledgement mode.
+
+Kafka's rules, and what follows from each here:
+
+- A poll returns a batch, and every record of it must be acknowledged before the next
+  poll: the batch is the getter's read-ahead; what it did not hand out is given back
+  before it polls again.
+- A record is locked to its getter for ``share.record.lock.duration.ms``: a record older
+  than the lock less a safety margin is never handed out (it may be someone else's now).
+- A released record counts one more delivery and is archived at the limit: records are
+  given back by RELEASE, or REQUEUE near the limit (:mod:`~mqkafka.mqi.redelivery`).
+- Acknowledgements travel with the next poll or commit: accepted records are committed
+  within ``ACK_FLUSH`` seconds, or at once when asked.
+- A new member receives its partitions after a heartbeat or two: a lane knows when it is
+  ready, from its statistics (the assignment size).
+
+A message got under syncpoint stays unacknowledged (its lane *pinned*) until MQCMIT accepts
+it or MQBACK gives it back; a pinned lane cannot poll, so further gets in the same unit of
+work use another lane.
+
+Selective gets (MsgId, CorrelId, message token) first find the message without taking
+anything, in a :class:`~mqkafka.mqi.logreader.LogReader` index of the queue, and only then
+acquire toward it: Kafka always offers the oldest available records first, so records in
+front of the target are given back - released the first time (others may want them), and
+requeued behind it if this getter meets them again (otherwise it could never get past them).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from confluent_kafka import AcknowledgeType, KafkaException, ShareConsumer
+
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi.logreader import Consumed, LogReader
+from mqkafka.mqi.matching import Position, Selection
+from mqkafka.mqi.records import Rec
+from mqkafka.mqi.redelivery import GiveBack, backout_count, give_back
+from mqkafka.mqi.settings import Settings
+
+log = logging.getLogger(__name__)
+
+ACK_FLUSH = 0.5  # seconds an acceptance may wait for the next poll before it is committed
+POLL_SLICE = 0.25  # longest single poll, so deadlines and readiness are checked often
+FETCH_ROUND = 0.6  # a ready member's first fetch answers within Kafka's 500 ms long poll
+STATS_MS = 200
+
+Requeue = Callable[[Rec, int], None]  # write a copy carrying this BackoutCount
+
+
+class Lane:
+    """One ShareConsumer and the batch it holds."""
+
+    def __init__(self, settings: Settings, topic: str, group: str) -> None:
+        self.ready_at: float | None = None
+        self.consumer = ShareConsumer(
+            {
+                "bootstrap.servers": settings.bootstrap_servers,
+                "group.id": group,
+                "share.acknowledgement.mode": "explicit",
+                "max.poll.records": settings.read_ahead,
+                "statistics.interval.ms": STATS_MS,
+                "stats_cb": self._stats,
+            }
+        )
+        self.consumer.subscribe([topic])
+        self.pending: deque[Rec] = deque()  # acquired, not handed out
+        self.pinned = 0  # handed out under syncpoint, not yet acknowledged
+        self.acquired_after = time.monotonic()
+        self._last_return = time.monotonic()
+        self.unsent = 0  # acknowledgements not yet committed
+        self.last_commit = time.monotonic()
+
+    def _stats(self, text: str) -> None:
+        try:
+            cgrp = json.loads(text).get("cgrp") or {}
+        except ValueError:
+            return
+        if cgrp.get("assignment_size", 0) > 0 and self.ready_at is None:
+            self.ready_at = time.monotonic()
+
+    @property
+    def ready(self) -> bool:
+        return self.ready_at is not None
+
+    def fresh(self, lock_margin: float) -> bool:
+        """Records of the current batch are still certainly locked to this lane."""
+        return time.monotonic() - self.acquired_after < lock_margin
+
+    def poll(self, timeout: float) -> int:
+        if self.pending or self.pinned:
+            raise AssertionError("a lane polls only with its batch acknowledged")
+        try:
+            batch = self.consumer.poll(timeout)
+        except KafkaException as error:
+            raise MQError(RC.CONNECTION_BROKEN, f"share fetch: {error}") from None
+        # The batch may have been fetched in the background any time after the last poll
+        # returned; that is the lower bound of its acquisition (less a second of slack).
+        self.acquired_after = self._last_return - 1.0
+        self._last_return = time.monotonic()
+        if self.unsent:  # the poll carried the acknowledgements
+            self.unsent = 0
+            self.last_commit = self._last_return
+        for message in batch:
+            if message.error() is None:
+                self.pending.append(Rec(message, message.delivery_count()))
+        return len(self.pending)
+
+    def ack(self, rec: Rec, kind: AcknowledgeType) -> None:
+        self.consumer.acknowledge(rec.msg, kind)
+        self.unsent += 1
+
+    def commit(self, sync: bool) -> None:
+        if not self.unsent:
+            return
+        try:
+            if sync:
+                self.consumer.commit_sync(30)
+            else:
+                self.consumer.commit_async()
+        except KafkaException as error:
+            raise MQError(RC.CONNECTION_BROKEN, f"share acknowledge: {error}") from None
+        self.unsent = 0
+        self.last_commit = time.monotonic()
+
+    def close(self) -> None:
+        try:
+            self.consumer.close()
+        except KafkaException as error:  # the group may be gone with its queue
+            log.debug("closing a share consumer: %s", error)
+
+
+@dataclass
+class Taken:
+    """A message handed to the application, and the lane that holds its acknowledgement."""
+
+    rec: Rec
+    lane: Lane
+
+
+class Getter:
+    """The destructive getter of one open input handle (thread-safe)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        topic: str,
+        group: str,
+        partitions: int,
+        *,
+        delivery_limit: int,
+        requeue: Requeue,
+        share_starts: Callable[[], dict[int, int]],
+        consumed: Consumed,
+    ) -> None:
+        self.settings = settings
+        self.topic = topic
+        self.group = group
+        self.partitions = partitions
+        self.limit = delivery_limit
+        self._requeue = requeue
+        self._starts = share_starts
+        self.consumed = consumed
+        self.lock = threading.RLock()
+        # never hand out a record older than the lock duration less 20% (at least 2 s)
+        lock = settings.lock_duration
+        self.lock_margin = lock - max(2.0, lock * 0.2)
+        self.lanes = [Lane(settings, topic, group)]
+        self._index: LogReader | None = None
+        self._seen: deque[Rec] = deque()  # index records not yet taken, in put order
+        self._not_now: dict[Position, float] = {}  # targets found absent, retry after
+        self._walked: set[Position] = set()  # records this getter already released once
+
+    # ---- giving back ----
+
+    def give_back(self, taken: Rec, lane: Lane, *, backout: bool) -> None:
+        """Return an acquired record to the queue (RELEASE, or REQUEUE near the limit)."""
+        delivery = taken.delivery or 1
+        if give_back(delivery, self.limit) is GiveBack.REQUEUE:
+            self._requeue(taken, backout_count(delivery, taken.carried_backout()) + 1)
+            lane.ack(taken, AcknowledgeType.ACCEPT)
+        else:
+            lane.ack(taken, AcknowledgeType.RELEASE)
+
+    def _clear(self, lane: Lane, target: Position | None = None) -> None:
+        """Give back every record the lane holds and did not hand out, before it polls.
+
+        Records in front of ``target`` (same partition, lower offset) that this getter has
+        already released once are requeued behind it, so the walk toward it progresses.
+        """
+        while lane.pending:
+            rec = lane.pending.popleft()
+            blocking = (
+                target is not None
+                and rec.partition == target[0]
+                and rec.offset < target[1]
+                and rec.position in self._walked
+            )
+            if blocking:
+                self._requeue(rec, backout_count(rec.delivery, rec.carried_backout()))
+                lane.ack(rec, AcknowledgeType.ACCEPT)
+                self.consumed.add(rec.position)
+            else:
+                if target is not None:
+                    self._walked.add(rec.position)
+                self.give_back(rec, lane, backout=False)
+
+    def _pollable(self) -> Lane:
+        for lane in self.lanes:
+            if not lane.pinned:
+                return lane
+        lane = Lane(self.settings, self.topic, self.group)  # every lane holds work: a new one
+        self.lanes.append(lane)
+        return lane
+
+    # ---- finding ----
+
+    def _find(self, select: Selection | None) -> Taken | None:
+        now_ms = int(time.time() * 1000)
+        for lane in self.lanes:
+            if not lane.pending:
+                continue
+            if not lane.fresh(self.lock_margin):
+                continue  # possibly someone else's by now: given back at the next poll
+            for index, rec in enumerate(lane.pending):
+                if rec.expired(now_ms):
+                    del lane.pending[index]
+                    lane.ack(rec, AcknowledgeType.ACCEPT)  # MQ discards expired messages
+                    self.consumed.add(rec.position)
+                    return self._find(select)
+                if select is None or select.accepts(rec.ids(), rec.position):
+                    del lane.pending[index]
+                    return Taken(rec, lane)
+        return None
+
+    def peek(self, select: Selection | None) -> Taken | None:
+        """Like take's first step, but the record stays pending (truncation checks)."""
+        with self.lock:
+            taken = self._find(select)
+            if taken is not None:
+                taken.lane.pending.appendleft(taken.rec)
+            return taken
+
+    # ---- taking ----
+
+    def take(self, select: Selection | None, wait: float, depth: Callable[[], int]) -> Taken | None:
+        """The next message (matching ``select``), waiting up to ``wait`` seconds; ``wait``
+        0 is MQGMO_NO_WAIT, answered from what is there (``depth`` tells whether to look)."""
+        with self.lock:
+            if select is not None and (select.position is not None or _selective(select)):
+                return self._take_selected(select, wait)
+            return self._take_next(select, wait, depth)
+
+    def _take_next(
+        self, select: Selection | None, wait: float, depth: Callable[[], int]
+    ) -> Taken | None:
+        deadline = time.monotonic() + wait
+        looked_at: float | None = None  # when the queue was seen to hold messages
+        polled = False
+        while True:
+            found = self._find(select)
+            if found is not None:
+                return found
+            lane = self._pollable()
+            now = time.monotonic()
+            if polled and now >= deadline and looked_at is None:
+                # Nothing read ahead. NO_WAIT (or a wait that ended before this member could
+                # see the queue) asks whether there is anything on the queue at all.
+                if wait > 0 and _settled(lane, now):
+                    return None
+                for each in self.lanes:
+                    each.commit(sync=True)  # the count must not include our own gets
+                if depth() == 0:
+                    return None
+                looked_at = now
+                deadline = now + self.settings.join_timeout
+            if looked_at is not None and lane.ready_at is not None:
+                # A ready member sees what is available within a fetch round (or the grace).
+                grace = max(lane.ready_at + FETCH_ROUND, looked_at + self.settings.no_wait_grace)
+                deadline = min(deadline, grace)
+            if polled and now >= deadline:
+                return None
+            self._clear(lane)
+            lane.poll(max(min(deadline - now, POLL_SLICE), 0.0))
+            polled = True
+
+    def _take_selected(self, select: Selection, wait: float) -> Taken | None:
+        """Browse-then-targeted get: locate a matching message, then acquire toward it."""
+        started = time.monotonic()
+        deadline = started + wait
+        while True:
+            found = self._find(select)
+            if found is not None:
+                return found
+            lane = self._pollable()
+            # Whatever the wait, a new member may be assigned and fetch once before the
+            # answer is "no message": the index knows the message is there.
+            patience = (
+                started + self.settings.join_timeout
+                if lane.ready_at is None
+                else lane.ready_at + FETCH_ROUND
+            )
+            target = self._locate(select, max(deadline - time.monotonic(), 0.0))
+            now = time.monotonic()
+            if target is None:
+                return None
+            self._clear(lane, target)
+            lane.poll(POLL_SLICE)
+            positions = {rec.position for rec in lane.pending}
+            if target in positions:
+                continue
+            passed = any(p == target[0] and o > target[1] for p, o in positions)
+            if passed or (_settled(lane, now) and not positions):
+                # Kafka offered records beyond it, or nothing: it is taken or held elsewhere.
+                self._not_now[target] = now + (self.settings.lock_duration if passed else 1.0)
+            if time.monotonic() >= max(deadline, patience) and not lane.pending:
+                return None
+
+    def _locate(self, select: Selection, wait: float) -> Position | None:
+        """The position of the oldest known message ``select`` accepts, waiting for one."""
+        if select.position is not None:
+            position = select.position
+            if position in self.consumed:
+                return None
+            retry = self._not_now.get(position)
+            return None if retry is not None and retry > time.monotonic() + wait else position
+        reader = self._reader()
+        deadline = time.monotonic() + wait
+        while True:
+            now = time.monotonic()
+            for rec in self._seen:
+                if rec.position in self.consumed:
+                    continue
+                if self._not_now.get(rec.position, 0.0) > now:
+                    continue
+                if select.accepts(rec.ids(), rec.position):
+                    return rec.position
+            self._seen = deque(r for r in self._seen if r.position not in self.consumed)
+            fresh = reader.next(lambda r: True, max(min(deadline - now, POLL_SLICE), 0.0))
+            if fresh is not None:
+                self._seen.append(fresh)
+                continue
+            if time.monotonic() >= deadline:
+                return None
+
+    def _reader(self) -> LogReader:
+        if self._index is None:
+            self._index = LogReader(
+                self.settings.bootstrap_servers,
+                self.topic,
+                self.partitions,
+                self._starts,
+                self.consumed,
+            )
+        return self._index
+
+    # ---- acknowledging ----
+
+    def accept(self, taken: Taken, *, now: bool = False) -> None:
+        """The message leaves the queue (a non-syncpoint MQGET, or MQCMIT)."""
+        with self.lock:
+            taken.lane.ack(taken.rec, AcknowledgeType.ACCEPT)
+            self.consumed.add(taken.rec.position)
+            self._walked.discard(taken.rec.position)
+            if now:
+                taken.lane.commit(sync=True)
+            elif time.monotonic() - taken.lane.last_commit > ACK_FLUSH:
+                taken.lane.commit(sync=False)
+
+    def pin(self, taken: Taken) -> None:
+        with self.lock:
+            taken.lane.pinned += 1
+
+    def settle(self, taken: Taken, *, commit: bool) -> None:
+        """End of the unit of work for one message got under syncpoint."""
+        with self.lock:
+            taken.lane.pinned -= 1
+            if commit:
+                taken.lane.ack(taken.rec, AcknowledgeType.ACCEPT)
+                self.consumed.add(taken.rec.position)
+            else:
+                # Backed out: the message is reinstated where it was, in front of this
+                # getter's read-ahead and still locked to it, so the next MQGET returns it
+                # again (as MQ does) with BackoutCount one higher. If this getter never gets
+                # it again it is released with the rest of the read-ahead.
+                taken.rec.local_backouts += 1
+                taken.lane.pending.appendleft(taken.rec)
+            taken.lane.commit(sync=True)
+            self._retire_spare_lanes()
+
+    def untake(self, taken: Taken) -> None:
+        """Put a message back in front of the read-ahead (MQRC_TRUNCATED_MSG_FAILED)."""
+        with self.lock:
+            taken.lane.pending.appendleft(taken.rec)
+
+    def flush(self) -> None:
+        """Commit acknowledgements that have waited (called by the keeper thread)."""
+        if not self.lock.acquire(blocking=False):
+            return  # the application is in a call; it will flush
+        try:
+            for lane in self.lanes:
+                if lane.unsent and time.monotonic() - lane.last_commit > ACK_FLUSH:
+                    lane.commit(sync=False)
+        finally:
+            self.lock.release()
+
+    def _retire_spare_lanes(self) -> None:
+        # Extra lanes exist only for units of work; an idle one would read ahead for nothing.
+        for lane in list(self.lanes[1:]):
+            if not lane.pinned and not lane.pending:
+                lane.commit(sync=True)
+                lane.close()
+                self.lanes.remove(lane)
+
+    @property
+    def holds_work(self) -> bool:
+        return any(lane.pinned for lane in self.lanes)
+
+    def close(self) -> None:
+        """Give back the read-ahead and leave the share group (not while work is pinned)."""
+        with self.lock:
+            for lane in self.lanes:
+                self._clear(lane)
+                lane.commit(sync=True)
+                lane.close()
+            self.lanes = []
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+
+
+def _settled(lane: Lane, now: float) -> bool:
+    """The lane has been assigned for at least one fetch round."""
+    return lane.ready_at is not None and now >= lane.ready_at + FETCH_ROUND
+
+
+def _selective(select: Selection) -> bool:
+    return (
+        any(
+            v is not None
+            for v in (select.msg_id, select.correl_id, select.group_id, select.seq, select.offset)
+        )
+        or select.unknown_token
+    )
+
+
+__all__ = ["Getter", "Lane", "Taken"]

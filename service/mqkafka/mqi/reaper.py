@@ -1,0 +1,74 @@
+"""Deleting what nobody will close: queues of crashed applications, and everything temporary
+when the queue manager starts (seed 004).
+
+- A connection's heartbeats stopped (a crash, or an exit without MQDISC): its temporary
+  dynamic queues are deleted, or marked logically deleted while others still use them,
+  and its heartbeat is removed. Done by :func:`reap`, in every client's keeper thread.
+- A logically deleted queue nobody uses any more (its last user may have crashed before
+  closing it) is deleted, also by :func:`reap`.
+- The queue manager starts: every temporary dynamic queue and every logically deleted
+  queue is deleted and no connection survives (:func:`start_queue_manager`).
+
+Several clients may reap the same connection at once: every step is idempotent (a tombstone
+twice, a topic already gone), so they agree without coordinating.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from mqkafka.mqi.lifecycle import ConnectionEnded, QMgrStarted, step
+from mqkafka.mqi.queuestate import Effects, assemble
+from mqkafka.mqi.replica import StateReplica
+
+log = logging.getLogger(__name__)
+
+
+def reap(replica: StateReplica, effects: Effects, *, me: str = "") -> list[str]:
+    """One pass; returns the names of the queues deleted or marked."""
+    touched: list[str] = []
+    for connection in replica.connections.expired():
+        if connection == me:
+            continue
+        log.info("connection %s stopped sending heartbeats: ending it", connection)
+        for definition in replica.catalogue.created_by_connection(connection):
+            if not definition.is_temporary_dynamic:
+                continue
+            state = assemble(
+                definition,
+                own={},
+                others=replica.connections.uses(definition.name, exclude=connection),
+                own_connection=connection,
+            )
+            outcome = step(state, ConnectionEnded(connection, clean=False))
+            effects.carry_out(definition, outcome.effects)
+            touched.append(definition.name)
+        replica.write(replica.settings.connections_topic, connection.encode(), None)
+    for definition in replica.catalogue.definitions():
+        if definition.logically_deleted and not replica.connections.uses(definition.name):
+            # Nobody alive holds it: as after a restart, nothing is left to wait for.
+            state = assemble(definition, own={}, others=[], own_connection="")
+            effects.carry_out(definition, step(state, QMgrStarted()).effects)
+            touched.append(definition.name)
+    return touched
+
+
+def start_queue_manager(replica: StateReplica, effects: Effects) -> list[str]:
+    """Seed 004: temporary dynamic queues "are deleted when the queue manager is started".
+
+    Run by the service at start-up, before it serves anything: every connection is over
+    (their heartbeats are removed), temporary dynamic and logically deleted queues go.
+    """
+    replica.sync()
+    for connection in list(replica.connections):
+        replica.write(replica.settings.connections_topic, connection.encode(), None)
+    deleted: list[str] = []
+    for definition in replica.catalogue.definitions():
+        outcome = step(assemble(definition, own={}, others=[], own_connection=""), QMgrStarted())
+        if outcome.effects:
+            effects.carry_out(definition, outcome.effects)
+            deleted.append(definition.name)
+    return deleted
+
+
+__all__ = ["reap", "start_queue_manager"]

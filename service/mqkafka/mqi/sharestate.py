@@ -1,0 +1,271 @@
+"""How many messages a queue holds: the share group's own count, asked of Kafka directly.
+
+A queue's depth is the number of its records its share group has not yet acknowledged
+(accepted, rejected or archived). Kafka 4.2 reports it as the ``Lag`` of
+DescribeShareGroupOffsets (API 90, version 1; KIP-1226) together with the share-partition
+start offset (SPSO: every record below it is done with). confluent-kafka 2.16 has no call for
+it, so this module speaks that one request (plus FindCoordinator) over a plain socket.
+
+| answer | meaning |
+|---|---|
+| ``start >= 0, lag >= 0`` | ``lag`` messages left, none of them below ``start`` |
+| ``start == -1`` / ``lag == -1`` | the group has not started: every record counts |
+
+Only PLAINTEXT listeners are spoken to; anything that fails raises ``MQError`` with
+``MQRC_RESOURCE_PROBLEM`` and callers fall back to what they can see without it.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+
+FIND_COORDINATOR, FIND_COORDINATOR_VERSION = 10, 4
+DESCRIBE_SHARE_GROUP_OFFSETS, DESCRIBE_VERSION = 90, 1
+COORDINATOR_KEY_GROUP = 0
+CLIENT_ID = b"mqkafka-mqi"
+UNKNOWN = -1
+
+
+@dataclass(frozen=True)
+class ShareOffsets:
+    """One partition of a share group: its start offset and its lag (-1 when unknown)."""
+
+    partition: int
+    start: int
+    lag: int
+
+
+# ---- the wire encoding (Kafka "flexible" versions: compact strings/arrays, tag buffers) ----
+
+
+def uvarint(value: int) -> bytes:
+    if value < 0:
+        raise ValueError("uvarint of a negative number")
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def compact_string(text: str | None) -> bytes:
+    if text is None:
+        return b"\x00"
+    data = text.encode()
+    return uvarint(len(data) + 1) + data
+
+
+def compact_array(items: Sequence[bytes]) -> bytes:
+    return uvarint(len(items) + 1) + b"".join(items)
+
+
+NO_TAGS = b"\x00"
+
+
+def request_header(api_key: int, version: int, correlation_id: int) -> bytes:
+    """Request header v2: key, version, correlation id, client id (INT16 string), tags."""
+    return (
+        struct.pack(">hhih", api_key, version, correlation_id, len(CLIENT_ID)) + CLIENT_ID + NO_TAGS
+    )
+
+
+class Reader:
+    """Reads a response body; a short or malformed body raises MQError."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def _take(self, size: int) -> bytes:
+        if self.pos + size > len(self.data):
+            raise MQError(RC.RESOURCE_PROBLEM, "truncated Kafka response")
+        chunk = self.data[self.pos : self.pos + size]
+        self.pos += size
+        return chunk
+
+    def int16(self) -> int:
+        value: int = struct.unpack(">h", self._take(2))[0]
+        return value
+
+    def int32(self) -> int:
+        value: int = struct.unpack(">i", self._take(4))[0]
+        return value
+
+    def int64(self) -> int:
+        value: int = struct.unpack(">q", self._take(8))[0]
+        return value
+
+    def uvarint(self) -> int:
+        shift = result = 0
+        while True:
+            byte = self._take(1)[0]
+            result |= (byte & 0x7F) << shift
+            if not byte & 0x80:
+                return result
+            shift += 7
+            if shift > 63:
+                raise MQError(RC.RESOURCE_PROBLEM, "varint too long in Kafka response")
+
+    def compact_string(self) -> str | None:
+        size = self.uvarint() - 1
+        return None if size < 0 else self._take(size).decode("utf-8", "replace")
+
+    def count(self) -> int:
+        """A compact array's length (a null array reads as empty)."""
+        return max(self.uvarint() - 1, 0)
+
+    def skip_tags(self) -> None:
+        for _ in range(self.uvarint()):
+            self.uvarint()
+            self._take(self.uvarint())
+
+    def uuid(self) -> bytes:
+        return self._take(16)
+
+
+def describe_request(group: str, topic: str, partitions: Sequence[int]) -> bytes:
+    body_partitions = compact_array([struct.pack(">i", p) for p in partitions])
+    topics = compact_array([compact_string(topic) + body_partitions + NO_TAGS])
+    return compact_array([compact_string(group) + topics + NO_TAGS]) + NO_TAGS
+
+
+def parse_describe(data: bytes, version: int) -> dict[int, ShareOffsets]:
+    """The partitions of a DescribeShareGroupOffsets response (header already removed)."""
+    reader = Reader(data)
+    reader.int32()  # throttle time
+    found: dict[int, ShareOffsets] = {}
+    for _ in range(reader.count()):
+        reader.compact_string()  # group id
+        for _ in range(reader.count()):
+            reader.compact_string()  # topic name
+            reader.uuid()
+            for _ in range(reader.count()):
+                partition = reader.int32()
+                start = reader.int64()
+                reader.int32()  # leader epoch
+                lag = reader.int64() if version >= 1 else UNKNOWN
+                error = reader.int16()
+                message = reader.compact_string()
+                reader.skip_tags()
+                if error:
+                    raise MQError(RC.RESOURCE_PROBLEM, f"share offsets error {error}: {message}")
+                found[partition] = ShareOffsets(partition, start, lag)
+            reader.skip_tags()
+        error = reader.int16()
+        message = reader.compact_string()
+        reader.skip_tags()
+        if error:
+            raise MQError(RC.RESOURCE_PROBLEM, f"share group error {error}: {message}")
+    return found
+
+
+def parse_coordinator(data: bytes) -> tuple[str, int]:
+    reader = Reader(data)
+    reader.int32()  # throttle time
+    for _ in range(reader.count()):
+        reader.compact_string()  # key
+        reader.int32()  # node id
+        host = reader.compact_string()
+        port = reader.int32()
+        error = reader.int16()
+        message = reader.compact_string()
+        reader.skip_tags()
+        if error or host is None:
+            raise MQError(RC.RESOURCE_PROBLEM, f"FindCoordinator error {error}: {message}")
+        return host, port
+    raise MQError(RC.RESOURCE_PROBLEM, "FindCoordinator answered no coordinator")
+
+
+# ---- the socket side ------------------------------------------------------------------------
+
+
+class ShareStateClient:
+    """Asks the group coordinator for share offsets; one connection, reused, thread-safe."""
+
+    def __init__(self, bootstrap_servers: str, timeout: float = 10.0) -> None:
+        first = bootstrap_servers.split(",")[0].strip()
+        host, _, port = first.rpartition(":")
+        self._bootstrap = (host.strip("[]") or "localhost", int(port or 9092))
+        self._timeout = timeout
+        self._lock = threading.Lock()
+        self._coordinators: dict[str, tuple[str, int]] = {}
+        self._sockets: dict[tuple[str, int], socket.socket] = {}
+        self._correlation = 0
+
+    def offsets(self, group: str, topic: str, partitions: Sequence[int]) -> dict[int, ShareOffsets]:
+        with self._lock:
+            try:
+                coordinator = self._coordinators.get(group)
+                if coordinator is None:
+                    body = struct.pack(">b", COORDINATOR_KEY_GROUP) + compact_array(
+                        [compact_string(group)]
+                    )
+                    reply = self._call(
+                        self._bootstrap, FIND_COORDINATOR, FIND_COORDINATOR_VERSION, body + NO_TAGS
+                    )
+                    coordinator = self._coordinators[group] = parse_coordinator(reply)
+                reply = self._call(
+                    coordinator,
+                    DESCRIBE_SHARE_GROUP_OFFSETS,
+                    DESCRIBE_VERSION,
+                    describe_request(group, topic, partitions),
+                )
+                return parse_describe(reply, DESCRIBE_VERSION)
+            except (OSError, struct.error) as error:
+                self._drop_all()
+                raise MQError(RC.RESOURCE_PROBLEM, f"share offsets unavailable: {error}") from None
+            except MQError:
+                self._coordinators.pop(group, None)
+                raise
+
+    def _call(self, address: tuple[str, int], api_key: int, version: int, body: bytes) -> bytes:
+        sock = self._sockets.get(address)
+        if sock is None:
+            sock = socket.create_connection(address, timeout=self._timeout)
+            self._sockets[address] = sock
+        self._correlation += 1
+        payload = request_header(api_key, version, self._correlation) + body
+        sock.sendall(struct.pack(">i", len(payload)) + payload)
+        (size,) = struct.unpack(">i", _receive(sock, 4))
+        response = _receive(sock, size)
+        (correlation,) = struct.unpack_from(">i", response)
+        if correlation != self._correlation:
+            raise MQError(RC.RESOURCE_PROBLEM, "Kafka response out of order")
+        reader = Reader(response)
+        reader.int32()
+        reader.skip_tags()  # response header v1
+        return response[reader.pos :]
+
+    def _drop_all(self) -> None:
+        for sock in self._sockets.values():
+            sock.close()
+        self._sockets.clear()
+        self._coordinators.clear()
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop_all()
+
+
+def _receive(sock: socket.socket, size: int) -> bytes:
+    chunks = bytearray()
+    while len(chunks) < size:
+        chunk = sock.recv(size - len(chunks))
+        if not chunk:
+            raise OSError("connection closed by the broker")
+        chunks += chunk
+    return bytes(chunks)
+
+
+__all__ = ["ShareOffsets", "ShareStateClient", "parse_describe", "uvarint"]

@@ -1,0 +1,342 @@
+"""MQPUT, MQPUT1 and MQGET (destructive and browse) over an open :class:`Handle`.
+
+Checks in MQ's order, each with its reason code:
+
+| call | check | reason |
+|---|---|---|
+| all | handle open, connection open | 2019 HOBJ_ERROR / 2018 HCONN_ERROR |
+| all | queue not deleted since it was opened (logically or physically) | 2052 Q_DELETED |
+| MQPUT | options (seed 003), handle opened for output | 2046 / 2039 |
+| MQGET | options (seed 003), handle opened for input / browse | 2046 / 2037 / 2036 |
+| MQGET | WaitInterval >= 0 or MQWI_UNLIMITED with MQGMO_WAIT | 2090 |
+| MQGET | MatchOptions | 2247 |
+| MQGET | nothing to get | 2033 NO_MSG_AVAILABLE (2034 for the cursor) |
+| MQGET | message longer than the buffer | 2080 failed, or 2079 warning with ACCEPT_TRUNCATED_MSG |
+
+Persistence: a persistent message's MQPUT returns once Kafka has it (acks=all); a
+non-persistent MQPUT returns once it is queued in the client (sent within ``linger.ms``,
+lost only if the process dies first: MQ also loses non-persistent messages on a failure).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from confluent_kafka import KafkaException
+
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi import constants as C
+from mqkafka.mqi.connection import INPUT, Connection, Handle
+from mqkafka.mqi.errors import MQMIError, failed
+from mqkafka.mqi.getter import Taken
+from mqkafka.mqi.logreader import LogReader
+from mqkafka.mqi.matching import Selection, selection
+from mqkafka.mqi.putmd import prepare, priority_warning
+from mqkafka.mqi.records import Rec, fill_md
+from mqkafka.mqi.structs import GMO, MD, PMO
+from mqkafka.mqi.validation import Call, check
+
+BROWSE = C.MQGMO_BROWSE_FIRST | C.MQGMO_BROWSE_NEXT | C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+PUT_OUTPUT_FIELDS = (
+    "MsgId",
+    "CorrelId",
+    "UserIdentifier",
+    "AccountingToken",
+    "ApplIdentityData",
+    "PutApplType",
+    "PutApplName",
+    "PutDate",
+    "PutTime",
+    "ApplOriginData",
+)
+_DEFAULT_MD: dict[str, object] = dict(MD().__dict__)
+
+
+def as_bytes(message: Any) -> bytes:
+    if isinstance(message, bytes):
+        return message
+    if isinstance(message, bytearray | memoryview):
+        return bytes(message)
+    if isinstance(message, str):
+        return message.encode()
+    raise failed(RC.BUFFER_ERROR, f"message must be bytes, not {type(message).__name__}")
+
+
+def _usable(conn: Connection, handle: Handle) -> None:
+    if not conn.connected:
+        raise failed(RC.HCONN_ERROR, "the connection is not open")
+    if not handle.open:
+        raise failed(RC.HOBJ_ERROR, "the handle is closed")
+    definition = conn.replica.catalogue.get(handle.name)
+    if definition is None or definition.logically_deleted:
+        # "Attempts to access a logically deleted queue (other than to close it) fail with
+        # reason code MQRC_Q_DELETED" (seed 004); a queue gone altogether answers the same.
+        raise failed(RC.Q_DELETED, f"{handle.name} has been deleted")
+
+
+# ---- MQPUT -------------------------------------------------------------------------------
+
+
+def put(
+    conn: Connection,
+    handle: Handle,
+    message: Any,
+    md: MD | None,
+    pmo: PMO | None,
+    *,
+    call: Call = Call.MQPUT,
+) -> None:
+    _usable(conn, handle)
+    options = pmo.Options if pmo is not None else C.MQPMO_NONE
+    check(call, options)
+    if not handle.options & C.MQOO_OUTPUT:
+        raise failed(RC.NOT_OPEN_FOR_OUTPUT, f"{handle.name} is not open for output")
+    data = as_bytes(message)
+    values = dict(md.__dict__) if md is not None else dict(_DEFAULT_MD)
+    prepared = prepare(
+        values,
+        len(data),
+        options,
+        handle.options,
+        handle.traits,
+        conn.identity,
+        conn.ids,
+        conn.clock,
+    )
+    if options & C.MQPMO_SYNCPOINT:
+        first = handle.name not in conn.uow.work()
+        conn.uow.put(handle.name, handle.topic, data, prepared.key, prepared.headers)
+        if first:
+            conn.beat()  # others must see the uncommitted work (MQCO_DELETE_PURGE fails on it)
+    else:
+        _produce(conn, handle.topic, data, prepared.key, prepared.headers, prepared.persistent)
+    if md is not None:
+        md.__dict__.update({name: values[name] for name in PUT_OUTPUT_FIELDS})
+    warning = priority_warning(prepared)
+    if warning is not None:
+        raise warning
+
+
+def _produce(
+    conn: Connection,
+    topic: str,
+    data: bytes,
+    key: bytes | None,
+    headers: list[tuple[str, bytes]],
+    persistent: bool,
+) -> None:
+    producer = conn.producer
+    if not persistent:
+        try:
+            producer.produce(topic, data, key, headers=headers)
+        except BufferError:
+            producer.flush(30)
+            producer.produce(topic, data, key, headers=headers)
+        except KafkaException as error:
+            raise failed(RC.CONNECTION_BROKEN, f"put: {error}") from None
+        return
+    outcome: list[Any] = []
+    try:
+        producer.produce(
+            topic, data, key, headers=headers, on_delivery=lambda e, m: outcome.append(e)
+        )
+    except (BufferError, KafkaException) as error:
+        raise failed(RC.CONNECTION_BROKEN, f"put: {error}") from None
+    producer.flush(60)
+    if not outcome or outcome[0] is not None:
+        raise failed(RC.CONNECTION_BROKEN, f"persistent put not acknowledged: {outcome}")
+
+
+def put1(conn: Connection, od: Any, message: Any, md: MD | None, pmo: PMO | None) -> None:
+    """MQPUT1: open, put one message, close - without a heartbeat (nobody sees the handle)."""
+    from mqkafka.mqi.structs import OD
+
+    conn.require()
+    options = pmo.Options if pmo is not None else C.MQPMO_NONE
+    check(Call.MQPUT1, options)
+    descriptor = od if isinstance(od, OD) else OD(ObjectName=od)
+    conn.replica.sync()
+    from mqkafka.mqi.structs import mqchars
+
+    definition = conn.definition(mqchars(descriptor.ObjectName))
+    if definition.is_model:
+        # A model queue cannot be used with MQPUT1 (§9.5); reason: UNCERTAIN-lite choice.
+        raise failed(RC.Q_TYPE_ERROR, f"{definition.name} is a model queue")
+    open_options = C.MQOO_OUTPUT | C.MQOO_SET_ALL_CONTEXT | C.MQOO_PASS_ALL_CONTEXT
+    handle = conn._handle(0, definition, open_options & ~INPUT, conn.settings.user, False)
+    descriptor.ResolvedQName = definition.name.encode()
+    put(conn, handle, message, md, pmo, call=Call.MQPUT1)
+
+
+# ---- MQGET -------------------------------------------------------------------------------
+
+
+def _wait_seconds(options: int, interval: int) -> float:
+    if not options & C.MQGMO_WAIT:
+        return 0.0
+    if interval == C.MQWI_UNLIMITED:
+        return 365 * 24 * 3600.0
+    if interval < 0:
+        raise failed(RC.WAIT_INTERVAL_ERROR, f"WaitInterval {interval}")
+    return interval / 1000.0
+
+
+def get(conn: Connection, handle: Handle, max_length: int | None, md: MD, gmo: GMO) -> bytes:
+    _usable(conn, handle)
+    options = gmo.Options
+    check(Call.MQGET, options)
+    if max_length is not None and max_length < 0:
+        raise failed(RC.BUFFER_LENGTH_ERROR, f"buffer length {max_length}")
+    if options & BROWSE:
+        return _browse(conn, handle, max_length, md, gmo)
+    if not handle.options & INPUT or handle.getter is None:
+        raise failed(RC.NOT_OPEN_FOR_INPUT, f"{handle.name} is not open for input")
+    wait = _wait_seconds(options, gmo.WaitInterval)
+    chosen = _selection(md, gmo)
+    under_cursor = bool(options & C.MQGMO_MSG_UNDER_CURSOR)
+    if under_cursor:
+        if handle.cursor is None:
+            raise failed(RC.NO_MSG_UNDER_CURSOR, "no browse cursor")
+        chosen = Selection(position=handle.cursor.position)
+    if len(conn.producer):
+        conn.producer.flush(30)  # this connection's own puts are on the queue before it gets
+    getter = handle.getter
+    taken = getter.take(chosen, wait, lambda: conn.admin.depth(handle.topic, handle.group))
+    if taken is None:
+        raise failed(RC.NO_MSG_UNDER_CURSOR if under_cursor else RC.NO_MSG_AVAILABLE, handle.name)
+    data = taken.rec.value()
+    length = len(data)
+    truncated = max_length is not None and length > max_length
+    if truncated and not options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+        getter.untake(taken)  # the message stays on the queue
+        fill_md(md, taken.rec)
+        raise MQMIError(C.MQCC_FAILED, RC.TRUNCATED_MSG_FAILED, handle.name, original_length=length)
+    if _under_syncpoint(options, taken):
+        first = handle.name not in conn.uow.work()
+        conn.uow.got(handle.name, getter, taken)
+        if first:
+            conn.beat()
+    else:
+        getter.accept(taken)
+    return _deliver(handle, taken.rec, data, length, max_length, md, gmo)
+
+
+def _under_syncpoint(options: int, taken: Taken) -> bool:
+    if options & C.MQGMO_SYNCPOINT:
+        return True
+    if options & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
+        return any(n == "mqmd.Persistence" and v == b"1" for n, v in taken.rec.headers())
+    return False
+
+
+def _selection(md: MD, gmo: GMO) -> Selection | None:
+    return selection(
+        gmo.Version,
+        gmo.MatchOptions,
+        md.MsgId,
+        md.CorrelId,
+        md.GroupId,
+        md.MsgSeqNumber,
+        md.Offset,
+        gmo.MsgToken,
+    )
+
+
+def _deliver(
+    handle: Handle,
+    rec: Rec,
+    data: bytes,
+    length: int,
+    max_length: int | None,
+    md: MD,
+    gmo: GMO,
+) -> bytes:
+    fill_md(md, rec)
+    gmo.MsgToken = rec.token
+    gmo.ResolvedQName = handle.name.encode()
+    if max_length is not None and length > max_length:
+        gmo.ReturnedLength = max_length
+        raise MQMIError(
+            C.MQCC_WARNING,
+            RC.TRUNCATED_MSG_ACCEPTED,
+            handle.name,
+            message=data[:max_length],
+            original_length=length,
+        )
+    gmo.ReturnedLength = length
+    return data
+
+
+# ---- browse ------------------------------------------------------------------------------
+
+
+def _browse(conn: Connection, handle: Handle, max_length: int | None, md: MD, gmo: GMO) -> bytes:
+    options = gmo.Options
+    if not handle.options & C.MQOO_BROWSE:
+        raise failed(RC.NOT_OPEN_FOR_BROWSE, f"{handle.name} is not open for browse")
+    wait = _wait_seconds(options, gmo.WaitInterval)
+    if options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR:
+        rec = handle.cursor
+        if rec is None:
+            raise failed(RC.NO_MSG_UNDER_CURSOR, "no browse cursor")
+    else:
+        chosen = _selection(md, gmo)
+        reader = _reader(conn, handle)
+        if options & C.MQGMO_BROWSE_FIRST or handle.cursor is None:
+            reader.rewind()
+        if len(conn.producer):
+            conn.producer.flush(30)
+        found = reader.next(lambda r: chosen is None or chosen.accepts(r.ids(), r.position), wait)
+        if found is None:
+            raise failed(RC.NO_MSG_AVAILABLE, handle.name)
+        rec = handle.cursor = found
+    data = rec.value()
+    length = len(data)
+    if (
+        max_length is not None
+        and length > max_length
+        and not options & C.MQGMO_ACCEPT_TRUNCATED_MSG
+    ):
+        fill_md(md, rec)
+        raise MQMIError(C.MQCC_FAILED, RC.TRUNCATED_MSG_FAILED, handle.name, original_length=length)
+    return _deliver(handle, rec, data, length, max_length, md, gmo)
+
+
+def _reader(conn: Connection, handle: Handle) -> LogReader:
+    if handle.browser is None:
+        handle.browser = LogReader(
+            conn.settings.bootstrap_servers,
+            handle.topic,
+            handle.partitions,
+            lambda: conn.admin.share_start(handle.topic, handle.group, handle.partitions),
+            conn.consumed_of(handle.topic),
+        )
+    return handle.browser
+
+
+def inquire(conn: Connection, handle: Handle, selector: int) -> int | str:
+    """MQINQ of one attribute (the few a queue has here); needs MQOO_INQUIRE (2038)."""
+    _usable(conn, handle)
+    if not handle.options & C.MQOO_INQUIRE:
+        raise failed(RC.NOT_OPEN_FOR_INQUIRE, f"{handle.name} is not open for inquire")
+    definition = conn.replica.catalogue.get(handle.name)
+    assert definition is not None
+    answers: dict[int, Any] = {
+        C.MQIA_CURRENT_Q_DEPTH: lambda: conn.admin.depth(handle.topic, handle.group),
+        C.MQIA_DEF_PERSISTENCE: lambda: definition.default_persistence,
+        C.MQIA_DEF_PRIORITY: lambda: 0,
+        C.MQIA_DEFINITION_TYPE: lambda: definition.definition_type,
+        C.MQIA_MAX_MSG_LENGTH: lambda: definition.max_msg_length,
+        C.MQIA_MAX_Q_DEPTH: lambda: definition.max_depth,
+        C.MQIA_Q_TYPE: lambda: definition.queue_type,
+    }
+    answer = answers.get(selector)
+    if answer is None:
+        raise failed(C.MQRC_SELECTOR_ERROR, f"attribute selector {selector}")
+    if selector == C.MQIA_CURRENT_Q_DEPTH and len(conn.producer):
+        conn.producer.flush(30)
+    value: int | str = answer()
+    return value
+
+
+__all__ = ["as_bytes", "get", "inquire", "put", "put1"]

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from mqkafka.cli.common import UserError, add_bootstrap, bootstrap_of
-from mqkafka.kafka.localbroker import BrokerError, LocalBroker
+from mqkafka.kafka.localbroker import BrokerError, LocalBroker, pid_alive
 from mqkafka.kafka.provision import apply_catalogue, load_catalogue
 
 
@@ -96,13 +100,58 @@ def run_stack(args: argparse.Namespace) -> int:
     actions = apply_catalogue(info.bootstrap)
     print(f"Kafka {info.version}: {info.bootstrap} (log {broker.log_file})")
     print(f"system topics: {len(load_catalogue())} declared, {len(actions)} change(s) applied")
+    pid = _start_service(broker.home, info.bootstrap)
+    print(f"broker service: running (pid {pid}, log {broker.home / 'serve.log'}, metrics :9464)")
     print()
     print("Next:")
     print(f"  export MQK_BOOTSTRAP_SERVERS={info.bootstrap}")
-    print("  mqk topics list          # the queues and state topics")
-    print("  mqk kafka status | stop  # the local broker")
+    print("  mqk subscribe 'Sport/#' --queue MY.QUEUE    # RegSub")
+    print("  mqk publish Sport/Soccer '4-1' --retain      # Publish")
+    print("  mqk sub list; mqk retained list              # the broker's state")
+    print("  mqk stop                                     # stop the service and Kafka")
     return 0
 
 
+def _service_pid(home: Path) -> int | None:
+    try:
+        pid = int((home / "serve.pid").read_text())
+    except (OSError, ValueError):
+        return None
+    return pid if pid_alive(pid) else None
+
+
+def _start_service(home: Path, bootstrap: str, timeout: float = 120.0) -> int:
+    running = _service_pid(home)
+    if running is not None:
+        return running
+    log_path = home / "serve.log"
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mqkafka.cli", "serve", "--bootstrap-servers", bootstrap,
+             "--metrics-port", "9464"],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    (home / "serve.pid").write_text(str(proc.pid))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-20:])
+            raise UserError(f"the broker service exited during start-up:\n{tail}")
+        if "broker ready" in log_path.read_text(errors="replace"):
+            return proc.pid
+        time.sleep(0.2)
+    raise UserError(f"the broker service did not become ready; see {log_path}")
+
+
 def stop_stack(args: argparse.Namespace) -> int:
+    home = _broker().home
+    pid = _service_pid(home)
+    if pid is not None:
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 60
+        while pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        print("broker service stopped")
+    (home / "serve.pid").unlink(missing_ok=True)
     return kafka_stop(args)

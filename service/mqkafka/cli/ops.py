@@ -1,0 +1,140 @@
+"""Operations: ``mqk sub list``, ``mqk retained list``, ``mqk publish``, ``mqk subscribe``.
+
+The lists read the compacted state topics (like DISPLAY SUB); publish and subscribe send real
+command messages and print the broker's reply.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from mqkafka.cli.common import UserError, add_bootstrap, bootstrap_of
+from mqkafka.mq.commands import DEFAULT_STREAM, option_names
+
+
+def register(sub: Any) -> None:
+    subs = sub.add_parser("sub", help="subscriptions held by the broker")
+    subs_sub = subs.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = subs_sub.add_parser("list", help="like DISPLAY SUB: topic, identity, names, options")
+    add_bootstrap(listing)
+    listing.set_defaults(func=sub_list)
+
+    retained = sub.add_parser("retained", help="retained publications")
+    retained_sub = retained.add_subparsers(dest="action", required=True, metavar="ACTION")
+    rlist = retained_sub.add_parser("list", help="list them, optionally only topics FILTER selects")
+    rlist.add_argument("filter", nargs="?", help="a topic filter (# and + wildcards)")
+    add_bootstrap(rlist)
+    rlist.set_defaults(func=retained_list)
+
+    publish = sub.add_parser("publish", help="send a Publish command message")
+    publish.add_argument("topic")
+    publish.add_argument("data", help="the publication's body (text)")
+    publish.add_argument("--retain", action="store_true", help="PubOpt RetainPub")
+    publish.add_argument("--stream", default=DEFAULT_STREAM, help="the stream queue")
+    publish.add_argument("--persistent", action="store_true")
+    add_bootstrap(publish)
+    publish.set_defaults(func=publish_cmd)
+
+    subscribe = sub.add_parser("subscribe", help="send a RegSub command message")
+    subscribe.add_argument("topic")
+    subscribe.add_argument("--queue", required=True, help="the subscriber queue")
+    subscribe.add_argument("--option", action="append", default=[], help="a RegOpt (repeatable)")
+    subscribe.add_argument("--correl-id", help="CorrelId as hex (with --option CorrelAsId)")
+    subscribe.add_argument("--name", help="SubName")
+    subscribe.add_argument("--filter", help="content filter (SQL92 selector)")
+    add_bootstrap(subscribe)
+    subscribe.set_defaults(func=subscribe_cmd)
+
+
+def sub_list(args: argparse.Namespace) -> int:
+    from mqkafka.state import codec
+    from mqkafka.state.reader import read_compacted
+
+    records = read_compacted(bootstrap_of(args), args.namespace + "mqk-subscriptions")
+    subs = sorted(
+        (codec.decode_subscription(v) for v in records.values()),
+        key=lambda s: (codec.namespace_text(s.key.namespace), s.key.topic.text),
+    )
+    print(f"{'TOPICSTR':32} {'QNAME':24} {'CORRELID':16} {'SUBNAME':16} {'USERID':12} OPTIONS")
+    for s in subs:
+        identity = s.key.identity
+        correl = identity.correl_id.hex()[:16] if identity.correl_id else "-"
+        names = s.name or "-"
+        if s.identities:
+            names += f" ids={','.join(sorted(s.identities))}"
+        ns = codec.namespace_text(s.key.namespace)
+        topic = s.key.topic.text if ns == "subpoint:" else f"[{ns}] {s.key.topic.text}"
+        extra = f" filter={s.key.filter!r}" if s.key.filter is not None else ""
+        print(
+            f"{topic:32} {identity.q_name:24} {correl:16} {names:16} {s.user_id:12} "
+            f"{','.join(option_names(s.options)) or 'None'}{extra}"
+        )
+    print(f"{len(subs)} subscription(s)", file=sys.stderr)
+    return 0
+
+
+def retained_list(args: argparse.Namespace) -> int:
+    from mqkafka.mq.topics import Scheme, TopicFilter, TopicString, matches
+    from mqkafka.state import codec
+    from mqkafka.state.reader import read_compacted
+
+    records = read_compacted(bootstrap_of(args), args.namespace + "mqk-retained")
+    flt = TopicFilter(args.filter, Scheme.TOPIC) if args.filter else None
+    shown = 0
+    for value in records.values():
+        pub = codec.decode_retained(value)
+        if flt is not None and not matches(flt, TopicString(pub.topic.text)):
+            continue
+        shown += 1
+        body = pub.content.body
+        preview = body[:40].decode("utf-8", "replace") + ("..." if len(body) > 40 else "")
+        print(f"{pub.topic.text:40} {len(body):7d} B  persistence={pub.persistence}  {preview}")
+    print(f"{shown} retained publication(s)", file=sys.stderr)
+    return 0
+
+
+def _client(args: argparse.Namespace) -> Any:
+    from mqkafka.client.kafka_pubsub import KafkaPubSub
+
+    return KafkaPubSub(bootstrap_of(args), namespace=args.namespace)
+
+
+def _report(result: Any) -> int:
+    from mqkafka.mq.reasons import name_of
+
+    if result.ok:
+        print("ok")
+        return 0
+    print(f"{result.completion}: {name_of(result.reason)} ({result.reason})")
+    return 0 if result.completion == "warning" else 1
+
+
+def publish_cmd(args: argparse.Namespace) -> int:
+    client = _client(args)
+    try:
+        result = client.publish(
+            args.topic, args.data.encode(), retain=args.retain, stream=args.stream,
+            persistent=args.persistent,
+        )  # fmt: skip
+    except TimeoutError as error:
+        raise UserError(str(error)) from None
+    finally:
+        client.close()
+    return _report(result)
+
+
+def subscribe_cmd(args: argparse.Namespace) -> int:
+    correl = bytes.fromhex(args.correl_id).ljust(24, b"\0") if args.correl_id else None
+    client = _client(args)
+    try:
+        result = client.register(
+            args.topic, queue=args.queue, options=args.option, correl_id=correl,
+            sub_name=args.name, filter=args.filter,
+        )  # fmt: skip
+    except TimeoutError as error:
+        raise UserError(str(error)) from None
+    finally:
+        client.close()
+    return _report(result)

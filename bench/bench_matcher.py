@@ -147,15 +147,16 @@ class Figures:
     warm: Run  # result cache on, topics repeating as publishers repeat them
 
 
-def subscriptions(count: int, rnd: random.Random) -> list[tuple[str, Namespace, TopicFilter]]:
+def subscriptions(count: int, rnd: random.Random) -> list[tuple[int, Namespace, TopicFilter]]:
+    """Keyed by sequence number, as the engine keys its index."""
     teams = max(20, count // SUBS_PER_TEAM)
     makers = [maker for maker, _ in MIX]
     weights = [weight for _, weight in MIX]
-    subs = [(f"broad-{i}", DEFAULT_STREAM, TopicFilter(*flt)) for i, flt in enumerate(BROAD)]
-    for i in range(count - len(subs)):
+    subs = [(i, DEFAULT_STREAM, TopicFilter(*flt)) for i, flt in enumerate(BROAD)]
+    for i in range(len(subs), count):
         maker = rnd.choices(makers, weights)[0]
         namespace = OTHER_STREAM if i % 20 == 0 else DEFAULT_STREAM
-        subs.append((f"sub-{i}", namespace, TopicFilter(*maker(rnd.randrange(teams), rnd))))
+        subs.append((i, namespace, TopicFilter(*maker(rnd.randrange(teams), rnd))))
     return subs
 
 
@@ -170,7 +171,7 @@ def publications(count: int, subs: int, rnd: random.Random) -> list[TopicString]
     return [pool[rnd.randrange(len(pool))] for _ in range(count)]
 
 
-def publish(index: SubscriptionIndex[str], topics: list[TopicString]) -> Run:
+def publish(index: SubscriptionIndex[int], topics: list[TopicString]) -> Run:
     matched = 0
     match = index.match
     started = time.process_time()
@@ -184,7 +185,7 @@ def measure(count: int, pubs: int, seed: int) -> Figures:
     gc.collect()
     before = rss_mb()
     subs = subscriptions(count, rnd)
-    index: SubscriptionIndex[str] = SubscriptionIndex(cache_size=0)
+    index: SubscriptionIndex[int] = SubscriptionIndex(cache_size=0)
     gc.disable()  # the build allocates millions of long-lived objects; GC passes only cost
     started = time.process_time()
     for key, namespace, flt in subs:

@@ -343,7 +343,9 @@ class _Group:
             _check_entries(self.plain, text, start, end, out)
         anchored = self.anchored
         if anchored is not None:
-            for level in set(levels):
+            # an anchor has a `/` on each side: never the topic's first or last level; a
+            # level met twice only checks its entries twice
+            for level in levels[1:-1]:
                 entries = anchored.get(level)
                 if entries is not None:
                     _check_entries(entries, text, start, end, out)

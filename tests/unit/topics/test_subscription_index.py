@@ -68,15 +68,18 @@ TOPICS = [
 ]
 
 
-def loaded(index_type: type[Any], namespace: Namespace = DEFAULT_STREAM) -> Any:
+def loaded(index_type: type[Any]) -> Any:
+    """An index of ``FILTERS`` in the default stream, keyed by position."""
     index = index_type()
     for key, (text, scheme) in enumerate(FILTERS):
-        index.add(key, namespace, TopicFilter(text, scheme))
+        index.add(key, DEFAULT_STREAM, TopicFilter(text, scheme))
     return index
 
 
-def expected(topic: str) -> set[int]:
-    return loaded(NaiveIndex).match(DEFAULT_STREAM, TopicString(topic))  # type: ignore[no-any-return]
+def expected(topic: str) -> frozenset[int]:
+    """What the oracle says for ``FILTERS``."""
+    found: frozenset[int] = loaded(NaiveIndex).match(DEFAULT_STREAM, TopicString(topic))
+    return found
 
 
 # ---- empty input -------------------------------------------------------------------------

@@ -1,9 +1,15 @@
-"""The pure core of the Python MQI: pymqi-shaped structures, constants, errors and rules.
+"""The Python MQI on Kafka, shaped like pymqi: ``import mqkafka.mqi as pymqi``.
 
-``from mqkafka.mqi import CMQC`` gives MQ's constants as pymqi's ``CMQC`` module does.
-Nothing here talks to Kafka: the queue manager connection, ``Queue``, ``Topic`` and
-``Subscription`` sit on top of these pieces in a later layer.
+The pure core (constants, structures, errors, option rules, dynamic names, the dynamic
+queue lifecycle, the catalogue) imports nothing from Kafka. The connected API
+(``connect``, ``QueueManager``, ``Queue``, ``Topic``, ``Subscription``, ``PubSub``) is loaded
+on first use, so code that only needs the core never loads a Kafka client.
 """
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from mqkafka.mqi import constants as CMQC
 from mqkafka.mqi.errors import MQMIError, StructFieldError
@@ -17,7 +23,30 @@ from mqkafka.mqi.validation import (
     check_sub_options,
 )
 
+if TYPE_CHECKING:
+    from mqkafka.mqi.pubsub import PubSub, Subscription, Topic
+    from mqkafka.mqi.queue import Queue, QueueManager, connect
+    from mqkafka.mqi.settings import Settings
+
 CMQCFC = CMQC  # MQRCCF_* reason codes live in the same module here
+
+_LAZY = {
+    "connect": "mqkafka.mqi.queue",
+    "Queue": "mqkafka.mqi.queue",
+    "QueueManager": "mqkafka.mqi.queue",
+    "PubSub": "mqkafka.mqi.pubsub",
+    "Subscription": "mqkafka.mqi.pubsub",
+    "Topic": "mqkafka.mqi.pubsub",
+    "Settings": "mqkafka.mqi.settings",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mqkafka.mqi' has no attribute {name!r}")
+    return getattr(import_module(module), name)
+
 
 __all__ = [
     "CMQC",
@@ -29,12 +58,19 @@ __all__ = [
     "PMO",
     "SD",
     "MQMIError",
+    "PubSub",
+    "Queue",
+    "QueueManager",
+    "Settings",
     "StructFieldError",
+    "Subscription",
+    "Topic",
     "check_close_options",
     "check_get_options",
     "check_open_options",
     "check_put1_options",
     "check_put_options",
     "check_sub_options",
+    "connect",
     "mqchars",
 ]

@@ -16,6 +16,7 @@ applications defining the same name at the same moment exactly one succeeds.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
@@ -85,6 +86,12 @@ class QueueAdmin:
             if _code(error) == KafkaError.TOPIC_ALREADY_EXISTS:
                 return False
             raise broken(error, f"create topic {topic}") from None
+        # Created on the controller; wait until the metadata everyone reads shows it.
+        deadline = time.monotonic() + TIMEOUT
+        while self.partitions_of(topic) is None:
+            if time.monotonic() > deadline:
+                raise MQError(RC.CONNECTION_BROKEN, f"topic {topic} never became visible")
+            time.sleep(0.05)
         return True
 
     def delete_topic(self, topic: str) -> None:

@@ -1,0 +1,464 @@
+"""Publish/subscribe from the client: queued command messages, and MQSUB / MQPUT-to-topic.
+
+:class:`PubSub` builds the queued pub/sub commands (reference §2), puts them where they go
+(``SYSTEM.BROKER.CONTROL.QUEUE``; Publish and DeletePub to a stream queue), and reads the
+reply from its own temporary dynamic reply queue by CorrelId (the reply's CorrelId is the
+command's MsgId, wire contract §3). The broker service (``mqk serve``) answers them.
+
+:class:`Subscription` (pymqi's, MQSUB) and :class:`Topic` (MQOPEN of a topic + MQPUT) are
+mapped onto those same commands, so an MQI subscription *is* a queued subscription the
+service keeps:
+
+| MQSUB | Register Subscriber |
+|---|---|
+| SD.ObjectString | Topic |
+| SD.ObjectName (a topic object) | SubPoint (subscription points are topic objects, §1.4) |
+| SD.SubName | SubName (required with MQSO_DURABLE: 2440 without) |
+| SD.SelectionString | Filter |
+| SD.SubUserData | SubUserData |
+| SD.SubCorrelId (MQSO_SET_CORREL_ID), else a new id | CorrelAsId with it (in SD.SubCorrelId) |
+| MQSO_MANAGED | QName: a dynamic queue from SYSTEM.NDURABLE.MODEL.QUEUE (or DURABLE) |
+| MQSO_PUBLICATIONS_ON_REQUEST | PubOnReqOnly |
+| MQSO_NEW_PUBLICATIONS_ONLY | NewPubsOnly |
+| MQSO_ANY_USERID | VariableUserId |
+| MQSO_RESUME | SubName + NoAlter + FullResp: the reply names the subscription's queue |
+| MQCLOSE with MQCO_REMOVE_SUB, or of a non-durable subscription | Deregister Subscriber |
+
+Reasons come back as the service answered them, the few with an MQI equivalent translated
+(``_MQSUB_REASON``). No reply within the timeout is ``MQRC_PUBSUB_INHIBITED`` (2531): the
+queued pub/sub engine is not running.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mqkafka.mq.commands import (
+    CONTROL_QUEUE,
+    DEFAULT_STREAM,
+    Command,
+    DeletePub,
+    DeregSub,
+    PublicationContent,
+    Publish,
+    PubOpt,
+    RegOpt,
+    RegSub,
+    ReqUpdate,
+)
+from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT
+from mqkafka.mq.reasons import RC
+from mqkafka.mq.responses import Completion
+from mqkafka.mqi import constants as C
+from mqkafka.mqi.catalogue import SYSTEM_DEFAULT_MODEL, SYSTEM_DURABLE_MODEL, SYSTEM_NDURABLE_MODEL
+from mqkafka.mqi.errors import MQMIError, failed
+from mqkafka.mqi.pscommands import CommandReply, encode_command, parse_reply
+from mqkafka.mqi.queue import Queue, QueueManager, _mqi
+from mqkafka.mqi.structs import GMO, MD, OD, PMO, SD, mqchars
+from mqkafka.mqi.validation import check_sub_options
+
+REPLY_PREFIX = b"MQK.PSREPLY.*"
+REPLY_TIMEOUT = 30.0
+
+# Reasons the service answers with, as MQSUB reports them (the rest pass through).
+_MQSUB_REASON: dict[int, int] = {
+    RC.CF_NOT_REGISTERED: RC.NO_SUBSCRIPTION,
+    RC.CF_DUPLICATE_SUBSCRIPTION: RC.SUB_ALREADY_EXISTS,
+    RC.CF_FILTER_ERROR: RC.SELECTOR_SYNTAX_ERROR,
+    RC.CF_TOPIC_ERROR: RC.TOPIC_STRING_ERROR,
+    RC.CF_SUB_NAME_ERROR: RC.SUB_NAME_ERROR,
+    RC.CF_NOT_AUTHORIZED: RC.NOT_AUTHORIZED,
+}
+
+
+class PubSub:
+    """Queued pub/sub commands over one connection."""
+
+    def __init__(self, qmgr: QueueManager, *, timeout: float = REPLY_TIMEOUT) -> None:
+        self.qmgr = qmgr
+        self.timeout = timeout
+        self._reply: Queue | None = None
+
+    @property
+    def reply_queue(self) -> Queue:
+        """This helper's reply queue: a temporary dynamic queue, deleted when it closes."""
+        if self._reply is None:
+            od = OD(ObjectName=SYSTEM_DEFAULT_MODEL, DynamicQName=REPLY_PREFIX)
+            self._reply = Queue(self.qmgr, od, C.MQOO_INPUT_EXCLUSIVE)
+        return self._reply
+
+    def command_md(
+        self, *, reply: bool, correl_id: bytes | None = None, reply_to: str | None = None
+    ) -> MQMD:
+        """The MQMD of a command message (module table)."""
+        reply_q = reply_to if reply_to is not None else (self.reply_queue.name if reply else "")
+        return MQMD(
+            MsgType=MQMT.REQUEST if reply else MQMT.DATAGRAM,
+            Format=MQFMT_RF_HEADER_2,
+            ReplyToQ=reply_q,
+            CorrelId=correl_id or bytes(24),
+            MsgId=self.qmgr.connection.ids.new(),
+            UserIdentifier=self.qmgr.connection.settings.user,
+        )
+
+    def send(self, command: Command) -> None:
+        """Put ``command`` where it belongs (control queue, or its stream queue)."""
+        queue = command.queue if isinstance(command, Publish | DeletePub) else CONTROL_QUEUE
+        value = encode_command(command, command.md.Encoding)
+        md = MD.from_mqmd(command.md)
+        self.qmgr.put1(queue, value, md, PMO(Options=C.MQPMO_NO_SYNCPOINT))
+
+    def reply_to(self, command: Command, timeout: float | None = None) -> CommandReply:
+        """Wait for the reply to ``command`` (CorrelId = the command's MsgId)."""
+        md = MD(CorrelId=command.md.MsgId)
+        wait = self.timeout if timeout is None else timeout
+        gmo = GMO(
+            Version=C.MQGMO_VERSION_2,
+            Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT,
+            WaitInterval=int(wait * 1000),
+            MatchOptions=C.MQMO_MATCH_CORREL_ID,
+        )
+        try:
+            value = self.reply_queue.get(None, md, gmo)
+        except MQMIError as error:
+            if error.reason == RC.NO_MSG_AVAILABLE:
+                raise MQMIError(
+                    C.MQCC_FAILED, RC.PUBSUB_INHIBITED, "no reply: is the broker service running?"
+                ) from None
+            raise
+        with _mqi():
+            return parse_reply(value, md.to_mqmd())
+
+    def request(self, command: Command, timeout: float | None = None) -> CommandReply:
+        self.send(command)
+        return self.reply_to(command, timeout)
+
+    # ---- the commands ----
+
+    def register_subscriber(
+        self,
+        topics: Sequence[str],
+        *,
+        queue: str | None = None,
+        options: RegOpt = RegOpt.NONE,
+        correl_id: bytes | None = None,
+        reply: bool = True,
+        **fields: Any,
+    ) -> CommandReply | None:
+        md = self.command_md(reply=reply, correl_id=correl_id)
+        with _mqi():
+            command = RegSub(
+                topics=tuple(topics), options=options, md=md, q_name=queue or md.ReplyToQ, **fields
+            )
+        return self.request(command) if reply else self._datagram(command)
+
+    def deregister_subscriber(
+        self,
+        topics: Sequence[str] = (),
+        *,
+        queue: str | None = None,
+        options: RegOpt = RegOpt.NONE,
+        correl_id: bytes | None = None,
+        reply: bool = True,
+        **fields: Any,
+    ) -> CommandReply | None:
+        md = self.command_md(reply=reply, correl_id=correl_id)
+        with _mqi():
+            command = DeregSub(
+                topics=tuple(topics), options=options, md=md, q_name=queue or md.ReplyToQ, **fields
+            )
+        return self.request(command) if reply else self._datagram(command)
+
+    def request_update(
+        self,
+        topic: str,
+        *,
+        queue: str | None = None,
+        options: RegOpt = RegOpt.NONE,
+        correl_id: bytes | None = None,
+        **fields: Any,
+    ) -> CommandReply:
+        md = self.command_md(reply=True, correl_id=correl_id)
+        with _mqi():
+            command = ReqUpdate(
+                topic=topic, options=options, md=md, q_name=queue or md.ReplyToQ, **fields
+            )
+        return self.request(command)
+
+    def publish(
+        self,
+        topics: Sequence[str],
+        body: bytes,
+        *,
+        options: PubOpt = PubOpt.NONE,
+        body_format: str = "MQSTR",
+        folders: Sequence[str] = (),
+        stream: str = DEFAULT_STREAM,
+        reply: bool = False,
+        correl_id: bytes | None = None,
+        **fields: Any,
+    ) -> CommandReply | None:
+        md = self.command_md(reply=reply, correl_id=correl_id)
+        content = PublicationContent(body=body, folders=tuple(folders), format=body_format)
+        with _mqi():
+            command = Publish(
+                topics=tuple(topics),
+                options=options,
+                md=md,
+                queue=stream,
+                content=content,
+                **fields,
+            )
+        return self.request(command) if reply else self._datagram(command)
+
+    def delete_publication(
+        self, topics: Sequence[str], *, stream: str = DEFAULT_STREAM, reply: bool = True
+    ) -> CommandReply | None:
+        md = self.command_md(reply=reply)
+        with _mqi():
+            command = DeletePub(topics=tuple(topics), md=md, queue=stream)
+        return self.request(command) if reply else self._datagram(command)
+
+    def _datagram(self, command: Command) -> CommandReply | None:
+        self.send(command)
+        return None  # a datagram is answered only on failure, and not to anyone waiting
+
+    def close(self) -> None:
+        if self._reply is not None:
+            self._reply.close()
+            self._reply = None
+
+
+def raise_for(reply: CommandReply | None, *, translate: bool = False) -> None:
+    """An MQMIError for a reply that is not ok (MQCC_WARNING or MQCC_FAILED)."""
+    if reply is None or reply.completion is Completion.OK:
+        return
+    reason = reply.reason
+    if translate:
+        reason = _MQSUB_REASON.get(reason, reason)
+    raise MQMIError(reply.comp, reason, "the queued pub/sub command was refused")
+
+
+# ---- MQSUB -------------------------------------------------------------------------------
+
+
+class Subscription:
+    """pymqi's ``Subscription``: ``Subscription(qmgr).sub(sub_desc=SD(...), sub_queue=q)``."""
+
+    def __init__(
+        self,
+        queue_manager: QueueManager,
+        sub_desc: SD | None = None,
+        sub_name: str | None = None,
+        sub_queue: Queue | None = None,
+        sub_opts: int | None = None,
+        topic_name: str | None = None,
+        topic_string: str | None = None,
+    ) -> None:
+        self.qmgr = queue_manager
+        self.pubsub = PubSub(queue_manager)
+        self.sub_desc: SD | None = None
+        self.sub_queue: Queue | None = None
+        self._managed = False
+        self._registered: dict[str, Any] | None = None
+        if sub_desc is not None or topic_string is not None or sub_name is not None:
+            self.sub(sub_desc, sub_queue, sub_name, sub_opts, topic_name, topic_string)
+
+    def get_sub_queue(self) -> Queue:
+        if self.sub_queue is None:
+            raise failed(RC.HOBJ_ERROR, "not subscribed")
+        return self.sub_queue
+
+    def sub(
+        self,
+        sub_desc: SD | None = None,
+        sub_queue: Queue | None = None,
+        sub_name: str | None = None,
+        sub_opts: int | None = None,
+        topic_name: str | None = None,
+        topic_string: str | None = None,
+    ) -> Queue:
+        sd = sub_desc if sub_desc is not None else SD()
+        if sub_opts is not None:
+            sd.Options = sub_opts
+        if sub_name is not None:
+            sd.SubName = sub_name.encode()
+        if topic_name is not None:
+            sd.ObjectName = topic_name.encode()
+        if topic_string is not None:
+            sd.ObjectString = topic_string.encode()
+        options = sd.Options
+        with _mqi():
+            check_sub_options(options, sub_level=sd.SubLevel)
+        name = mqchars(sd.SubName) or None
+        durable = bool(options & C.MQSO_DURABLE)
+        if durable and not name:
+            raise failed(RC.SUB_NAME_ERROR, "a durable subscription needs a SubName")
+        if options & C.MQSO_WILDCARD_CHAR:
+            # The <psc> interface matches by topic levels (§10.16); the character scheme is
+            # the RFH1 interface's, which MQSUB does not speak here.
+            raise failed(RC.OPTIONS_ERROR, "MQSO_WILDCARD_CHAR is not available over <psc>")
+        if options & C.MQSO_RESUME and not options & (C.MQSO_CREATE | C.MQSO_ALTER):
+            return self._resume(sd, name)
+        topic = sd.ObjectString.decode("utf-8", "replace")
+        if not topic and not mqchars(sd.ObjectName):
+            raise failed(RC.TOPIC_STRING_ERROR, "no topic string and no topic object")
+        queue = self._destination(sd, sub_queue, durable)
+        correl = self._correl_id(sd)
+        reg = RegOpt.CORREL_ID_AS_IDENTITY
+        for flag, opt in (
+            (C.MQSO_PUBLICATIONS_ON_REQUEST, RegOpt.PUBLISH_ON_REQUEST_ONLY),
+            (C.MQSO_NEW_PUBLICATIONS_ONLY, RegOpt.NEW_PUBLICATIONS_ONLY),
+            (C.MQSO_ANY_USERID, RegOpt.VARIABLE_USER_ID),
+        ):
+            if options & flag:
+                reg |= opt
+        fields: dict[str, Any] = {"sub_name": name}
+        if mqchars(sd.ObjectName):
+            fields["sub_point"] = mqchars(sd.ObjectName)
+        if sd.SelectionString:
+            fields["filter"] = sd.SelectionString.decode()
+        if sd.SubUserData:
+            fields["sub_user_data"] = sd.SubUserData.decode()
+        reply = self.pubsub.register_subscriber(
+            [topic], queue=queue.name, options=reg, correl_id=correl, **fields
+        )
+        raise_for(reply, translate=True)
+        sd.SubCorrelId = correl
+        self._registered = {"topic": topic, "queue": queue.name, "correl": correl, **fields}
+        self.sub_desc, self.sub_queue = sd, queue
+        return queue
+
+    def _destination(self, sd: SD, sub_queue: Queue | None, durable: bool) -> Queue:
+        if sd.Options & C.MQSO_MANAGED:
+            model = SYSTEM_DURABLE_MODEL if durable else SYSTEM_NDURABLE_MODEL
+            od = OD(ObjectName=model, DynamicQName=b"MQK.MANAGED.*")
+            self._managed = True
+            return Queue(self.qmgr, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
+        if sub_queue is None:
+            raise failed(RC.HOBJ_ERROR, "MQSUB without MQSO_MANAGED needs a subscriber queue")
+        return sub_queue
+
+    def _correl_id(self, sd: SD) -> bytes:
+        if sd.Options & C.MQSO_SET_CORREL_ID:
+            given = bytes(sd.SubCorrelId).ljust(24, b"\0")
+            if not any(given):
+                raise failed(RC.CORREL_ID_ERROR, "MQSO_SET_CORREL_ID with a zero SubCorrelId")
+            return given
+        return self.qmgr.connection.ids.new()
+
+    def _resume(self, sd: SD, name: str | None) -> Queue:
+        if not name:
+            raise failed(RC.SUB_NAME_ERROR, "MQSO_RESUME needs a SubName")
+        reply = self.pubsub.register_subscriber(
+            [],
+            options=RegOpt.NO_ALTERATION | RegOpt.FULL_RESPONSE,
+            sub_name=name,
+        )
+        raise_for(reply, translate=True)
+        assert reply is not None
+        queue_name = reply.attribute("QName")
+        if not queue_name:
+            raise failed(RC.NO_SUBSCRIPTION, f"subscription {name} has no queue")
+        queue = Queue(self.qmgr, queue_name, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
+        self._registered = {
+            "sub_name": name,
+            "queue": queue_name,
+            "topic": reply.attribute("Topic"),
+        }
+        self.sub_desc, self.sub_queue = sd, queue
+        return queue
+
+    def close(
+        self,
+        sub_close_options: int = C.MQCO_NONE,
+        close_sub_queue: bool = False,
+        close_sub_queue_options: int = C.MQCO_NONE,
+    ) -> None:
+        if self._registered is None or self.sub_desc is None:
+            raise failed(RC.HOBJ_ERROR, "not subscribed")
+        durable = bool(self.sub_desc.Options & C.MQSO_DURABLE)
+        if sub_close_options & C.MQCO_REMOVE_SUB or not durable:
+            reg = self._registered
+            topics = [reg["topic"]] if reg.get("topic") else []
+            reply = self.pubsub.deregister_subscriber(
+                topics,
+                queue=reg["queue"],
+                options=RegOpt.CORREL_ID_AS_IDENTITY if reg.get("correl") else RegOpt.NONE,
+                correl_id=reg.get("correl"),
+                sub_name=reg.get("sub_name"),
+            )
+            raise_for(reply, translate=True)
+        if (close_sub_queue or self._managed) and self.sub_queue is not None:
+            self.sub_queue.close(close_sub_queue_options)
+        self.pubsub.close()
+        self._registered = None
+
+
+# ---- MQOPEN of a topic + MQPUT -----------------------------------------------------------
+
+
+class Topic:
+    """pymqi's ``Topic``: ``Topic(qmgr, topic_string="a/b").pub(b"data")`` is a Publish."""
+
+    def __init__(
+        self,
+        queue_manager: QueueManager,
+        topic_name: str | None = None,
+        topic_string: str | None = None,
+        topic_desc: OD | None = None,
+        open_opts: int | None = None,
+    ) -> None:
+        self.qmgr = queue_manager
+        self.topic_name = topic_name
+        self.topic_string = topic_string
+        self.pubsub = PubSub(queue_manager)
+        self._open = False
+        if open_opts is not None:
+            self.open(topic_name, topic_string, topic_desc, open_opts)
+
+    def open(
+        self,
+        topic_name: str | None = None,
+        topic_string: str | None = None,
+        topic_desc: OD | None = None,
+        open_opts: int = C.MQOO_OUTPUT,
+    ) -> None:
+        if topic_desc is not None:
+            topic_string = topic_desc.ObjectString.decode() or topic_string
+            topic_name = mqchars(topic_desc.ObjectName) or topic_name
+        self.topic_name = topic_name or self.topic_name
+        self.topic_string = topic_string or self.topic_string
+        if not self.topic_string and not self.topic_name:
+            raise failed(RC.TOPIC_STRING_ERROR, "no topic string and no topic object")
+        if not open_opts & C.MQOO_OUTPUT:
+            raise failed(RC.OPTIONS_ERROR, "a topic is opened for output to publish")
+        self._open = True
+
+    def pub(self, msg: bytes, *opts: Any) -> None:
+        if not self._open:
+            self.open(self.topic_name, self.topic_string)
+        md = opts[0] if opts else None
+        pmo = opts[1] if len(opts) > 1 else None
+        options = PubOpt.NONE
+        if pmo is not None and pmo.Options & C.MQPMO_RETAIN:
+            options |= PubOpt.RETAIN_PUBLICATION
+        body_format = mqchars(md.Format) if md is not None else "MQSTR"
+        fields: dict[str, Any] = {}
+        if self.topic_name:
+            fields["sub_point"] = self.topic_name
+        self.pubsub.publish(
+            [self.topic_string or ""],
+            bytes(msg),
+            options=options,
+            body_format=body_format,
+            **fields,
+        )
+
+    def close(self) -> None:
+        self._open = False
+        self.pubsub.close()
+
+
+__all__ = ["PubSub", "Subscription", "Topic", "raise_for"]

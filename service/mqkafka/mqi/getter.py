@@ -16,8 +16,10 @@ Kafka's rules, and what follows from each here:
   given back by RELEASE, or REQUEUE near the limit (:mod:`~mqkafka.mqi.redelivery`).
 - Acknowledgements travel with the next poll or commit: accepted records are committed
   within ``ACK_FLUSH`` seconds, or at once when asked.
-- A new member receives its partitions after a heartbeat or two: a lane knows when it is
-  ready, from its statistics (the assignment size).
+- A new member receives its partitions with its second heartbeat, which the broker asks
+  for ``share.heartbeat.interval.ms`` (5 s) after the first: a lane re-subscribes to the
+  same topic a moment after joining, which makes the client send that heartbeat at once
+  (``NUDGES``), and knows it is ready from its statistics (the assignment size).
 
 A message got under syncpoint stays unacknowledged (its lane *pinned*) until MQCMIT accepts
 it or MQBACK gives it back; a pinned lane cannot poll, so further gets in the same unit of
@@ -56,6 +58,9 @@ ACK_FLUSH = 0.5  # seconds an acceptance may wait for the next poll before it is
 POLL_SLICE = 0.25  # longest single poll, so deadlines and readiness are checked often
 FETCH_ROUND = 0.6  # a ready member's first fetch answers within Kafka's 500 ms long poll
 STATS_MS = 200
+# Seconds after subscribing at which a lane not yet assigned re-subscribes (same topic): the
+# client then sends its next heartbeat at once instead of after the group's interval.
+NUDGES = (0.05, 0.3, 1.0, 2.0, 4.0)
 
 Requeue = Callable[[Rec, int], None]  # write a copy carrying this BackoutCount
 
@@ -75,7 +80,10 @@ class Lane:
                 "stats_cb": self._stats,
             }
         )
+        self.topic = topic
         self.consumer.subscribe([topic])
+        self._subscribed_at = time.monotonic()
+        self._nudges = deque(NUDGES)
         self.pending: deque[Rec] = deque()  # acquired, not handed out
         self.pinned = 0  # handed out under syncpoint, not yet acknowledged
         self.acquired_after = time.monotonic()
@@ -99,10 +107,22 @@ class Lane:
         """Records of the current batch are still certainly locked to this lane."""
         return time.monotonic() - self.acquired_after < lock_margin
 
+    def _nudge(self) -> float:
+        """Re-subscribe when a nudge is due; the seconds until the next one (or inf)."""
+        if self.ready_at is not None or not self._nudges:
+            return float("inf")
+        since = time.monotonic() - self._subscribed_at
+        if since >= self._nudges[0]:
+            while self._nudges and since >= self._nudges[0]:
+                self._nudges.popleft()
+            self.consumer.subscribe([self.topic])
+        return self._nudges[0] - since if self._nudges else float("inf")
+
     def poll(self, timeout: float) -> int:
         if self.pending or self.pinned:
             raise AssertionError("a lane polls only with its batch acknowledged")
         try:
+            timeout = max(min(timeout, self._nudge()), 0.0)
             batch = self.consumer.poll(timeout)
         except KafkaException as error:
             raise MQError(RC.CONNECTION_BROKEN, f"share fetch: {error}") from None
@@ -116,6 +136,8 @@ class Lane:
         for message in batch:
             if message.error() is None:
                 self.pending.append(Rec(message, message.delivery_count()))
+        if self.pending and self.ready_at is None:
+            self.ready_at = self._last_return  # records came: it is assigned
         return len(self.pending)
 
     def ack(self, rec: Rec, kind: AcknowledgeType) -> None:
@@ -280,8 +302,6 @@ class Getter:
                 # see the queue) asks whether there is anything on the queue at all.
                 if wait > 0 and _settled(lane, now):
                     return None
-                for each in self.lanes:
-                    each.commit(sync=True)  # the count must not include our own gets
                 if depth() == 0:
                     return None
                 looked_at = now
@@ -293,6 +313,9 @@ class Getter:
             if polled and now >= deadline:
                 return None
             self._clear(lane)
+            # Acknowledgements go now rather than with the poll: the queue's depth (asked when
+            # nothing comes) must not count messages this getter already took.
+            lane.commit(sync=True)
             lane.poll(max(min(deadline - now, POLL_SLICE), 0.0))
             polled = True
 

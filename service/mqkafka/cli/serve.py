@@ -38,6 +38,9 @@ def register(sub: Any) -> None:
         action="store_true",
         help="do not create subscriber/reply queues that do not exist (dead-letter instead)",
     )
+    serve.add_argument(
+        "--in-memory-state", action="store_true", help="keep state in memory only (no RocksDB)"
+    )
     serve.add_argument("--log-level", default="INFO")
     serve.set_defaults(func=run_serve)
 
@@ -59,6 +62,7 @@ def run_serve(args: argparse.Namespace) -> int:
         auto_create_queues=not args.no_auto_create,
         metrics_port=args.metrics_port,
         acl_file=args.acl,
+        in_memory_state=args.in_memory_state,
         **options,
     )
     serve_until_signalled(config)

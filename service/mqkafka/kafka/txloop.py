@@ -77,7 +77,7 @@ class TransactionalLoop:
         handler: BatchHandler,
         transactional_id: str | None,
         batch_size: int = 2000,
-        batch_timeout: float = 0.02,
+        batch_timeout: float = 0.005,
         max_tx_records: int = 50000,
         max_tx_seconds: float = 0.25,
         consumer_config: Mapping[str, Any] | None = None,

@@ -41,21 +41,18 @@ class BrokerService:
         started = time.monotonic()
         self.metrics = Metrics()
         self.admin = AdminClient({"bootstrap.servers": config.bootstrap})
-        state_dir = Path(config.state_dir) / config.instance_id
-        state_dir.mkdir(parents=True, exist_ok=True)
-        self.rocks = RocksState(state_dir)
-        offsets: dict[tuple[str, int], int] = {}
-        if self.rocks.was_clean():
-            offsets = self.rocks.offsets()
-        else:
-            # Killed last time: the store may hold changes of a transaction that never
-            # committed. Kafka has the truth; start from it.
-            log.info("state in %s was not closed cleanly: rebuilding from Kafka", state_dir)
-            self.rocks.wipe()
+        self.rocks = None if config.in_memory_state else self._open_rocks()
+        offsets = self.rocks.offsets() if self.rocks is not None else {}
         filters = SelectorFilterPort()
-        self.state = EngineState(
-            self.rocks.subscriptions, self.rocks.retained, self.rocks.publishers, filters=filters
-        )
+        if self.rocks is not None:
+            self.state = EngineState(
+                self.rocks.subscriptions,
+                self.rocks.retained,
+                self.rocks.publishers,
+                filters=filters,
+            )
+        else:
+            self.state = EngineState(filters=filters)
         self.ctx = EngineContext(
             config=EngineConfig(
                 qmgr_name=config.qmgr_name,
@@ -104,13 +101,25 @@ class BrokerService:
             rebuilt,
         )
 
+    def _open_rocks(self) -> RocksState:
+        state_dir = Path(self.config.state_dir) / self.config.instance_id
+        state_dir.mkdir(parents=True, exist_ok=True)
+        rocks = RocksState(state_dir)
+        if not rocks.was_clean():
+            # Killed last time: the store may hold changes of a transaction that never
+            # committed. Kafka has the truth; start from it.
+            log.info("state in %s was not closed cleanly: rebuilding from Kafka", state_dir)
+            rocks.wipe()
+        return rocks
+
     def _after_commit(self) -> None:
         self.metrics.transactions.inc()
         now = time.monotonic()
         if now - self._last_flush < 1.0:
             return
         self._last_flush = now
-        self.rocks.set_offsets(dict(self.replica.positions))
+        if self.rocks is not None:
+            self.rocks.set_offsets(dict(self.replica.positions))
         self.metrics.subscriptions.set(len(self.state.subscriptions))
         self.metrics.retained.set(len(self.state.retained))
         self._record_lag()
@@ -138,10 +147,12 @@ class BrokerService:
         try:
             self.loop.run()
         finally:
-            self.rocks.set_offsets(dict(self.replica.positions))
             self.replica.close()
-            self.rocks.mark_clean()
-            self.rocks.close()
+            if self.rocks is not None:
+                self.rocks.set_offsets(dict(self.replica.positions))
+                self.rocks.flush()
+                self.rocks.mark_clean()
+                self.rocks.close()
             log.info("broker stopped cleanly")
 
 

@@ -38,6 +38,7 @@ class ServiceConfig:
     metrics_port: int | None = None
     acl_file: Path | None = None
     group_id: str = "mqk-broker"
+    in_memory_state: bool = False  # no RocksDB: rebuilt from Kafka at every start (benchmarks)
 
     def topic(self, name: str) -> str:
         """A state topic's name with the namespace prefix."""

@@ -59,6 +59,7 @@ class Dispatcher:
         self._streams = ctx.config.streams
         self._pending_latency: list[float] = []
         self._on_commit = on_commit
+        self._counts = [0, 0, 0]
 
     # --- StateHooks --------------------------------------------------------------------
     def before_batch(self) -> None:
@@ -87,8 +88,13 @@ class Dispatcher:
     # --- BatchHandler ------------------------------------------------------------------
     def handle(self, batch: Sequence[Any]) -> list[OutRecord]:
         out: list[OutRecord] = []
+        self._counts = [0, 0, 0]  # commands, publications, deliveries: added once per batch
         for message in batch:
             self._one(message, out)
+        commands, publications, deliveries = self._counts
+        self.metrics.commands.inc(commands)
+        self.metrics.publications.inc(publications)
+        self.metrics.deliveries.inc(deliveries)
         return out
 
     def _one(self, message: Any, out: list[OutRecord]) -> None:
@@ -115,17 +121,17 @@ class Dispatcher:
             )
             self.metrics.dead_letters.labels(reason=str(int(RC.CF_COMMAND_FAILED))).inc()
             return
-        if queue in self._streams:
-            self.metrics.publications.inc()
-        else:
-            self.metrics.commands.inc()
+        counts = self._counts
+        counts[1 if queue in self._streams else 0] += 1
         put_at = message.timestamp()[1] / 1000.0
+        records = self.outputs.records
         for effect in effects:
-            if isinstance(effect, Deliver):
-                self.metrics.deliveries.inc()
+            kind = type(effect)
+            if kind is Deliver:
+                counts[2] += 1
                 self._pending_latency.append(put_at)
-            elif isinstance(effect, Reply):
-                self.metrics.replies.labels(reason=str(effect.response.reason)).inc()
-            elif isinstance(effect, DeadLetter):
-                self.metrics.dead_letters.labels(reason=str(effect.reason)).inc()
-            out.extend(self.outputs.records(effect, queue))
+            elif kind is Reply:
+                self.metrics.replies.labels(reason=str(effect.response.reason)).inc()  # type: ignore[union-attr]
+            elif kind is DeadLetter:
+                self.metrics.dead_letters.labels(reason=str(effect.reason)).inc()  # type: ignore[union-attr]
+            out.extend(records(effect, queue))

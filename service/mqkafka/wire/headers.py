@@ -14,9 +14,10 @@ a known header given twice, or with a value that does not decode, is MQRC_MD_ERR
 
 from __future__ import annotations
 
+import operator
 import re
-from collections.abc import Iterable
-from typing import Final
+from collections.abc import Callable, Iterable
+from typing import Any, Final
 
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import FIELD_NAMES, ID_FIELDS, INT_FIELDS, MQMD, MQMD_DEFAULT, TEXT_FIELDS
@@ -34,30 +35,58 @@ _INT_SET: Final = frozenset(INT_FIELDS)
 _DEFAULTS: Final = MQMD_DEFAULT.as_dict()
 
 
+def _encoder(name: str) -> Callable[[Any], bytes]:
+    if name in _INT_SET:
+        return lambda value: str(value).encode("ascii")
+    if name in TEXT_FIELDS:
+        return lambda value: value.rstrip(" ").encode("utf-8")
+    return bytes
+
+
+# One C-level call reads every field; the loop then only compares and encodes.
+_VALUES_OF: Final = operator.attrgetter(*FIELD_NAMES)
+_WRITERS: Final = tuple((_HEADER_OF[name], _DEFAULTS[name], _encoder(name)) for name in FIELD_NAMES)
+
+
 def mqmd_to_headers(md: MQMD) -> list[tuple[str, bytes]]:
     """The headers that carry ``md``: one per non-default field, in MQMD field order."""
-    headers: list[tuple[str, bytes]] = []
-    for name in FIELD_NAMES:
-        value = getattr(md, name)
-        if value == _DEFAULTS[name]:
-            continue
-        if name in _INT_SET:
-            encoded = str(value).encode("ascii")
-        elif name in TEXT_FIELDS:
-            encoded = value.rstrip(" ").encode("utf-8")
-        else:
-            encoded = value
-        headers.append((_HEADER_OF[name], encoded))
-    return headers
+    return [
+        (header, encode(value))
+        for (header, default, encode), value in zip(_WRITERS, _VALUES_OF(md), strict=True)
+        if value != default
+    ]
+
+
+# Publishers usually send the same header set message after message (Kafka-native producers
+# often leave MsgId to the default); decoding and validating an MQMD costs ~20 us, so the
+# result for each distinct header tuple is kept, up to a bound.
+_CACHE_LIMIT: Final = 4096
+_decoded: dict[tuple[KafkaHeader, ...], tuple[MQMD, list[KafkaHeader]]] = {}
 
 
 def mqmd_from_headers(
     headers: Iterable[KafkaHeader] | None,
 ) -> tuple[MQMD, list[KafkaHeader]]:
     """The MQMD the headers describe, and the headers that are not MQMD fields (in order)."""
+    if headers is None:
+        return MQMD_DEFAULT, []
+    key = tuple(headers)
+    found = _decoded.get(key)
+    if found is not None:
+        return found[0], list(found[1])
+    md, others = _mqmd_from_headers(key)
+    if len(_decoded) >= _CACHE_LIMIT:
+        _decoded.clear()
+    _decoded[key] = (md, others)
+    return md, list(others)
+
+
+def _mqmd_from_headers(
+    headers: Iterable[KafkaHeader],
+) -> tuple[MQMD, list[KafkaHeader]]:
     values: dict[str, object] = {}
     others: list[KafkaHeader] = []
-    for header, raw in headers or ():
+    for header, raw in headers:
         name = _FIELD_OF.get(header)
         if name is None:
             others.append((header, raw))

@@ -1,0 +1,335 @@
+"""The broker service on a real Kafka: throughput, fan-out, latency, state backends, restart.
+
+Every figure comes from one run on one broker, side by side, so the ratios hold on a noisy
+machine. The service runs as a real ``mqk serve`` subprocess; publications are pre-filled on
+the stream queue as datagrams (no replies) and the run is timed from the first to the last
+delivery committed on the subscriber queues.
+
+Run: ``python -m bench.bench_service [--records N] [--only NAME ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+
+from bench.bench_relay import plain_relay
+from bench.kafka_env import create_topic, kafka
+from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
+from mqkafka.kafka.provision import apply_catalogue
+from mqkafka.mq.commands import DEFAULT_STREAM
+from mqkafka.mq.mqmd import MQMD, MQPER
+from mqkafka.wire.headers import mqmd_to_headers
+from mqkafka.wire.names import queue_to_topic
+
+MQK = str(Path(sys.executable).with_name("mqk"))
+
+
+class Service:
+    def __init__(self, bootstrap: str, namespace: str, state_dir: Path, *extra: str) -> None:
+        self.args = [
+            MQK, "serve", "--bootstrap-servers", bootstrap, "--namespace", namespace,
+            "--state-dir", str(state_dir), "--instance-id", "bench", *extra,
+        ]  # fmt: skip
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> float:
+        began = time.perf_counter()
+        self.proc = subprocess.Popen(self.args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            if b"broker ready" in line:
+                threading.Thread(target=self._drain, daemon=True).start()
+                return time.perf_counter() - began
+        raise RuntimeError("mqk serve exited before it was ready")
+
+    def _drain(self) -> None:
+        assert self.proc is not None and self.proc.stderr is not None
+        for _ in self.proc.stderr:
+            pass
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(120)
+
+
+def publication(size: int, persistent: bool, topic: str = "Bench/Topic") -> tuple[bytes, list]:
+    md = MQMD(Persistence=MQPER.PERSISTENT if persistent else MQPER.NOT_PERSISTENT)
+    md, value = command_message([("Command", "Publish"), ("Topic", topic)], body=b"x" * size, md=md)
+    return value, mqmd_to_headers(md)
+
+
+def fill_stream(bootstrap: str, topic: str, count: int, value: bytes, headers: list) -> None:
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "linger.ms": 20,
+            "batch.num.messages": 10000,
+            "queue.buffering.max.messages": 1000000,
+            "compression.type": "lz4",
+        }
+    )
+    for i in range(count):
+        while True:
+            try:
+                producer.produce(topic, value=value, headers=headers, key=str(i % 16).encode())
+                break
+            except BufferError:
+                producer.poll(0.05)
+    producer.flush(120)
+
+
+def delivered_span(
+    bootstrap: str, topics: list[str], expect: int, timeout: float = 600
+) -> tuple[int, float]:
+    """Read ``expect`` committed records from ``topics``; (count, seconds first→last commit)."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": uuid.uuid4().hex,
+            "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
+    )
+    consumer.subscribe(topics)
+    seen, first, last = 0, None, 0.0
+    deadline = time.monotonic() + timeout
+    try:
+        while seen < expect and time.monotonic() < deadline:
+            for message in consumer.consume(10000, 0.5):
+                if message.error() is None:
+                    seen += 1
+                    ts = message.timestamp()[1] / 1000.0
+                    first = ts if first is None else min(first, ts)
+                    last = max(last, ts)
+    finally:
+        consumer.close()
+    return seen, last - (first or last)
+
+
+def namespace_for(bootstrap: str) -> str:
+    ns = f"b{uuid.uuid4().hex[:6]}."
+    apply_catalogue(bootstrap, prefix=ns)
+    return ns
+
+
+def throughput(
+    bootstrap: str,
+    records: int,
+    size: int,
+    fanout: int,
+    *,
+    persistent: bool = False,
+    memory: bool = False,
+) -> float:
+    """Publications per second through the service (fan-out copies counted once)."""
+    ns = namespace_for(bootstrap)
+    with tempfile.TemporaryDirectory() as state:
+        service = Service(bootstrap, ns, Path(state), *(["--in-memory-state"] if memory else []))
+        service.start()
+        client = KafkaPubSub(bootstrap, namespace=ns)
+        queues = [f"BENCH.SUB{i}" for i in range(fanout)]
+        for queue in queues:
+            assert client.register("Bench/#", queue=queue).ok  # type: ignore[union-attr]
+        client.close()
+        value, headers = publication(size, persistent)
+        fill_stream(bootstrap, queue_to_topic(DEFAULT_STREAM, ns), records, value, headers)
+        seen, span = delivered_span(
+            bootstrap, [queue_to_topic(q, ns) for q in queues], records * fanout
+        )
+        service.stop()
+    assert seen == records * fanout, f"{seen} of {records * fanout} delivered"
+    return records / span
+
+
+def relay_baseline(bootstrap: str, records: int, size: int) -> float:
+    value, headers = publication(size, False)
+    source = create_topic(bootstrap)
+    fill_stream(bootstrap, source, records, value, headers)
+    return plain_relay(bootstrap, source, create_topic(bootstrap), records)
+
+
+def latency(bootstrap: str, rate: int, seconds: float, size: int) -> tuple[float, float, float]:
+    """p50 / p99 / max put-to-delivery (ms) at a steady ``rate`` of publications per second."""
+    ns = namespace_for(bootstrap)
+    with tempfile.TemporaryDirectory() as state:
+        service = Service(bootstrap, ns, Path(state))
+        service.start()
+        client = KafkaPubSub(bootstrap, namespace=ns)
+        assert client.register("Bench/#", queue="BENCH.LAT").ok  # type: ignore[union-attr]
+        client.close()
+        topic = queue_to_topic("BENCH.LAT", ns)
+        consumer = Consumer(
+            {
+                "bootstrap.servers": bootstrap,
+                "group.id": uuid.uuid4().hex,
+                "isolation.level": "read_committed",
+                "fetch.wait.max.ms": 1,
+                "enable.auto.commit": False,
+            }
+        )
+        consumer.assign([TopicPartition(topic, 0, -1)])
+        consumer.consume(1, 1.0)  # connected and positioned before the first publication
+        stream = queue_to_topic(DEFAULT_STREAM, ns)
+        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
+        total = int(rate * seconds)
+        samples: list[float] = []
+
+        def put() -> None:
+            start = time.perf_counter()
+            for i in range(total):
+                target = start + i / rate
+                while time.perf_counter() < target:
+                    time.sleep(max(0.0, min(0.001, target - time.perf_counter())))
+                # The put time travels in the body, which reaches the subscriber unchanged.
+                body = f"{time.time():.6f}".encode().ljust(size, b" ")
+                md, value = command_message(
+                    [("Command", "Publish"), ("Topic", "Bench/Latency")], body=body
+                )
+                producer.produce(stream, value=value, headers=mqmd_to_headers(md))
+                producer.poll(0)
+            producer.flush(30)
+
+        sender = threading.Thread(target=put)
+        sender.start()
+        deadline = time.monotonic() + seconds + 30
+        while len(samples) < total and time.monotonic() < deadline:
+            message = consumer.poll(0.01)  # one at a time: no waiting for a batch to fill
+            if message is not None and message.error() is None:
+                if True:
+                    now = time.time()
+                    sent_at = float(message.value()[-size:].split(b" ", 1)[0])
+                    samples.append(now - sent_at)
+        sender.join()
+        consumer.close()
+        if os.environ.get("MQK_BENCH_DEBUG"):
+            step = max(1, len(samples) // 10)
+            print("latency samples over time (ms):", [round(x * 1000) for x in samples[::step]])
+        service.stop()
+    samples.sort()
+    return (
+        statistics.median(samples) * 1000,
+        samples[int(len(samples) * 0.99) - 1] * 1000,
+        samples[-1] * 1000,
+    )
+
+
+def restart(bootstrap: str, retained: int, subscriptions: int) -> dict[str, float]:
+    """Serving again with the RocksDB directory kept, and the rebuild when it is lost."""
+    from mqkafka.engine.identity import Identity
+    from mqkafka.engine.records import Publication, Subscription, SubscriptionKey
+    from mqkafka.engine.topicspace import ROOT
+    from mqkafka.mq.commands import Interface, PublicationContent, RegOpt
+    from mqkafka.mq.topics import Scheme, TopicFilter, TopicString
+    from mqkafka.state import codec
+
+    ns = namespace_for(bootstrap)
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "linger.ms": 50,
+            "batch.num.messages": 10000,
+            "queue.buffering.max.messages": 2000000,
+            "compression.type": "lz4",
+        }
+    )
+
+    def send(topic: str, key: bytes, value: bytes) -> None:
+        while True:
+            try:
+                producer.produce(topic, key=key, value=value)
+                return
+            except BufferError:
+                producer.poll(0.05)
+
+    content = PublicationContent(body=b"x" * 64)
+    for i in range(retained):
+        pub = Publication(ROOT, TopicString(f"State/{i % 1000}/{i}"), content, Interface.RFH2, 0, 0)
+        send(
+            ns + "mqk-retained",
+            codec.retained_key(ROOT, pub.topic.text),
+            codec.encode_retained(pub),
+        )
+    for i in range(subscriptions):
+        key = SubscriptionKey(
+            ROOT, Identity(f"Q{i % 500}", "QM1", None), TopicFilter(f"Sub/{i}/#", Scheme.TOPIC)
+        )
+        sub = Subscription(
+            key, "bench", RegOpt.NONE, Interface.RFH2, b"MQKC" + i.to_bytes(20, "big")
+        )
+        send(ns + "mqk-subscriptions", codec.subscription_key(key), codec.encode_subscription(sub))
+    producer.flush(300)
+    figures: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as state:
+        service = Service(bootstrap, ns, Path(state))
+        figures["rebuild from Kafka (no RocksDB)"] = service.start()
+        service.stop()
+        figures["restart with RocksDB kept"] = service.start()
+        service.stop()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--size", type=int, default=256)
+    parser.add_argument("--retained", type=int, default=1_000_000)
+    parser.add_argument("--subscriptions", type=int, default=100_000)
+    parser.add_argument("--only", nargs="*", default=None)
+    args = parser.parse_args()
+
+    def want(name: str) -> bool:
+        return args.only is None or name in args.only
+
+    results: dict[str, Any] = {}
+    with kafka() as bootstrap:
+        n, size = args.records, args.size
+        if want("throughput"):
+            relay = relay_baseline(bootstrap, n, size)
+            fan1 = throughput(bootstrap, n, size, 1)
+            fan10 = throughput(bootstrap, n // 10, size, 10)
+            memory = throughput(bootstrap, n, size, 1, memory=True)
+            persistent = throughput(bootstrap, n, size, 1, persistent=True)
+            results |= {
+                "batched confluent-kafka relay (records/s)": relay,
+                "fan-out 1 publications/s": fan1,
+                "fan-out 1 / relay": fan1 / relay,
+                "fan-out 10 copies/s": fan10 * 10,
+                "fan-out 10 copies / fan-out 1 publications": fan10 * 10 / fan1,
+                "in-memory state publications/s": memory,
+                "RocksDB / in-memory": fan1 / memory,
+                "persistent publications/s": persistent,
+                "persistent / non-persistent": persistent / fan1,
+            }
+        if want("latency"):
+            p50, p99, worst = latency(bootstrap, 1000, 10.0, size)
+            results |= {
+                "latency p50 ms @1000/s": p50,
+                "latency p99 ms @1000/s": p99,
+                "latency max ms @1000/s": worst,
+            }
+        if want("restart"):
+            results |= {
+                f"{k} (s)": v
+                for k, v in restart(bootstrap, args.retained, args.subscriptions).items()
+            }
+    print(json.dumps({"records": args.records, "size": args.size, **results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -211,10 +211,9 @@ def latency(bootstrap: str, rate: int, seconds: float, size: int) -> tuple[float
         while len(samples) < total and time.monotonic() < deadline:
             message = consumer.poll(0.01)  # one at a time: no waiting for a batch to fill
             if message is not None and message.error() is None:
-                if True:
-                    now = time.time()
-                    sent_at = float(message.value()[-size:].split(b" ", 1)[0])
-                    samples.append(now - sent_at)
+                now = time.time()
+                sent_at = float(message.value()[-size:].split(b" ", 1)[0])
+                samples.append(now - sent_at)
         sender.join()
         consumer.close()
         if os.environ.get("MQK_BENCH_DEBUG"):

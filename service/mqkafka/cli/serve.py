@@ -39,6 +39,9 @@ def register(sub: Any) -> None:
         help="do not create subscriber/reply queues that do not exist (dead-letter instead)",
     )
     serve.add_argument(
+        "--no-activity", action="store_true", help="do not write activity events to mqk-activity"
+    )
+    serve.add_argument(
         "--in-memory-state", action="store_true", help="keep state in memory only (no RocksDB)"
     )
     serve.add_argument("--log-level", default="INFO")
@@ -63,6 +66,7 @@ def run_serve(args: argparse.Namespace) -> int:
         metrics_port=args.metrics_port,
         acl_file=args.acl,
         in_memory_state=args.in_memory_state,
+        activity=not args.no_activity,
         **options,
     )
     serve_until_signalled(config)

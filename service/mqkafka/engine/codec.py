@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from mqkafka.engine.context import EngineContext
-from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Reply
+from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Processed, Reply
 from mqkafka.engine.fastvalues import copier, template_values
 from mqkafka.engine.handle import step
 from mqkafka.engine.replies import respond
@@ -271,9 +271,15 @@ def decode_command(value: bytes, md: MQMD, queue: str, *, local_qmgr: str = "") 
 
 
 def process_message(
-    state: EngineState, value: bytes, md: MQMD, queue: str, ctx: EngineContext
+    state: EngineState,
+    value: bytes,
+    md: MQMD,
+    queue: str,
+    ctx: EngineContext,
+    outcomes: list[Processed] | None = None,
 ) -> list[Effect]:
-    """Decode a message put to ``queue``, step the engine, return the effects to carry out."""
+    """Decode a message put to ``queue``, step the engine, return the effects to carry out;
+    with ``outcomes``, also say what became of it there (see ``handle``)."""
     read: _Read | None = None
     try:
         read = _read(value, md)
@@ -292,8 +298,10 @@ def process_message(
             # with the reason code when a reply can be addressed; otherwise ... the dead-letter
             # queue" (issue 4, bad input).
             effects.append(DeadLetter(md, error.reason, error.detail))
+        if outcomes is not None:
+            outcomes.append(Processed(None, response, md, queue))
     else:
-        effects = step(state, command, ctx)
+        effects = step(state, command, ctx, outcomes)
     for index, effect in enumerate(effects):
         if type(effect) is DeadLetter and effect.value is None:
             effects[index] = replace(effect, value=bytes(value))

@@ -18,7 +18,7 @@ from mqkafka.engine.records import (
     SubscriptionKey,
 )
 from mqkafka.engine.topicspace import Namespace
-from mqkafka.mq.commands import Interface, PublicationContent
+from mqkafka.mq.commands import Command, Interface, PublicationContent
 from mqkafka.mq.mqmd import MQMD
 from mqkafka.mq.responses import Response
 
@@ -95,6 +95,18 @@ class DeregisterPublisher:
     key: PublisherKey
 
 
+@dataclass(frozen=True, slots=True)
+class Processed:
+    """What became of one command message, reported beside the effects (``handle``'s
+    ``outcomes``) for the adapter's metrics and activity events. ``command`` is None when the message was not a
+    command at all; ``response`` is the outcome whether or not a reply was sent (§3.1)."""
+
+    command: Command | None
+    response: Response
+    md: MQMD
+    queue: str
+
+
 MessageEffect = Deliver | Reply | DeadLetter
 StateEffect = (
     StoreSubscription
@@ -113,6 +125,7 @@ __all__ = [
     "DeregisterPublisher",
     "Effect",
     "MessageEffect",
+    "Processed",
     "RegisterPublisher",
     "RemoveSubscription",
     "Reply",

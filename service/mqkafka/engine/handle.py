@@ -22,7 +22,7 @@ from typing import Any
 
 from mqkafka.engine.authority import grants_everything
 from mqkafka.engine.context import EngineContext
-from mqkafka.engine.effects import Effect
+from mqkafka.engine.effects import Effect, Processed
 from mqkafka.engine.outcome import Outcome
 from mqkafka.engine.publisher import (
     delete_publication,
@@ -67,29 +67,47 @@ HANDLERS: dict[type, Handler] = {
 STREAM_COMMANDS = (Publish, DeletePub)
 
 
-def handle(state: EngineState, command: Command, ctx: EngineContext) -> list[Effect]:
-    """The effects of one command; the state is not changed (see ``step``)."""
+def handle(
+    state: EngineState,
+    command: Command,
+    ctx: EngineContext,
+    outcomes: list[Processed] | None = None,
+) -> list[Effect]:
+    """The effects of one command; the state is not changed (see ``step``). When ``outcomes``
+    is given, what became of the command is appended to it (for metrics and activity)."""
     echo = command.source or tuple(
         command_to_psc(command) if command.interface is Interface.RFH2 else command_to_rfh1(command)
     )
-    if command.md.MsgType not in COMMAND_MSG_TYPES:
-        return respond(command.md, command.interface, Response.ok(), echo, ctx)
+    md = command.md
+    if md.MsgType not in COMMAND_MSG_TYPES:
+        return respond(md, command.interface, Response.ok(), echo, ctx)
     try:
         _check_queue(command, ctx)
         outcome = HANDLERS[type(command)](state, command, ctx)
     except MQError as error:
-        return respond(command.md, command.interface, Response.of_error(error), echo, ctx)
+        response = Response.of_error(error)
+        effects = respond(md, command.interface, response, echo, ctx)
     except Exception as error:
         failure = MQError(RC.CF_COMMAND_FAILED, f"internal error: {error!r}")
-        return respond(command.md, command.interface, Response.of_error(failure), echo, ctx)
-    effects = outcome.effects
-    effects.extend(respond(command.md, command.interface, outcome.response(), echo, ctx))
+        response = Response.of_error(failure)
+        effects = respond(md, command.interface, response, echo, ctx)
+    else:
+        response = outcome.response()
+        effects = outcome.effects
+        effects.extend(respond(md, command.interface, response, echo, ctx))
+    if outcomes is not None:
+        outcomes.append(Processed(command, response, md, command.queue))
     return effects
 
 
-def step(state: EngineState, command: Command, ctx: EngineContext) -> list[Effect]:
+def step(
+    state: EngineState,
+    command: Command,
+    ctx: EngineContext,
+    outcomes: list[Processed] | None = None,
+) -> list[Effect]:
     """``handle`` and apply the state effects: the engine as a state machine."""
-    effects = handle(state, command, ctx)
+    effects = handle(state, command, ctx, outcomes)
     state.apply(effects)
     return effects
 

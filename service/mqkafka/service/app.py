@@ -18,12 +18,13 @@ from types import FrameType
 from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient
 
+from mqkafka.activity.builder import ActivityRecorder
 from mqkafka.engine.authority import ALLOW_ALL, AclPolicy, AuthorityPort
 from mqkafka.engine.context import EngineConfig, EngineContext
 from mqkafka.engine.state import EngineState
 from mqkafka.kafka.txloop import TransactionalLoop
 from mqkafka.selectors import SelectorFilterPort
-from mqkafka.service.config import ServiceConfig
+from mqkafka.service.config import ACTIVITY_TOPIC, ServiceConfig
 from mqkafka.service.dispatcher import Dispatcher
 from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
@@ -78,6 +79,9 @@ class BrokerService:
             metrics=self.metrics,
             namespace=config.namespace,
             on_commit=self._after_commit,
+            activity=ActivityRecorder(config.topic(ACTIVITY_TOPIC), config.qmgr_name)
+            if config.activity
+            else None,
         )
         topics = [
             queue_to_topic(q, config.namespace) for q in (config.control_queue, *config.streams)

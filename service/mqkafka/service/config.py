@@ -13,6 +13,7 @@ DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
 SUBSCRIPTIONS_TOPIC = "mqk-subscriptions"
 RETAINED_TOPIC = "mqk-retained"
 PUBLISHERS_TOPIC = "mqk-publishers"
+ACTIVITY_TOPIC = "mqk-activity"
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class ServiceConfig:
     metrics_port: int | None = None
     acl_file: Path | None = None
     group_id: str = "mqk-broker"
+    activity: bool = True  # write activity events to mqk-activity
     in_memory_state: bool = False  # no RocksDB: rebuilt from Kafka at every start (benchmarks)
 
     def topic(self, name: str) -> str:

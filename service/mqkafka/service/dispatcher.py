@@ -18,9 +18,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from mqkafka.activity.builder import ActivityRecorder
 from mqkafka.engine.codec import process_message
 from mqkafka.engine.context import EngineContext
-from mqkafka.engine.effects import DeadLetter, Deliver, Reply
+from mqkafka.engine.effects import DeadLetter, Deliver, Processed, Reply
 from mqkafka.engine.state import EngineState
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.errors import MQError
@@ -47,6 +48,7 @@ class Dispatcher:
         metrics: Metrics,
         namespace: str = "",
         on_commit: Any = None,
+        activity: ActivityRecorder | None = None,
     ) -> None:
         self.state = state
         self.ctx = ctx
@@ -60,6 +62,8 @@ class Dispatcher:
         self._pending_latency: list[float] = []
         self._on_commit = on_commit
         self._counts = [0, 0, 0]
+        self.activity = activity
+        self._outcomes: dict[tuple[str, int], int] = {}
 
     # --- StateHooks --------------------------------------------------------------------
     def before_batch(self) -> None:
@@ -91,6 +95,9 @@ class Dispatcher:
         self._counts = [0, 0, 0]  # commands, publications, deliveries: added once per batch
         for message in batch:
             self._one(message, out)
+        for (command, reason), count in self._outcomes.items():
+            self.metrics.outcomes.labels(command=command, reason=str(int(reason))).inc(count)
+        self._outcomes.clear()
         commands, publications, deliveries = self._counts
         self.metrics.commands.inc(commands)
         self.metrics.publications.inc(publications)
@@ -111,8 +118,9 @@ class Dispatcher:
             )
             self.metrics.dead_letters.labels(reason=str(error.reason)).inc()
             return
+        outcomes: list[Processed] = []
         try:
-            effects = process_message(self.state, value, md, queue, self.ctx)
+            effects = process_message(self.state, value, md, queue, self.ctx, outcomes)
             self.journal.apply(self.state, effects)
         except Exception as error:
             log.exception("engine failure on %s offset %s", topic, message.offset())
@@ -123,13 +131,39 @@ class Dispatcher:
             return
         counts = self._counts
         counts[1 if queue in self._streams else 0] += 1
-        put_at = message.timestamp()[1] / 1000.0
+        put_ms = message.timestamp()[1]
+        put_at = put_ms / 1000.0
         records = self.outputs.records
+        activity = self.activity
+        now_ms = int(time.time() * 1000) if activity is not None else 0
+        tally = self._outcomes
+        for done in outcomes:
+            label = (
+                done.command.name if done.command is not None else "none",
+                done.response.reason,
+            )
+            tally[label] = tally.get(label, 0) + 1
+            if activity is not None:
+                out.append(activity.command(done, len(value), put_ms, now_ms))
         for effect in effects:
             kind = type(effect)
             if kind is Deliver:
                 counts[2] += 1
                 self._pending_latency.append(put_at)
+                if activity is not None:
+                    start = len(out)
+                    out.extend(records(effect, queue))
+                    copy = out[start]
+                    out.append(
+                        activity.delivery(
+                            effect,  # type: ignore[arg-type]
+                            md,
+                            len(copy.value or b""),
+                            put_ms,
+                            now_ms,
+                        )
+                    )
+                    continue
             elif kind is Reply:
                 self.metrics.replies.labels(reason=str(effect.response.reason)).inc()  # type: ignore[union-attr]
             elif kind is DeadLetter:

@@ -20,6 +20,12 @@ class Metrics:
         self.publications = Counter(
             "mqk_publications", "Stream queue messages processed", registry=r
         )
+        self.outcomes = Counter(
+            "mqk_command_outcomes",
+            "Commands processed, by command and reason code",
+            ["command", "reason"],
+            registry=r,
+        )
         self.replies = Counter(
             "mqk_replies", "Replies sent, by reason code", ["reason"], registry=r
         )

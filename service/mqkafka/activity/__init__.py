@@ -1,0 +1,1 @@
+"""Broker activity events: one per command processed and one per publication delivered."""

@@ -1,0 +1,195 @@
+"""Activity events (``schemas/activity_event.avsc``) and their Avro encoding.
+
+The encoder is written for this one schema: fastavro's generic writer costs more per event
+than the whole publication path can spare (issue 7 allows 10% of its throughput), while the
+fixed layout below is a handful of byte appends. ``tests/unit/activity`` checks that fastavro
+reads exactly what this writes, for any event.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+SCHEMA_PATH: Final = Path(__file__).resolve().parents[3] / "schemas" / "activity_event.avsc"
+COMMAND, DELIVERY = 0, 1
+_DOUBLE: Final = struct.Struct("<d")
+
+
+@dataclass(frozen=True, slots=True)
+class ActivityEvent:
+    kind: int  # COMMAND or DELIVERY (the enum's index)
+    time_ms: int
+    put_time_ms: int
+    qmgr: str
+    queue: str
+    command: str | None
+    completion: str
+    reason: int
+    user_id: str
+    identity_queue: str | None
+    correl_id: bytes | None
+    sub_name: str | None
+    topics: tuple[str, ...]
+    msg_id: bytes
+    persistent: bool
+    bytes: int
+    latency_ms: float
+
+    def as_record(self) -> dict[str, Any]:
+        """The event as fastavro / Spark see it."""
+        record = {name: getattr(self, name) for name in self.__slots__}
+        record["kind"] = ("COMMAND", "DELIVERY")[self.kind]
+        record["topics"] = list(self.topics)
+        return record
+
+
+def _long(value: int, out: bytearray) -> None:
+    n = (value << 1) ^ (value >> 63)  # zigzag
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+
+
+def _bytes(data: bytes, out: bytearray) -> None:
+    _long(len(data), out)
+    out += data
+
+
+def _string(text: str, out: bytearray) -> None:
+    _bytes(text.encode("utf-8"), out)
+
+
+def _optional_string(text: str | None, out: bytearray) -> None:
+    if text is None:
+        out.append(0)  # union branch 0: null
+    else:
+        out.append(2)  # union branch 1, zigzag
+        _string(text, out)
+
+
+def encode(event: ActivityEvent) -> bytes:
+    out = bytearray()
+    out.append(event.kind << 1)
+    _long(event.time_ms, out)
+    _long(event.put_time_ms, out)
+    _string(event.qmgr, out)
+    _string(event.queue, out)
+    _optional_string(event.command, out)
+    _string(event.completion, out)
+    _long(event.reason, out)
+    _string(event.user_id, out)
+    _optional_string(event.identity_queue, out)
+    if event.correl_id is None:
+        out.append(0)
+    else:
+        out.append(2)
+        _bytes(event.correl_id, out)
+    _optional_string(event.sub_name, out)
+    if event.topics:
+        _long(len(event.topics), out)
+        for topic in event.topics:
+            _string(topic, out)
+    out.append(0)  # end of the array
+    _bytes(event.msg_id, out)
+    out.append(1 if event.persistent else 0)
+    _long(event.bytes, out)
+    out += _DOUBLE.pack(event.latency_ms)
+    return bytes(out)
+
+
+def load_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
+    return schema
+
+
+class FastEncoder:
+    """``encode`` for the hot path: strings that repeat (queue manager, queues, user ids,
+    topics, command names) are encoded once and kept, so an event is a few joins."""
+
+    def __init__(self, limit: int = 65536) -> None:
+        self._strings: dict[str, bytes] = {}
+        self._varints: dict[int, bytes] = {}  # times within a millisecond, sizes, reasons
+        self._limit = limit
+
+    def text(self, value: str) -> bytes:
+        found = self._strings.get(value)
+        if found is None:
+            out = bytearray()
+            _string(value, out)
+            found = bytes(out)
+            if len(self._strings) >= self._limit:
+                self._strings.clear()
+            self._strings[value] = found
+        return found
+
+    def optional(self, value: str | None) -> bytes:
+        return b"\x00" if value is None else b"\x02" + self.text(value)
+
+    def varint(self, value: int) -> bytes:
+        found = self._varints.get(value)
+        if found is None:
+            out = bytearray()
+            _long(value, out)
+            found = bytes(out)
+            if len(self._varints) >= self._limit:
+                self._varints.clear()
+            self._varints[value] = found
+        return found
+
+    def event(
+        self,
+        kind: int,
+        time_ms: int,
+        put_time_ms: int,
+        qmgr: str,
+        queue: str,
+        command: str | None,
+        completion: str,
+        reason: int,
+        user_id: str,
+        identity_queue: str | None,
+        correl_id: bytes | None,
+        sub_name: str | None,
+        topics: tuple[str, ...] | list[str],
+        msg_id: bytes,
+        persistent: bool,
+        size: int,
+        latency_ms: float,
+    ) -> bytes:
+        varint = self.varint
+        text = self.text
+        optional = self.optional
+        parts = [
+            b"\x02" if kind else b"\x00",
+            varint(time_ms),
+            varint(put_time_ms),
+            text(qmgr),
+            text(queue),
+            optional(command),
+            text(completion),
+            varint(reason),
+            text(user_id),
+            optional(identity_queue),
+        ]
+        if correl_id is None:
+            parts.append(b"\x00")
+        else:
+            parts += (b"\x02", varint(len(correl_id)), correl_id)
+        parts.append(optional(sub_name))
+        if topics:
+            parts.append(varint(len(topics)))
+            parts += [text(topic) for topic in topics]
+        parts += (
+            b"\x00",
+            varint(len(msg_id)),
+            msg_id,
+            b"\x01" if persistent else b"\x00",
+            varint(size),
+            _DOUBLE.pack(latency_ms),
+        )
+        return b"".join(parts)

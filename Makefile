@@ -34,7 +34,7 @@ typecheck: install
 	$(BIN)/mypy
 
 bench: install
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(BENCH)
 
 stop:
 	-$(BIN)/mqk stop

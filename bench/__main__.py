@@ -1,0 +1,26 @@
+"""``make bench``: every benchmark in turn, each printing its own figures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+BENCHES = [
+    "bench_codecs",
+    "bench_matcher",
+    "bench_engine",
+    "bench_selectors",
+    "bench_state",
+    "bench_mqi",
+    "bench_relay",
+    "bench_service",
+]
+
+if __name__ == "__main__":
+    chosen = sys.argv[1:] or BENCHES
+    failed = []
+    for name in chosen:
+        print(f"\n=== {name} ===", flush=True)
+        if subprocess.run([sys.executable, "-m", f"bench.{name}"], check=False).returncode:
+            failed.append(name)
+    sys.exit(1 if failed else 0)

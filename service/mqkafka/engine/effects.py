@@ -98,8 +98,9 @@ class DeregisterPublisher:
 @dataclass(frozen=True, slots=True)
 class Processed:
     """What became of one command message, reported beside the effects (``handle``'s
-    ``outcomes``) for the adapter's metrics and activity events. ``command`` is None when the message was not a
-    command at all; ``response`` is the outcome whether or not a reply was sent (§3.1)."""
+    ``outcomes``) for the adapter's metrics and activity events. ``command`` is None when the
+    message was not a command at all; ``response`` is the outcome whether or not a reply was
+    sent (§3.1)."""
 
     command: Command | None
     response: Response

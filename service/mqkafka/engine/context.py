@@ -60,10 +60,12 @@ class CountingIds(UniqueIds):
 
 
 class QueueDefaults(Protocol):
-    """Attributes of queue definitions the engine needs (DEFPSIST, DEFPRTY)."""
+    """What the engine needs to know of queue definitions: DEFPSIST, DEFPRTY, and whether a
+    subscriber queue exists (or may be created) at all."""
 
     def default_persistence(self, queue: str) -> int: ...
     def default_priority(self, queue: str) -> int: ...
+    def exists(self, queue: str) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +86,10 @@ class StaticQueueDefaults:
 
     def default_priority(self, queue: str) -> int:
         return self.priority_of.get(queue, self.priority)
+
+    def exists(self, queue: str) -> bool:
+        """Every queue exists (or is created on first use) unless an adapter says otherwise."""
+        return True
 
 
 @dataclass(frozen=True, slots=True)

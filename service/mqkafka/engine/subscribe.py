@@ -54,6 +54,9 @@ def register(state: EngineState, cmd: RegSub, ctx: EngineContext) -> Outcome:
     identity = identity_for(cmd.q_name, cmd.q_mgr_name, cmd.correl_id, cmd.options, ctx)
     if not ctx.authority.may_put(cmd.user_id, identity.q_name):
         raise MQError(RC.CF_NOT_AUTHORIZED, f"may not put to {identity.q_name!r}", parm="QName")
+    if identity.q_mgr_name == ctx.qmgr_name and not ctx.queues.exists(identity.q_name):
+        # "queue name invalid or subscriber queue cannot be opened" (MQ9:3076).
+        raise MQError(RC.CF_Q_NAME_ERROR, f"no queue {identity.q_name!r}", parm="QName")
     allowed = authorised(
         [(flt.text, flt) for flt in topics],
         lambda text: ctx.authority.may_subscribe(cmd.user_id, namespace, text),

@@ -54,6 +54,12 @@ class BrokerService:
             )
         else:
             self.state = EngineState(filters=filters)
+        self.queues = QueueDirectory(
+            self.admin,
+            namespace=config.namespace,
+            auto_create=config.auto_create_queues,
+            partitions=config.queue_partitions,
+        )
         self.ctx = EngineContext(
             config=EngineConfig(
                 qmgr_name=config.qmgr_name,
@@ -62,15 +68,10 @@ class BrokerService:
             ),
             filters=filters,
             authority=_authority(config),
+            queues=self.queues,
         )
         self.replica = StateReplica(config, self.state, self.admin, offsets)
         rebuilt = self.replica.catch_up(timeout=600)
-        self.queues = QueueDirectory(
-            self.admin,
-            namespace=config.namespace,
-            auto_create=config.auto_create_queues,
-            partitions=config.queue_partitions,
-        )
         self.dispatcher = Dispatcher(
             state=self.state,
             ctx=self.ctx,

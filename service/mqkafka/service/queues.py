@@ -17,6 +17,9 @@ log = logging.getLogger(__name__)
 
 
 class QueueDirectory:
+    """Also the engine's ``QueueDefaults``: every queue non-persistent at priority 0 (MQ's
+    defaults for a new local queue), and a queue "exists" if it is a topic or may become one."""
+
     def __init__(
         self, admin: Any, *, namespace: str = "", auto_create: bool = True, partitions: int = 1
     ) -> None:
@@ -29,7 +32,16 @@ class QueueDirectory:
     def topic_of(self, queue: str) -> str:
         return queue_to_topic(queue, self._namespace)
 
+    def default_persistence(self, queue: str) -> int:
+        return 0
+
+    def default_priority(self, queue: str) -> int:
+        return 0
+
     def exists(self, queue: str) -> bool:
+        return self.auto_create or self.is_topic(queue)
+
+    def is_topic(self, queue: str) -> bool:
         try:
             topic = self.topic_of(queue)
         except MQError:
@@ -49,7 +61,7 @@ class QueueDirectory:
             topic = self.topic_of(queue)
         except MQError:
             return None
-        if topic in self._known or self.exists(queue):
+        if topic in self._known or self.is_topic(queue):
             return topic
         if not self.auto_create:
             return None

@@ -101,3 +101,22 @@ def test_results_service_sample_application(
         ("Sport/Soccer/State/LatestScore/Chelsea", b"4-1"),
     ]
     assert events == [("Sport/Soccer/Event/Goal", b"Chelsea scores")]
+
+
+def test_without_auto_create_an_unknown_subscriber_queue_fails_the_regsub(
+    start_service: Callable[..., object],
+    client: KafkaPubSub,
+    new_topic: Callable[..., str],
+    namespace: str,
+    kafka_bootstrap: str,
+) -> None:
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    start_service("1", "--no-auto-create")
+    missing = client.register("Any/#", queue="APP.NOT.DEFINED")
+    assert missing is not None and missing.reason == RC.CF_Q_NAME_ERROR
+    admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
+    topic = f"{namespace}APP.DEFINED"
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result()
+    defined = client.register("Any/#", queue="APP.DEFINED")
+    assert defined is not None and defined.ok, defined

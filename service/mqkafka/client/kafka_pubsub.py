@@ -90,6 +90,9 @@ class KafkaPubSub:
         self.reply_queue = reply_queue
         self.user = user if user is not None else os.environ.get("USER", "mqk")[:12]
         self._producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 1})
+        # One key for everything this client puts: its messages to a queue stay in one
+        # partition, so they are processed in the order they were put (wire contract §2).
+        self.client_key = uuid.uuid4().bytes
         self._replies: Consumer | None = None
         self._pending: dict[bytes, CommandResult] = {}
 
@@ -125,7 +128,7 @@ class KafkaPubSub:
         if wait is not None:
             self._ensure_reply_consumer()
         md, value = command_message(pairs, body=body, md=md, folders=folders)
-        self.put(queue, md, value, key=correl_id)
+        self.put(queue, md, value, key=correl_id or self.client_key)
         return None if wait is None else self.reply_to(msg_id, wait)
 
     def register(

@@ -151,19 +151,22 @@ def test_two_workers_split_the_load_and_stay_consistent(
         return sum(1 for m in result.members if m.assignment.topic_partitions)
 
     assert wait_until(lambda: members_with_work() == 2, 60), "the load was not split"
+    publishers = [KafkaPubSub(kafka_bootstrap, namespace=namespace) for _ in range(8)]
     for round_ in range(5):
         topic = f"Consistency/{round_}"
         queue = f"APP.CONS{round_}"
         assert client.register(topic, queue=queue).ok  # type: ignore[union-attr]
-        for i in range(8):  # keyless: spread over every stream partition, so both workers
-            client.publish(topic, f"in-{i}".encode(), wait=None)
+        for i in range(8):  # eight publishers (keys): spread over the partitions, both workers
+            publishers[i].publish(topic, f"in-{i}".encode(), wait=None)
         delivered = sorted(m.body for m in client.read_queue(queue, count=8, timeout=20))
         assert delivered == sorted(f"in-{i}".encode() for i in range(8)), delivered
         assert client.deregister(topic, queue=queue).ok  # type: ignore[union-attr]
         for i in range(8):
-            client.publish(topic, f"out-{i}".encode(), wait=None)
+            publishers[i].publish(topic, f"out-{i}".encode(), wait=None)
         time.sleep(1.0)
         everything = sorted(m.body for m in client.read_queue(queue, timeout=3))
         assert everything == delivered, everything
+    for publisher in publishers:
+        publisher.close()
     assert first.proc is not None and second.proc is not None
     assert first.proc.poll() is None and second.proc.poll() is None

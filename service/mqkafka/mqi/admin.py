@@ -34,7 +34,6 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mqi.settings import Settings
 from mqkafka.mqi.sharestate import ShareStateClient
 
-TIMEOUT = 30.0
 DEFAULT_DELIVERY_LIMIT = 5  # group.share.delivery.count.limit, Kafka's default
 
 
@@ -55,17 +54,18 @@ class QueueAdmin:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.client = AdminClient({"bootstrap.servers": settings.bootstrap_servers})
-        self.share_state = ShareStateClient(settings.bootstrap_servers)
+        self.share_state = ShareStateClient(settings.bootstrap_servers, settings.admin_timeout)
         self._configured: set[str] = set()
         self._lock = threading.Lock()
         self._delivery_limit: int | None = None
+        self.timeout = settings.admin_timeout
 
     # ---- topics ----
 
     def partitions_of(self, topic: str) -> int | None:
         """The topic's partition count, or None when it does not exist."""
         try:
-            metadata = self.client.list_topics(topic=topic, timeout=TIMEOUT)
+            metadata = self.client.list_topics(topic=topic, timeout=self.timeout)
         except KafkaException as error:
             raise broken(error, f"metadata of {topic}") from None
         found = metadata.topics.get(topic)
@@ -78,7 +78,7 @@ class QueueAdmin:
     ) -> bool:
         """Create ``topic``; False if it already exists (the name is someone else's)."""
         future = self.client.create_topics(
-            [NewTopic(topic, partitions, 1, config=config or {})], operation_timeout=TIMEOUT
+            [NewTopic(topic, partitions, 1, config=config or {})], operation_timeout=self.timeout
         )[topic]
         try:
             future.result()
@@ -87,7 +87,7 @@ class QueueAdmin:
                 return False
             raise broken(error, f"create topic {topic}") from None
         # Created on the controller; wait until the metadata everyone reads shows it.
-        deadline = time.monotonic() + TIMEOUT
+        deadline = time.monotonic() + self.timeout
         while self.partitions_of(topic) is None:
             if time.monotonic() > deadline:
                 raise MQError(RC.CONNECTION_BROKEN, f"topic {topic} never became visible")
@@ -95,7 +95,7 @@ class QueueAdmin:
         return True
 
     def delete_topic(self, topic: str) -> None:
-        future = self.client.delete_topics([topic], operation_timeout=TIMEOUT)[topic]
+        future = self.client.delete_topics([topic], operation_timeout=self.timeout)[topic]
         try:
             future.result()
         except KafkaException as error:
@@ -108,7 +108,8 @@ class QueueAdmin:
         if partitions is None:
             return
         futures = self.client.delete_records(
-            [TopicPartition(topic, p, -1) for p in range(partitions)], operation_timeout=TIMEOUT
+            [TopicPartition(topic, p, -1) for p in range(partitions)],
+            operation_timeout=self.timeout,
         )
         for future in futures.values():
             try:
@@ -125,7 +126,7 @@ class QueueAdmin:
         for spec, slot in ((OffsetSpec.earliest(), 0), (OffsetSpec.latest(), 1)):
             request = {TopicPartition(topic, p): spec for p in range(partitions)}
             futures = self.client.list_offsets(
-                request, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=TIMEOUT
+                request, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=self.timeout
             )
             for tp, future in futures.items():
                 try:
@@ -198,7 +199,7 @@ class QueueAdmin:
             return self._delivery_limit
         limit = DEFAULT_DELIVERY_LIMIT
         try:
-            cluster: Any = self.client.describe_cluster(request_timeout=TIMEOUT).result()
+            cluster: Any = self.client.describe_cluster(request_timeout=self.timeout).result()
             resource = ConfigResource(ConfigResource.Type.BROKER, str(cluster.nodes[0].id))
             configs = self.client.describe_configs([resource])[resource].result()
             entry = configs.get("group.share.delivery.count.limit")

@@ -282,8 +282,20 @@ class Connection:
                 requeue=partial(self.requeue, topic),
                 share_starts=lambda: self.admin.share_start(topic, group, partitions),
                 consumed=self.consumed_of(topic),
+                others_waiting=partial(self._other_getters, definition.name, hobj),
             )
         return handle
+
+    def _other_getters(self, name: str, hobj: int) -> bool:
+        """Does anyone but handle ``hobj`` read queue ``name`` (here or elsewhere)?"""
+        if any(
+            h.name == name and h.hobj != hobj and h.options & INPUT for h in self.handles.values()
+        ):
+            return True
+        return any(
+            u.input_shared or u.input_exclusive
+            for _, u in self.replica.connections.uses(name, exclude=self.id)
+        )
 
     def consumed_of(self, topic: str) -> Consumed:
         return self.consumed.setdefault(topic, Consumed())
@@ -417,8 +429,9 @@ class Connection:
             topic,
             value=rec.msg.value(),
             key=rec.msg.key(),
-            headers=requeue_headers(rec.headers(), backout),
+            headers=requeue_headers(rec.headers(), backout, rec.position),
             partition=rec.partition,
+            timestamp=rec.put_ms(),  # the put time: order, browse and expiry stay the message's
         )
         if self.producer.flush(30):
             raise MQError(RC.CONNECTION_BROKEN, f"could not requeue a message on {topic}")

@@ -58,6 +58,9 @@ ACK_FLUSH = 0.5  # seconds an acceptance may wait for the next poll before it is
 POLL_SLICE = 0.25  # longest single poll, so deadlines and readiness are checked often
 FETCH_ROUND = 0.6  # a ready member's first fetch answers within Kafka's 500 ms long poll
 STATS_MS = 200
+RETRY = 1.0  # seconds before a selected message another getter held is tried again
+MAX_RETRY = 4.0
+SKIP_AFTER = 3
 # Seconds after subscribing at which a lane not yet assigned re-subscribes (same topic): the
 # client then sends its next heartbeat at once instead of after the group's interval.
 NUDGES = (0.05, 0.3, 1.0, 2.0, 4.0)
@@ -90,6 +93,8 @@ class Lane:
         self._last_return = time.monotonic()
         self.unsent = 0  # acknowledgements not yet committed
         self.last_commit = time.monotonic()
+        self._acks: list[tuple[Position, Rec, AcknowledgeType]] = []
+        self.consumer.set_acknowledgement_commit_callback(self._acknowledged)
 
     def _stats(self, text: str) -> None:
         try:
@@ -123,6 +128,7 @@ class Lane:
             raise AssertionError("a lane polls only with its batch acknowledged")
         try:
             timeout = max(min(timeout, self._nudge()), 0.0)
+            self._hand_over()
             batch = self.consumer.poll(timeout)
         except KafkaException as error:
             raise MQError(RC.CONNECTION_BROKEN, f"share fetch: {error}") from None
@@ -141,17 +147,32 @@ class Lane:
         return len(self.pending)
 
     def ack(self, rec: Rec, kind: AcknowledgeType) -> None:
-        self.consumer.acknowledge(rec.msg, kind)
+        """Note how ``rec`` ends; handed to the client in offset order at the next flush."""
+        self._acks.append((rec.position, rec, kind))
         self.unsent += 1
 
-    def commit(self, sync: bool) -> None:
+    def _hand_over(self) -> None:
+        # The broker refuses (INVALID_REQUEST) acknowledgements that are not in ascending
+        # offset order, and librdkafka 2.16 sends them in the order they were given: sort.
+        if not self._acks:
+            return
+        acks, self._acks = sorted(self._acks, key=lambda a: a[0]), []
+        for _, rec, kind in acks:
+            self.consumer.acknowledge(rec.msg, kind)
+
+    def _acknowledged(self, offsets: object, error: object) -> None:
+        if error is not None:  # the records come back to the queue: said loudly
+            log.warning("Kafka refused acknowledgements %s: %s", offsets, error)
+
+    def commit(self, sync: bool = True) -> None:
+        """Send the acknowledgements and wait for the answer. Always synchronous: librdkafka
+        merges the acknowledgements of an unsent asynchronous commit with later ones into
+        one request, out of offset order, which the broker refuses (INVALID_REQUEST)."""
         if not self.unsent:
             return
         try:
-            if sync:
-                self.consumer.commit_sync(30)
-            else:
-                self.consumer.commit_async()
+            self._hand_over()
+            self.consumer.commit_sync(30)
         except KafkaException as error:
             raise MQError(RC.CONNECTION_BROKEN, f"share acknowledge: {error}") from None
         self.unsent = 0
@@ -159,6 +180,7 @@ class Lane:
 
     def close(self) -> None:
         try:
+            self._hand_over()
             self.consumer.close()
         except KafkaException as error:  # the group may be gone with its queue
             log.debug("closing a share consumer: %s", error)
@@ -186,6 +208,7 @@ class Getter:
         requeue: Requeue,
         share_starts: Callable[[], dict[int, int]],
         consumed: Consumed,
+        others_waiting: Callable[[], bool] = lambda: True,
     ) -> None:
         self.settings = settings
         self.topic = topic
@@ -195,6 +218,7 @@ class Getter:
         self._requeue = requeue
         self._starts = share_starts
         self.consumed = consumed
+        self._others_waiting = others_waiting
         self.lock = threading.RLock()
         # never hand out a record older than the lock duration less 20% (at least 2 s)
         lock = settings.lock_duration
@@ -203,6 +227,8 @@ class Getter:
         self._index: LogReader | None = None
         self._seen: deque[Rec] = deque()  # index records not yet taken, in put order
         self._not_now: dict[Position, float] = {}  # targets found absent, retry after
+        self._tries: dict[Position, int] = {}
+        self._order: dict[Position, tuple[int, int, int]] = {}  # put order of index records
         self._walked: set[Position] = set()  # records this getter already released once
 
     # ---- giving back ----
@@ -219,8 +245,9 @@ class Getter:
     def _clear(self, lane: Lane, target: Position | None = None) -> None:
         """Give back every record the lane holds and did not hand out, before it polls.
 
-        Records in front of ``target`` (same partition, lower offset) that this getter has
-        already released once are requeued behind it, so the walk toward it progresses.
+        Records that stood in front of ``target`` (same partition, lower offset) in a batch
+        that did not hold it, and are met there again, are requeued behind it: otherwise
+        Kafka, which offers the oldest records first, would never reach the target.
         """
         while lane.pending:
             rec = lane.pending.popleft()
@@ -234,9 +261,8 @@ class Getter:
                 self._requeue(rec, backout_count(rec.delivery, rec.carried_backout()))
                 lane.ack(rec, AcknowledgeType.ACCEPT)
                 self.consumed.add(rec.position)
+                self._walked.discard(rec.position)
             else:
-                if target is not None:
-                    self._walked.add(rec.position)
                 self.give_back(rec, lane, backout=False)
 
     def _pollable(self) -> Lane:
@@ -320,13 +346,16 @@ class Getter:
             polled = True
 
     def _take_selected(self, select: Selection, wait: float) -> Taken | None:
-        """Browse-then-targeted get: locate a matching message, then acquire toward it."""
+        """Browse-then-targeted get: locate the oldest matching message, acquire toward it.
+
+        The oldest match is the target, so a getter by CorrelId receives its messages in
+        order while another getter only holds one briefly; one missed ``SKIP_AFTER`` times
+        (taken, or held long) lets newer ones go first and is retried after ``RETRY``. What else the lane acquired goes back at once when other getters may
+        want it (``others_waiting``), and stays as read-ahead when nobody else reads.
+        """
         started = time.monotonic()
         deadline = started + wait
         while True:
-            found = self._find(select)
-            if found is not None:
-                return found
             lane = self._pollable()
             # Whatever the wait, a new member may be assigned and fetch once before the
             # answer is "no message": the index knows the message is there.
@@ -336,23 +365,74 @@ class Getter:
                 else lane.ready_at + FETCH_ROUND
             )
             target = self._locate(select, max(deadline - time.monotonic(), 0.0))
-            now = time.monotonic()
             if target is None:
                 return None
+            found = self._oldest_held(select, target)
+            if found is not None:
+                if self._others_waiting():
+                    self._clear(found.lane)
+                    found.lane.commit(sync=True)
+                return found
             self._clear(lane, target)
             lane.poll(POLL_SLICE)
+            now = time.monotonic()
             positions = {rec.position for rec in lane.pending}
+            if self._others_waiting():
+                self._shed(lane, select)  # never sit on other getters' messages
             if target in positions:
                 continue
+            # Kafka offered these instead of the target: they stand in front of it. Released
+            # this time; met again in front of it, they are requeued behind it.
+            self._walked.update(p for p in positions if p[0] == target[0] and p[1] < target[1])
             passed = any(p == target[0] and o > target[1] for p, o in positions)
             if passed or (_settled(lane, now) and not positions):
-                # Kafka offered records beyond it, or nothing: it is taken or held elsewhere.
-                self._not_now[target] = now + (self.settings.lock_duration if passed else 1.0)
-            if time.monotonic() >= max(deadline, patience) and not lane.pending:
+                # Kafka offered records beyond it, or nothing: another getter holds it (it
+                # gives it back soon: keep at it, for order's sake) or took it. After
+                # SKIP_AFTER misses, newer messages go first and it is retried after RETRY
+                # seconds, doubling.
+                tries = self._tries.get(target, 0) + 1
+                self._tries[target] = tries
+                if tries >= SKIP_AFTER:
+                    backoff = RETRY * 2 ** (tries - SKIP_AFTER)
+                    self._not_now[target] = now + min(backoff, MAX_RETRY)
+            if now >= max(deadline, patience) and not lane.pending:
                 return None
 
+    def _shed(self, lane: Lane, select: Selection) -> None:
+        """Give back at once what the lane acquired that this getter does not want."""
+        unwanted = [r for r in lane.pending if not select.accepts(r.ids(), r.position)]
+        if not unwanted:
+            return
+        for rec in unwanted:
+            lane.pending.remove(rec)
+            self.give_back(rec, lane, backout=False)
+        lane.commit(sync=True)
+
+    def _oldest_held(self, select: Selection, target: Position) -> Taken | None:
+        """The target if a lane holds it, or an older message ``select`` accepts that a lane
+        holds (one that was held elsewhere when it was the target)."""
+        limit = self._order.get(target)
+        best: tuple[tuple[int, int, int], Lane, Rec] | None = None
+        for lane in self.lanes:
+            if not lane.pending or not lane.fresh(self.lock_margin):
+                continue
+            for rec in lane.pending:
+                key = (rec.put_ms(), rec.partition, rec.offset)
+                older = (
+                    limit is not None and key <= limit and select.accepts(rec.ids(), rec.position)
+                )
+                if (rec.position == target or older) and (best is None or key < best[0]):
+                    best = (key, lane, rec)
+        if best is None:
+            return None
+        _, lane, rec = best
+        lane.pending.remove(rec)
+        self._not_now.pop(rec.position, None)
+        return Taken(rec, lane)
+
     def _locate(self, select: Selection, wait: float) -> Position | None:
-        """The position of the oldest known message ``select`` accepts, waiting for one."""
+        """The position of the oldest known message ``select`` accepts, waiting for one
+        (a message held elsewhere counts again once its retry time has come)."""
         if select.position is not None:
             position = select.position
             if position in self.consumed:
@@ -363,17 +443,29 @@ class Getter:
         deadline = time.monotonic() + wait
         while True:
             now = time.monotonic()
+            soonest = deadline
+            best: Rec | None = None
             for rec in self._seen:
                 if rec.position in self.consumed:
                     continue
-                if self._not_now.get(rec.position, 0.0) > now:
+                if not select.accepts(rec.ids(), rec.position):
                     continue
-                if select.accepts(rec.ids(), rec.position):
-                    return rec.position
-            self._seen = deque(r for r in self._seen if r.position not in self.consumed)
-            fresh = reader.next(lambda r: True, max(min(deadline - now, POLL_SLICE), 0.0))
+                retry = self._not_now.get(rec.position, 0.0)
+                if retry > now:
+                    soonest = min(soonest, retry)
+                elif best is None or self._order[rec.position] < self._order[best.position]:
+                    best = rec  # in put order: a requeued copy keeps its put time
+            if best is not None:
+                return best.position
+            gone = [r.position for r in self._seen if r.position in self.consumed]
+            if gone:
+                self._seen = deque(r for r in self._seen if r.position not in self.consumed)
+                for position in gone:
+                    self._order.pop(position, None)
+            fresh = reader.next(lambda r: True, max(min(soonest - now, POLL_SLICE), 0.0))
             if fresh is not None:
                 self._seen.append(fresh)
+                self._order[fresh.position] = (fresh.put_ms(), fresh.partition, fresh.offset)
                 continue
             if time.monotonic() >= deadline:
                 return None
@@ -400,7 +492,7 @@ class Getter:
             if now:
                 taken.lane.commit(sync=True)
             elif time.monotonic() - taken.lane.last_commit > ACK_FLUSH:
-                taken.lane.commit(sync=False)
+                taken.lane.commit(sync=True)
 
     def pin(self, taken: Taken) -> None:
         with self.lock:
@@ -435,7 +527,7 @@ class Getter:
         try:
             for lane in self.lanes:
                 if lane.unsent and time.monotonic() - lane.last_commit > ACK_FLUSH:
-                    lane.commit(sync=False)
+                    lane.commit(sync=True)
         finally:
             self.lock.release()
 

@@ -108,7 +108,11 @@ class LogReader:
                     self._at_end.add(record.partition())
                 continue
             self._at_end.discard(record.partition())
-            self._heads[record.partition()].append(Rec(record))
+            rec = Rec(record)
+            origin = rec.origin()
+            if origin is not None:
+                self._skip.add(origin)  # a requeued copy: the record it replaced is gone
+            self._heads[record.partition()].append(rec)
         return len(records)
 
     def _catch_up(self) -> None:

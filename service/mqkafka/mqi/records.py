@@ -13,7 +13,13 @@ from typing import Any
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import FIELD_NAMES, MQMD, MQMD_DEFAULT, TEXT_FIELDS
 from mqkafka.mqi.matching import Ids, Position, token_of
-from mqkafka.mqi.redelivery import BACKOUT_HEADER, backout_count, remaining_expiry
+from mqkafka.mqi.redelivery import (
+    BACKOUT_HEADER,
+    ORIGIN_HEADER,
+    backout_count,
+    origin_of,
+    remaining_expiry,
+)
 from mqkafka.mqi.structs import MD
 from mqkafka.wire.headers import mqmd_from_headers
 
@@ -86,6 +92,13 @@ class Rec:
             log.warning("record %s has no valid MQMD headers: %s", self.position, error)
             return MQMD_DEFAULT
         return md
+
+    def origin(self) -> Position | None:
+        """For a requeued copy, the position of the record it replaced."""
+        for name, raw in self.msg.headers() or ():
+            if name == ORIGIN_HEADER:
+                return origin_of(raw)
+        return None
 
     def carried_backout(self) -> int:
         for name, raw in self.msg.headers() or ():

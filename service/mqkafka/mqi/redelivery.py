@@ -32,6 +32,9 @@ from enum import Enum
 from mqkafka.mqi import constants as C
 
 BACKOUT_HEADER = "mqmd.BackoutCount"
+# Where a requeued copy came from ("partition:offset"): whoever reads the copy knows that
+# record is gone, which a getter looking for it by MsgId/CorrelId could not see otherwise.
+ORIGIN_HEADER = "mqk.origin"
 
 
 class GiveBack(Enum):
@@ -49,12 +52,24 @@ def backout_count(delivery_count: int | None, carried: int) -> int:
     return max(earlier, 0) + max(carried, 0)
 
 
-def requeue_headers(headers: list[tuple[str, bytes]], backout: int) -> list[tuple[str, bytes]]:
-    """The headers of a requeued copy: everything kept, BackoutCount replaced."""
-    kept = [(name, value) for name, value in headers if name != BACKOUT_HEADER]
+def requeue_headers(
+    headers: list[tuple[str, bytes]], backout: int, origin: tuple[int, int]
+) -> list[tuple[str, bytes]]:
+    """The headers of a requeued copy: everything kept, BackoutCount and origin replaced."""
+    kept = [(n, v) for n, v in headers if n not in (BACKOUT_HEADER, ORIGIN_HEADER)]
     if backout:
         kept.append((BACKOUT_HEADER, str(backout).encode()))
+    kept.append((ORIGIN_HEADER, b"%d:%d" % origin))
     return kept
+
+
+def origin_of(value: bytes | None) -> tuple[int, int] | None:
+    """The position an origin header names, or None when it names none."""
+    try:
+        partition, offset = (value or b"").split(b":")
+        return int(partition), int(offset)
+    except ValueError:
+        return None
 
 
 def remaining_expiry(expiry: int, put_ms: int, now_ms: int) -> int | None:
@@ -67,9 +82,11 @@ def remaining_expiry(expiry: int, put_ms: int, now_ms: int) -> int | None:
 
 __all__ = [
     "BACKOUT_HEADER",
+    "ORIGIN_HEADER",
     "GiveBack",
     "backout_count",
     "give_back",
+    "origin_of",
     "remaining_expiry",
     "requeue_headers",
 ]

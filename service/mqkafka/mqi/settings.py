@@ -54,7 +54,9 @@ class Settings:
     crashed; its temporary dynamic queues go (seed 004). ``lock_duration_ms`` is set on the
     share group of each queue the MQI defines: how long a getter may hold a message before
     Kafka gives it to someone else. ``read_ahead`` bounds the records one poll hands back.
-    ``join_timeout`` bounds the wait for a new getter's share-group assignment.
+    ``join_timeout`` bounds the wait for a new getter's share-group assignment,
+    ``admin_timeout`` every Kafka administration request (a broker that does not answer
+    within it is MQRC_CONNECTION_BROKEN, or MQRC_Q_MGR_NOT_AVAILABLE when connecting).
     """
 
     bootstrap_servers: str
@@ -67,6 +69,7 @@ class Settings:
     lock_duration_ms: int = 30_000
     read_ahead: int = 500
     join_timeout: float = 20.0
+    admin_timeout: float = 30.0
     no_wait_grace: float = 0.5
     queue_partitions: int = 1
     reap: bool = True
@@ -85,7 +88,7 @@ class Settings:
             raise MQError(RC.UNEXPECTED_ERROR, f"lock_duration_ms {self.lock_duration_ms}")
         if self.read_ahead < 1 or self.queue_partitions < 1:
             raise MQError(RC.UNEXPECTED_ERROR, "read_ahead and queue_partitions must be >= 1")
-        if self.join_timeout <= 0 or self.no_wait_grace < 0:
+        if self.join_timeout <= 0 or self.no_wait_grace < 0 or self.admin_timeout <= 0:
             raise MQError(RC.UNEXPECTED_ERROR, "join_timeout > 0 and no_wait_grace >= 0")
 
     # ---- the names every client agrees on ----

@@ -20,6 +20,7 @@ from mqkafka.mqi.redelivery import (
     GiveBack,
     backout_count,
     give_back,
+    origin_of,
     remaining_expiry,
     requeue_headers,
 )
@@ -163,14 +164,13 @@ def test_backout_count_is_earlier_deliveries_plus_what_a_copy_carries(
     assert backout_count(delivery, carried) == count
 
 
-def test_a_requeued_copy_replaces_its_backout_count() -> None:
-    headers = [("mqmd.MsgId", A), ("mqmd.BackoutCount", b"1"), ("x", b"kept")]
-    assert requeue_headers(headers, 4) == [
-        ("mqmd.MsgId", A),
-        ("x", b"kept"),
-        ("mqmd.BackoutCount", b"4"),
-    ]
-    assert requeue_headers(headers, 0) == [("mqmd.MsgId", A), ("x", b"kept")]
+def test_a_requeued_copy_replaces_its_backout_count_and_names_its_origin() -> None:
+    headers = [("mqmd.MsgId", A), ("mqmd.BackoutCount", b"1"), ("mqk.origin", b"0:1"), ("x", b"k")]
+    assert requeue_headers(headers, 4, (1, 2)) == [
+        ("mqmd.MsgId", A), ("x", b"k"), ("mqmd.BackoutCount", b"4"), ("mqk.origin", b"1:2"),
+    ]  # fmt: skip
+    assert requeue_headers(headers, 0, (0, 9))[-1] == ("mqk.origin", b"0:9")
+    assert origin_of(b"1:2") == (1, 2) and origin_of(b"junk") is None and origin_of(None) is None
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,7 @@ from mqkafka.engine.stores import (
 from mqkafka.engine.topicspace import (
     Namespace,
     NamespaceKind,
+    Scheme,
     SubscriptionIndex,
     TopicFilter,
     TopicString,
@@ -85,6 +86,24 @@ _PUB_ON_REQ_ONLY = int(RegOpt.PUBLISH_ON_REQUEST_ONLY)
 _LOCAL = int(RegOpt.LOCAL)
 _SHAPING = int(RegOpt.INCLUDE_STREAM_NAME | RegOpt.INFORM_IF_RETAINED)
 _RFH1 = 1 << 40  # beyond every option bit
+
+
+def literal_prefix(flt: TopicFilter) -> str:
+    """What every topic the filter selects starts with: the text before its first wildcard
+    (``Sport/Soccer`` of ``Sport/Soccer/#``, which also selects ``Sport/Soccer`` itself)."""
+    if flt.scheme is Scheme.TOPIC:
+        head = []
+        for level in flt.levels:
+            if level in ("#", "+"):
+                break
+            head.append(level)
+        return "/".join(head)
+    prefix = []
+    for token in flt.char_tokens():
+        if token.wildcard:
+            break
+        prefix.append(token.text)
+    return "".join(prefix)
 
 
 class EngineState:
@@ -156,8 +175,21 @@ class EngineState:
         return self._live[self._seq_of[key]]
 
     def retained_selected(self, namespace: Namespace, flt: TopicFilter) -> list[Publication]:
-        """Retained publications whose topic the filter selects, in topic order."""
-        found = [p for p in self.retained.in_namespace(namespace) if selects(flt, p.topic)]
+        """Retained publications whose topic the filter selects, in topic order.
+
+        Only topics under the filter's literal head are looked at (a key scan on RocksDB) and
+        only the selected publications are read, so a RegSub costs what it selects, not what
+        the store holds."""
+        exact = flt.exact_topic
+        if exact is not None:
+            one = self.retained.get(namespace, exact)
+            return [] if one is None else [one]
+        found = []
+        for topic in self.retained.topics(namespace, literal_prefix(flt)):
+            if selects(flt, TopicString(topic)):
+                publication = self.retained.get(namespace, topic)
+                if publication is not None:
+                    found.append(publication)
         return sorted(found, key=lambda p: p.topic.text)
 
     def publisher(self, key: PublisherKey) -> Publisher | None:

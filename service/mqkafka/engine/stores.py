@@ -46,6 +46,11 @@ class RetainedStore(Protocol):
 
     def delete(self, namespace: Namespace, topic: str) -> None: ...
     def in_namespace(self, namespace: Namespace) -> Iterator[Publication]: ...
+    def topics(self, namespace: Namespace, literal_prefix: str = "") -> Iterator[str]:
+        """The retained topics of ``namespace`` that start with ``literal_prefix``, without
+        reading the publications (a key scan on RocksDB)."""
+        ...
+
     def __iter__(self) -> Iterator[Publication]: ...
     def __len__(self) -> int: ...
 
@@ -99,6 +104,10 @@ class MemoryRetainedStore:
 
     def in_namespace(self, namespace: Namespace) -> Iterator[Publication]:
         return iter(list(self._spaces.get(namespace, {}).values()))
+
+    def topics(self, namespace: Namespace, literal_prefix: str = "") -> Iterator[str]:
+        space = self._spaces.get(namespace, {})
+        return iter([topic for topic in space if topic.startswith(literal_prefix)])
 
     def __iter__(self) -> Iterator[Publication]:
         return iter([p for space in self._spaces.values() for p in space.values()])

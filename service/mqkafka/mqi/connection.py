@@ -297,6 +297,15 @@ class Connection:
             for _, u in self.replica.connections.uses(name, exclude=self.id)
         )
 
+    def settle_acks(self, name: str) -> None:
+        """Commit this connection's waiting acknowledgements on queue ``name``, so that a
+        depth asked next does not count messages it already got."""
+        if len(self.producer):
+            self.producer.flush(30)  # and its own puts are on the queue
+        for handle in list(self.handles.values()):
+            if handle.name == name and handle.getter is not None:
+                handle.getter.flush(force=True)
+
     def consumed_of(self, topic: str) -> Consumed:
         return self.consumed.setdefault(topic, Consumed())
 

@@ -350,8 +350,9 @@ class Getter:
 
         The oldest match is the target, so a getter by CorrelId receives its messages in
         order while another getter only holds one briefly; one missed ``SKIP_AFTER`` times
-        (taken, or held long) lets newer ones go first and is retried after ``RETRY``. What else the lane acquired goes back at once when other getters may
-        want it (``others_waiting``), and stays as read-ahead when nobody else reads.
+        (taken, or held long) lets newer ones go first and is retried after ``RETRY``.
+        What else the lane acquired goes back at once when other getters may want it
+        (``others_waiting``), and stays as read-ahead when nobody else reads.
         """
         started = time.monotonic()
         deadline = started + wait
@@ -489,9 +490,7 @@ class Getter:
             taken.lane.ack(taken.rec, AcknowledgeType.ACCEPT)
             self.consumed.add(taken.rec.position)
             self._walked.discard(taken.rec.position)
-            if now:
-                taken.lane.commit(sync=True)
-            elif time.monotonic() - taken.lane.last_commit > ACK_FLUSH:
+            if now or time.monotonic() - taken.lane.last_commit > ACK_FLUSH:
                 taken.lane.commit(sync=True)
 
     def pin(self, taken: Taken) -> None:
@@ -520,13 +519,13 @@ class Getter:
         with self.lock:
             taken.lane.pending.appendleft(taken.rec)
 
-    def flush(self) -> None:
-        """Commit acknowledgements that have waited (called by the keeper thread)."""
-        if not self.lock.acquire(blocking=False):
+    def flush(self, *, force: bool = False) -> None:
+        """Commit acknowledgements that have waited (the keeper thread), or all (``force``)."""
+        if not self.lock.acquire(blocking=force):
             return  # the application is in a call; it will flush
         try:
             for lane in self.lanes:
-                if lane.unsent and time.monotonic() - lane.last_commit > ACK_FLUSH:
+                if lane.unsent and (force or time.monotonic() - lane.last_commit > ACK_FLUSH):
                     lane.commit(sync=True)
         finally:
             self.lock.release()

@@ -226,8 +226,7 @@ class QueueManager:
         """CURDEPTH of a queue, without opening it."""
         with _mqi():
             conn = self.connection
-            if len(conn.producer):
-                conn.producer.flush(30)
+            conn.settle_acks(name)
             topic = conn.settings.topic_of(name)
             return conn.admin.depth(topic, conn.settings.share_group_of(topic))
 

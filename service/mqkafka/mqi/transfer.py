@@ -333,8 +333,8 @@ def inquire(conn: Connection, handle: Handle, selector: int) -> int | str:
     answer = answers.get(selector)
     if answer is None:
         raise failed(C.MQRC_SELECTOR_ERROR, f"attribute selector {selector}")
-    if selector == C.MQIA_CURRENT_Q_DEPTH and len(conn.producer):
-        conn.producer.flush(30)
+    if selector == C.MQIA_CURRENT_Q_DEPTH:
+        conn.settle_acks(handle.name)
     value: int | str = answer()
     return value
 

@@ -53,7 +53,7 @@ from mqkafka.mqi.replica import StateReplica, ensure_state_topics
 from mqkafka.mqi.settings import Settings
 from mqkafka.mqi.structs import OD, mqchars
 from mqkafka.mqi.syncpoint import UnitOfWork
-from mqkafka.mqi.validation import check_open_options
+from mqkafka.mqi.validation import check_close_options, check_open_options
 from mqkafka.wire.names import validate_object_name
 
 log = logging.getLogger(__name__)
@@ -358,6 +358,7 @@ class Connection:
 
     def close(self, hobj: int, options: int) -> None:
         self.require()
+        check_close_options(options)  # seed 003 rules first, with the rule named
         with self._lock:
             handle = self.handles.get(hobj)
             if handle is None:

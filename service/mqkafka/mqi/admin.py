@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
@@ -167,9 +168,24 @@ class QueueAdmin:
         with self._lock:
             self._configured.add(group)
 
-    def depth(self, topic: str, group: str) -> int:
+    def depth(
+        self,
+        topic: str,
+        group: str,
+        *,
+        exact: bool = False,
+        gone: Callable[[tuple[int, int]], bool] = lambda position: False,
+    ) -> int:
         """Messages on the queue: the share group's lag, or every record where the group has
-        not started (MQ counts committed messages; a syncpoint put is counted at commit)."""
+        not started (MQ counts committed messages; a syncpoint put is counted at commit).
+
+        Lag counts offsets, and the markers of transactions (syncpoint puts) and the records
+        of aborted ones take offsets too until a getter passes them. ``exact`` also counts
+        the committed records from the share group's start and answers the smaller of the
+        two: the lag (which knows what was acknowledged out of order) unless offsets that
+        hold no message inflate it. ``gone`` names records known to be got already (the start
+        offset Kafka reports trails the acknowledgements).
+        """
         partitions = self.partitions_of(topic)
         if partitions is None:
             return 0
@@ -182,7 +198,45 @@ class QueueAdmin:
         if unknown:
             marks = self.watermarks(topic, partitions)
             total += sum(max(marks[p][1] - marks[p][0], 0) for p in unknown)
+        if total and exact:
+            starts = {p: known[p].start if p in known else -1 for p in range(partitions)}
+            total = min(total, self._count_committed(topic, starts, gone))
         return total
+
+    def _count_committed(
+        self, topic: str, starts: dict[int, int], gone: Callable[[tuple[int, int]], bool]
+    ) -> int:
+        from confluent_kafka import OFFSET_BEGINNING, Consumer
+
+        consumer = Consumer(
+            {
+                "bootstrap.servers": self.settings.bootstrap_servers,
+                "group.id": f"mqk-mqi-count-{time.monotonic_ns()}",
+                "enable.auto.commit": False,
+                "isolation.level": "read_committed",
+                "enable.partition.eof": True,
+                "auto.offset.reset": "earliest",
+            }
+        )
+        try:
+            consumer.assign(
+                [
+                    TopicPartition(topic, p, start if start >= 0 else OFFSET_BEGINNING)
+                    for p, start in starts.items()
+                ]
+            )
+            counted, ended = 0, set[int]()
+            deadline = time.monotonic() + self.timeout
+            while len(ended) < len(starts) and time.monotonic() < deadline:
+                for record in consumer.consume(1000, 0.5):
+                    error = record.error()
+                    if error is None:
+                        counted += not gone((record.partition(), record.offset()))
+                    elif error.code() == KafkaError._PARTITION_EOF:
+                        ended.add(record.partition())
+            return counted
+        finally:
+            consumer.close()
 
     def share_start(self, topic: str, group: str, partitions: int) -> dict[int, int]:
         """Per partition, the first offset the share group may still deliver (or -1)."""

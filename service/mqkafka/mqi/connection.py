@@ -370,11 +370,11 @@ class Connection:
                 self.beat()
                 return
             deleting = options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE) or handle.created
-            depth = (
-                self.admin.depth(handle.topic, handle.group)
-                if definition.is_dynamic and deleting
-                else 0
-            )
+            depth = 0
+            if definition.is_dynamic and deleting:
+                self.settle_acks(handle.name)
+                gone = self.consumed_of(handle.topic).__contains__
+                depth = self.admin.depth(handle.topic, handle.group, exact=True, gone=gone)
             state = assemble(
                 definition,
                 own=self._own_handles(handle.name),

@@ -199,11 +199,7 @@ class QueueManager:
             conn.replica.sync()
             definition = conn.definition(name)
             topic = conn.settings.topic_of(name)
-            depth = (
-                0
-                if definition.is_model
-                else conn.admin.depth(topic, conn.settings.share_group_of(topic))
-            )
+            depth = 0 if definition.is_model else _depth(conn, name)
             state = assemble(
                 definition,
                 own={
@@ -222,13 +218,26 @@ class QueueManager:
                 return
             conn.effects.carry_out(definition, outcome.effects)
 
+    def display_queue(self, name: str) -> QueueDefinition | None:
+        """DISPLAY QUEUE: the catalogue's definition (None when there is no such queue)."""
+        with _mqi():
+            conn = self.connection
+            conn.replica.sync()
+            return conn.replica.lookup(name)
+
     def queue_depth(self, name: str) -> int:
         """CURDEPTH of a queue, without opening it."""
         with _mqi():
-            conn = self.connection
-            conn.settle_acks(name)
-            topic = conn.settings.topic_of(name)
-            return conn.admin.depth(topic, conn.settings.share_group_of(topic))
+            return _depth(self.connection, name)
+
+
+def _depth(conn: Connection, name: str) -> int:
+    """CURDEPTH, counting this connection's settled gets and its own puts."""
+    conn.settle_acks(name)
+    topic = conn.settings.topic_of(name)
+    group = conn.settings.share_group_of(topic)
+    gone = conn.consumed_of(topic).__contains__
+    return conn.admin.depth(topic, group, exact=True, gone=gone)
 
 
 def _open_handle(conn: Connection, handle: Handle) -> Any:

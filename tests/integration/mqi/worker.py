@@ -1,0 +1,50 @@
+"""A separate MQI application for the tests that need another process.
+
+python worker.py creator BOOTSTRAP NAMESPACE
+    connect, open SYSTEM.DEFAULT.MODEL.QUEUE (a temporary dynamic queue), print its name,
+    then sit until killed - so the test can kill it as a crash would.
+python worker.py getter BOOTSTRAP NAMESPACE QUEUE IDLE_SECONDS
+    get messages until none comes for IDLE_SECONDS, print each body as one line, disconnect.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi import GMO, MD, OD, MQMIError
+from mqkafka.mqi.queue import Queue, QueueManager
+
+FAST = {"heartbeat_interval": 0.5, "liveness_timeout": 3.0}
+
+
+def creator(bootstrap: str, namespace: str) -> None:
+    qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace, **FAST)
+    od = OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"CRASH.*")
+    Queue(qmgr, od, C.MQOO_INPUT_EXCLUSIVE)
+    print(od.ObjectName.decode(), flush=True)
+    while True:
+        time.sleep(1)
+
+
+def getter(bootstrap: str, namespace: str, queue: str, idle: str) -> None:
+    qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace, **FAST)
+    handle = Queue(qmgr, queue, C.MQOO_INPUT_SHARED)
+    print("ready", flush=True)
+    gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=int(float(idle) * 1000))
+    while True:
+        try:
+            body = handle.get(None, MD(), gmo)
+        except MQMIError as error:
+            if error.reason != RC.NO_MSG_AVAILABLE:
+                raise
+            break
+        print(body.decode(), flush=True)
+    handle.close()
+    qmgr.disconnect()
+
+
+if __name__ == "__main__":
+    {"creator": creator, "getter": getter}[sys.argv[1]](*sys.argv[2:])

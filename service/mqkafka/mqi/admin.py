@@ -60,6 +60,7 @@ class QueueAdmin:
         self._lock = threading.Lock()
         self._delivery_limit: int | None = None
         self.timeout = settings.admin_timeout
+        self._counting: Any = None
 
     # ---- topics ----
 
@@ -206,37 +207,47 @@ class QueueAdmin:
     def _count_committed(
         self, topic: str, starts: dict[int, int], gone: Callable[[tuple[int, int]], bool]
     ) -> int:
-        from confluent_kafka import OFFSET_BEGINNING, Consumer
+        from confluent_kafka import OFFSET_BEGINNING
 
-        consumer = Consumer(
-            {
-                "bootstrap.servers": self.settings.bootstrap_servers,
-                "group.id": f"mqk-mqi-count-{time.monotonic_ns()}",
-                "enable.auto.commit": False,
-                "isolation.level": "read_committed",
-                "enable.partition.eof": True,
-                "auto.offset.reset": "earliest",
-            }
-        )
-        try:
+        with self._lock:
+            consumer = self._counter()
             consumer.assign(
                 [
                     TopicPartition(topic, p, start if start >= 0 else OFFSET_BEGINNING)
                     for p, start in starts.items()
                 ]
             )
-            counted, ended = 0, set[int]()
-            deadline = time.monotonic() + self.timeout
-            while len(ended) < len(starts) and time.monotonic() < deadline:
-                for record in consumer.consume(1000, 0.5):
-                    error = record.error()
-                    if error is None:
-                        counted += not gone((record.partition(), record.offset()))
-                    elif error.code() == KafkaError._PARTITION_EOF:
-                        ended.add(record.partition())
-            return counted
-        finally:
-            consumer.close()
+            try:
+                counted, ended = 0, set[int]()
+                deadline = time.monotonic() + self.timeout
+                while len(ended) < len(starts) and time.monotonic() < deadline:
+                    for record in consumer.consume(1000, 0.05):
+                        error = record.error()
+                        if error is None:
+                            counted += not gone((record.partition(), record.offset()))
+                        elif error.code() == KafkaError._PARTITION_EOF:
+                            ended.add(record.partition())
+                return counted
+            finally:
+                consumer.unassign()
+
+    def _counter(self) -> Any:
+        """A reader kept for counting (its connections stay warm between counts)."""
+        if self._counting is None:
+            from confluent_kafka import Consumer
+
+            self._counting = Consumer(
+                {
+                    "bootstrap.servers": self.settings.bootstrap_servers,
+                    "group.id": f"mqk-mqi-count-{time.monotonic_ns()}",  # assign only
+                    "enable.auto.commit": False,
+                    "isolation.level": "read_committed",
+                    "enable.partition.eof": True,
+                    "auto.offset.reset": "earliest",
+                    "fetch.wait.max.ms": 10,
+                }
+            )
+        return self._counting
 
     def share_start(self, topic: str, group: str, partitions: int) -> dict[int, int]:
         """Per partition, the first offset the share group may still deliver (or -1)."""
@@ -266,6 +277,8 @@ class QueueAdmin:
 
     def close(self) -> None:
         self.share_state.close()
+        if self._counting is not None:
+            self._counting.close()
 
 
 __all__ = ["QueueAdmin", "broken"]

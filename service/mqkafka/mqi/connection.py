@@ -372,9 +372,12 @@ class Connection:
             deleting = options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE) or handle.created
             depth = 0
             if definition.is_dynamic and deleting:
+                # MQCO_DELETE must count exactly (a message left refuses it); a temporary
+                # queue's deletion only needs to know whether to purge.
+                exact = definition.is_permanent_dynamic
                 self.settle_acks(handle.name)
                 gone = self.consumed_of(handle.topic).__contains__
-                depth = self.admin.depth(handle.topic, handle.group, exact=True, gone=gone)
+                depth = self.admin.depth(handle.topic, handle.group, exact=exact, gone=gone)
             state = assemble(
                 definition,
                 own=self._own_handles(handle.name),

@@ -198,7 +198,6 @@ class QueueManager:
             conn = self.connection
             conn.replica.sync()
             definition = conn.definition(name)
-            topic = conn.settings.topic_of(name)
             depth = 0 if definition.is_model else _depth(conn, name)
             state = assemble(
                 definition,

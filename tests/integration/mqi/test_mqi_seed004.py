@@ -142,7 +142,9 @@ def test_temporary_queues_are_deleted_when_their_creator_ends(connect: Connect) 
     assert gone(observer, name)
 
 
-def test_a_crashed_creators_temporary_queue_disappears(connect: Connect, kafka_bootstrap: str, namespace: str) -> None:  # fmt: skip
+def test_a_crashed_creators_temporary_queue_disappears(
+    connect: Connect, kafka_bootstrap: str, namespace: str
+) -> None:
     """S4 "...or terminates": a creator killed outright (no MQCLOSE, no MQDISC) is noticed by
     its missing heartbeats, and its temporary dynamic queue is deleted."""
     observer = connect()
@@ -346,7 +348,9 @@ def test_permanent_queues_can_be_deleted_like_a_normal_queue(qmgr: QueueManager)
 # ---- uses of dynamic queues -----------------------------------------------------------
 
 
-def test_client_server_with_a_dynamic_reply_queue(connect: Connect, new_queue: Callable[..., str]) -> None:  # fmt: skip
+def test_client_server_with_a_dynamic_reply_queue(
+    connect: Connect, new_queue: Callable[..., str]
+) -> None:
     """S4 "Uses of dynamic queues": "a client application can: Create a dynamic queue.
     Supply its name in the ReplyToQ field of the message descriptor structure of the request
     message. Place the request on a queue being processed by a server. The server can then

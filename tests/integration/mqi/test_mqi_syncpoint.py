@@ -1,0 +1,149 @@
+"""Units of work on Kafka (MQPMO_SYNCPOINT / MQGMO_SYNCPOINT, MQCMIT, MQBACK), and competing
+getters in separate processes: each message to exactly one getter."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi import GMO, MD, PMO, MQMIError
+from mqkafka.mqi.queue import Queue, QueueManager
+
+pytestmark = pytest.mark.kafka
+
+WORKER = str(Path(__file__).with_name("worker.py"))
+SYNC_PUT = PMO(Options=C.MQPMO_SYNCPOINT)
+
+
+def wait(options: int = 0, ms: int = 15000) -> GMO:
+    return GMO(Options=C.MQGMO_WAIT | options, WaitInterval=ms)
+
+
+def reason(call: Callable[[], object]) -> int:
+    with pytest.raises(MQMIError) as raised:
+        call()
+    return raised.value.reason
+
+
+def test_syncpoint_puts_appear_at_commit_and_vanish_at_backout(
+    connect: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    name = new_queue()
+    putter, getter_qmgr = connect(), connect()
+    out = Queue(putter, name, C.MQOO_OUTPUT)
+    inbox = Queue(getter_qmgr, name, C.MQOO_INPUT_SHARED)
+    out.put(b"backed out", MD(), SYNC_PUT)
+    putter.backout()
+    out.put(b"committed 1", MD(), SYNC_PUT)
+    out.put(b"committed 2", MD(), SYNC_PUT)
+    # another application sees nothing of an open unit of work
+    assert reason(lambda: inbox.get(None, MD(), wait(ms=1500))) == RC.NO_MSG_AVAILABLE
+    putter.commit()
+    assert inbox.get(None, MD(), wait()) == b"committed 1"
+    assert inbox.get(None, MD(), wait()) == b"committed 2"
+    assert reason(lambda: inbox.get(None, MD(), GMO())) == RC.NO_MSG_AVAILABLE
+
+
+def test_a_backed_out_get_comes_back_with_backout_count_increased(
+    qmgr: QueueManager, new_queue: Callable[..., str]
+) -> None:
+    """The issue: "a backed-out message comes back with BackoutCount increased" - and in its
+    place, before the messages behind it."""
+    queue = Queue(qmgr, new_queue(), C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+    for body in (b"first", b"second"):
+        queue.put(body)
+    md = MD()
+    assert queue.get(None, md, wait(C.MQGMO_SYNCPOINT)) == b"first" and md.BackoutCount == 0
+    qmgr.backout()
+    md = MD()
+    assert queue.get(None, md, wait(C.MQGMO_SYNCPOINT)) == b"first" and md.BackoutCount == 1
+    qmgr.backout()
+    md = MD()
+    assert queue.get(None, md, wait(C.MQGMO_SYNCPOINT)) == b"first" and md.BackoutCount == 2
+    qmgr.commit()
+    assert queue.get(None, MD(), wait()) == b"second"
+    assert reason(lambda: queue.get(None, MD(), GMO())) == RC.NO_MSG_AVAILABLE
+
+
+def test_a_message_released_by_another_getter_counts_its_deliveries(
+    connect: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    """BackoutCount across getters: one application backs out and ends, the next one sees
+    the earlier delivery (mqi.redelivery)."""
+    name = new_queue()
+    first = connect()
+    queue = Queue(first, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+    queue.put(b"poison?")
+    queue.get(None, MD(), wait(C.MQGMO_SYNCPOINT))
+    first.backout()
+    queue.close()  # gives the message back to Kafka
+    md = MD()
+    assert Queue(connect(), name, C.MQOO_INPUT_SHARED).get(None, md, wait()) == b"poison?"
+    assert md.BackoutCount >= 1
+
+
+def test_commit_removes_got_messages_and_mqdisc_commits(
+    connect: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    name = new_queue()
+    qmgr, observer = connect(), connect()
+    queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+    for body in (b"a", b"b"):
+        queue.put(body)
+    queue.get(None, MD(), wait(C.MQGMO_SYNCPOINT))
+    qmgr.commit()
+    queue.put(b"c", MD(), SYNC_PUT)
+    queue.get(None, MD(), wait(C.MQGMO_SYNCPOINT))  # "b", uncommitted
+    qmgr.disconnect()  # MQDISC commits: "b" is gone, "c" is there
+    remaining = Queue(observer, name, C.MQOO_INPUT_SHARED)
+    assert remaining.get(None, MD(), wait()) == b"c"
+    assert reason(lambda: remaining.get(None, MD(), GMO())) == RC.NO_MSG_AVAILABLE
+
+
+def test_syncpoint_if_persistent(qmgr: QueueManager, new_queue: Callable[..., str]) -> None:
+    queue = Queue(qmgr, new_queue(), C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+    queue.put(b"persistent", MD(Persistence=C.MQPER_PERSISTENT))
+    queue.put(b"not persistent", MD(Persistence=C.MQPER_NOT_PERSISTENT))
+    queue.get(None, MD(), wait(C.MQGMO_SYNCPOINT_IF_PERSISTENT))  # under syncpoint
+    queue.get(None, MD(), wait(C.MQGMO_SYNCPOINT_IF_PERSISTENT))  # not
+    qmgr.backout()
+    assert queue.get(None, MD(), wait()) == b"persistent"
+    assert reason(lambda: queue.get(None, MD(), GMO())) == RC.NO_MSG_AVAILABLE
+
+
+def test_competing_getters_in_two_processes_get_each_message_once(
+    qmgr: QueueManager, new_queue: Callable[..., str], kafka_bootstrap: str, namespace: str
+) -> None:
+    """The issue: "MQGET destructive: each message to exactly one getter, across threads and
+    processes"."""
+    name = new_queue()
+    workers = [
+        subprocess.Popen(
+            [sys.executable, WORKER, "getter", kafka_bootstrap, namespace, name, "4"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        for _ in range(2)
+    ]
+    for worker in workers:
+        assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
+    queue = Queue(qmgr, name, C.MQOO_OUTPUT)
+    bodies = [f"m{i}" for i in range(400)]
+    for i, body in enumerate(bodies):
+        queue.put(body.encode())
+        if i % 100 == 99:
+            qmgr.connection.producer.flush(10)  # several batches, so both can take some
+    received = []
+    for worker in workers:
+        out, _ = worker.communicate(timeout=120)
+        assert worker.returncode == 0
+        received.append(out.split())
+    everything = received[0] + received[1]
+    assert sorted(everything) == sorted(bodies)  # every message, none twice
+    assert qmgr.queue_depth(name) == 0

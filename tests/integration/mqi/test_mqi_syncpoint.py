@@ -128,7 +128,7 @@ def test_competing_getters_in_two_processes_get_each_message_once(
             [sys.executable, WORKER, "getter", kafka_bootstrap, namespace, name, "4"],
             stdout=subprocess.PIPE,
             text=True,
-        )  # fmt: skip
+        )
         for _ in range(2)
     ]
     for worker in workers:

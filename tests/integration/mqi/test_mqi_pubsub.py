@@ -1,0 +1,195 @@
+"""Pub/sub from the client: command messages and replies on real Kafka topics, then the same
+calls end to end against the real broker service (``mqk serve``)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+
+import pytest
+from confluent_kafka import Consumer, Producer
+
+from mqkafka.engine.codec import decode_command, encode_reply
+from mqkafka.engine.effects import Reply
+from mqkafka.mq.commands import CONTROL_QUEUE, Interface, PubOpt, RegOpt, RegSub
+from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT
+from mqkafka.mq.reasons import RC
+from mqkafka.mq.responses import Completion, Response, ResponseItem
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi import GMO, MD, SD, MQMIError
+from mqkafka.mqi.pubsub import PubSub, Subscription, Topic, raise_for
+from mqkafka.mqi.queue import Queue, QueueManager
+from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
+
+pytestmark = pytest.mark.kafka
+
+WAIT = GMO(Options=C.MQGMO_WAIT, WaitInterval=20000)
+
+
+def last_record(
+    bootstrap: str, topic: str, msg_id: bytes, timeout: float = 30
+) -> tuple[MQMD, bytes]:
+    """The record with ``msg_id`` on ``topic``, read as any Kafka consumer would."""
+    config = {"bootstrap.servers": bootstrap, "group.id": uuid.uuid4().hex}
+    consumer = Consumer({**config, "auto.offset.reset": "earliest"})
+    consumer.subscribe([topic])
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            record = consumer.poll(0.5)
+            if record is None or record.error() is not None:
+                continue
+            md, _ = mqmd_from_headers(record.headers())
+            if md.MsgId == msg_id:
+                return md, record.value()
+    finally:
+        consumer.close()
+    raise AssertionError(f"no record {msg_id!r} on {topic}")
+
+
+# ---- without the service: the wire -----------------------------------------------------
+
+
+def test_a_regsub_is_what_the_service_reads(qmgr: QueueManager, kafka_bootstrap: str) -> None:
+    pubsub = PubSub(qmgr)
+    correl = b"S" * 24
+    md = pubsub.command_md(reply=True, correl_id=correl)
+    command = RegSub(
+        topics=("Sport/Soccer/#",), options=RegOpt.CORREL_ID_AS_IDENTITY, md=md,
+        q_name=md.ReplyToQ, sub_name="soccer",
+    )  # fmt: skip
+    pubsub.send(command)
+    topic = qmgr.connection.settings.topic_of(CONTROL_QUEUE)
+    stored, value = last_record(kafka_bootstrap, topic, md.MsgId)
+    assert (stored.MsgType, stored.Format, stored.CorrelId) == (
+        MQMT.REQUEST,
+        MQFMT_RF_HEADER_2,
+        correl,
+    )
+    assert stored.ReplyToQ == pubsub.reply_queue.name
+    read = decode_command(value, stored, CONTROL_QUEUE, local_qmgr="QM1")
+    assert isinstance(read, RegSub)
+    assert (read.topics, read.options, read.sub_name) == (command.topics, command.options, "soccer")
+    assert read.q_name == pubsub.reply_queue.name
+    pubsub.close()
+
+
+def test_a_reply_on_the_reply_queue_is_read_by_correl_id(
+    qmgr: QueueManager, kafka_bootstrap: str
+) -> None:
+    pubsub = PubSub(qmgr, timeout=20)
+    md = pubsub.command_md(reply=True)
+    command = RegSub(topics=("a/b",), md=md, q_name=md.ReplyToQ)
+    # the reply the service would write (engine.codec.encode_reply), on the reply queue
+    reply_md = MQMD(MsgType=MQMT.REPLY, Format=MQFMT_RF_HEADER_2, CorrelId=md.MsgId)
+    error = Response.error(ResponseItem(RC.CF_NO_RETAINED_MSG))
+    out_md, value = encode_reply(Reply(md.ReplyToQ, "QM1", reply_md, error, Interface.RFH2, ()))
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    producer.produce(
+        qmgr.connection.settings.topic_of(md.ReplyToQ), value, headers=mqmd_to_headers(out_md)
+    )
+    producer.flush(10)
+    reply = pubsub.reply_to(command)
+    assert (reply.completion, reply.reason) == (Completion.ERROR, RC.CF_NO_RETAINED_MSG)
+    with pytest.raises(MQMIError) as raised:
+        raise_for(reply)
+    assert (raised.value.comp, raised.value.reason) == (C.MQCC_FAILED, RC.CF_NO_RETAINED_MSG)
+    pubsub.close()
+
+
+def test_no_reply_means_the_pubsub_engine_is_not_running(qmgr: QueueManager) -> None:
+    pubsub = PubSub(qmgr, timeout=1)
+    md = pubsub.command_md(reply=True)
+    with pytest.raises(MQMIError) as raised:
+        pubsub.reply_to(RegSub(topics=("x",), md=md, q_name=md.ReplyToQ))
+    assert raised.value.reason == RC.PUBSUB_INHIBITED
+    pubsub.close()
+
+
+# ---- end to end with mqk serve ---------------------------------------------------------
+
+
+@pytest.fixture
+def served(
+    broker_service: str, connect: Callable[..., QueueManager]
+) -> Callable[..., QueueManager]:
+    return connect
+
+
+def test_mqsub_managed_and_a_topic_publication(served: Callable[..., QueueManager]) -> None:
+    """MQSUB (managed, non-durable) is a RegSub the service keeps; MQPUT to a topic is a
+    Publish; the publication arrives with the subscription's CorrelId; MQCLOSE deregisters."""
+    subscriber, publisher = served(), served()
+    sd = SD(
+        Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_NON_DURABLE, ObjectString=b"Sport/Soccer/#"
+    )
+    subscription = Subscription(subscriber)
+    queue = subscription.sub(sub_desc=sd)
+    assert any(sd.SubCorrelId)
+    Topic(publisher, topic_string="Sport/Soccer/Results").pub(
+        b"Chelsea 4 Sutton 1", MD(Format=C.MQFMT_STRING)
+    )
+    Topic(publisher, topic_string="Sport/Tennis/Results").pub(b"not for soccer")
+    md = MD()
+    body = queue.get(None, md, WAIT)
+    assert body.endswith(b"Chelsea 4 Sutton 1") and b"<Topic>Sport/Soccer/Results</Topic>" in body
+    assert md.CorrelId == sd.SubCorrelId and md.Format == C.MQFMT_RF_HEADER_2
+    with pytest.raises(MQMIError):
+        queue.get(None, MD(), GMO(Options=C.MQGMO_WAIT, WaitInterval=1500))  # tennis is not ours
+    name = queue.name
+    subscription.close()  # DeregSub, and the managed queue goes
+    assert subscriber.display_queue(name) is None
+    reply = PubSub(subscriber).deregister_subscriber(["Sport/Soccer/#"], queue=name)
+    assert reply is not None and reply.reason == RC.CF_NOT_REGISTERED  # it was deregistered
+
+
+def test_two_identities_on_one_queue_each_get_their_own_publications(
+    served: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    """Seed 001 end to end: "A single publisher or subscriber queue can therefore support
+    multiple identities, each with a specific correlation identifier value" ... "The
+    recipient can then use MQGET with the CorrelId to retrieve the messages." """
+    app = served()
+    shared = new_queue()
+    pubsub = PubSub(app)
+    results, events = b"R" * 24, b"E" * 24
+    for topic, correl in (("Sport/Soccer/State/#", results), ("Sport/Soccer/Event/#", events)):
+        reply = pubsub.register_subscriber(
+            [topic], queue=shared, options=RegOpt.CORREL_ID_AS_IDENTITY, correl_id=correl
+        )
+        raise_for(reply)
+    for i in range(3):
+        pubsub.publish(["Sport/Soccer/Event/Goal"], b"goal %d" % i)
+        pubsub.publish(["Sport/Soccer/State/LatestScore"], b"score %d" % i)
+    queue = Queue(app, shared, C.MQOO_INPUT_SHARED)
+    by_correl = GMO(Version=2, MatchOptions=C.MQMO_MATCH_CORREL_ID, Options=C.MQGMO_WAIT)
+    by_correl.WaitInterval = 20000
+    scores = [queue.get(None, MD(CorrelId=results), by_correl)[-7:] for _ in range(3)]
+    goals = [queue.get(None, MD(CorrelId=events), by_correl)[-6:] for _ in range(3)]
+    assert sorted(scores) == [b"score 0", b"score 1", b"score 2"]
+    assert sorted(goals) == [b"goal 0", b"goal 1", b"goal 2"]
+    pubsub.close()
+
+
+def test_request_update_with_and_without_retained_publications(
+    served: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    """Seed 000: "If the queue manager has no matching retained publications, the request
+    fails with return code MQRCCF_NO_RETAINED_MSG." - and sends them when it has."""
+    app = served()
+    subscriber_q = new_queue()
+    pubsub = PubSub(app)
+    topic = f"Scores/{uuid.uuid4().hex[:6]}"
+    raise_for(
+        pubsub.register_subscriber(
+            [topic], queue=subscriber_q, options=RegOpt.PUBLISH_ON_REQUEST_ONLY
+        )
+    )
+    reply = pubsub.request_update(topic, queue=subscriber_q)
+    assert (reply.comp, reply.reason) == (C.MQCC_FAILED, RC.CF_NO_RETAINED_MSG)
+    pubsub.publish([topic], b"1-0", options=PubOpt.RETAIN_PUBLICATION, reply=True)
+    assert pubsub.request_update(topic, queue=subscriber_q).completion is Completion.OK
+    body = Queue(app, subscriber_q, C.MQOO_INPUT_SHARED).get(None, MD(), WAIT)
+    assert body.endswith(b"1-0")
+    pubsub.close()

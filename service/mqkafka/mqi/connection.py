@@ -81,6 +81,10 @@ class Handle:
     cursor: Rec | None = None
     open: bool = field(default=True)
 
+    @property
+    def encoded_name(self) -> bytes:
+        return self.name.encode()
+
 
 class Connection:
     """A connected hconn. Built by :func:`mqkafka.mqi.queue.connect`."""

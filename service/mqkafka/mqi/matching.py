@@ -36,6 +36,7 @@ ALL_MATCH_OPTIONS = (
     | C.MQMO_MATCH_MSG_TOKEN
 )
 VERSION_1_MATCH = C.MQMO_MATCH_MSG_ID | C.MQMO_MATCH_CORREL_ID
+_EXACT = C.MQMO_MATCH_MSG_SEQ_NUMBER | C.MQMO_MATCH_OFFSET  # no wildcard value
 _TOKEN = struct.Struct(">4sIq")
 TOKEN_TAG = b"MQKT"
 NO_TOKEN = bytes(C.MQ_MSG_TOKEN_LENGTH)
@@ -110,6 +111,13 @@ def selection(
     options = VERSION_1_MATCH if gmo_version < C.MQGMO_VERSION_2 else match_options
     if options & ~ALL_MATCH_OPTIONS:
         raise failed(RC.MATCH_OPTIONS_ERROR, f"MatchOptions {match_options:#x}")
+    if not options & _EXACT and not (
+        (options & C.MQMO_MATCH_MSG_ID and any(msg_id))
+        or (options & C.MQMO_MATCH_CORREL_ID and any(correl_id))
+        or (options & C.MQMO_MATCH_GROUP_ID and any(group_id))
+        or (options & C.MQMO_MATCH_MSG_TOKEN and any(token))
+    ):
+        return None  # the common MQGET: every id zero, any message will do
     chosen = Selection(
         msg_id=_id(msg_id) if options & C.MQMO_MATCH_MSG_ID else None,
         correl_id=_id(correl_id) if options & C.MQMO_MATCH_CORREL_ID else None,

@@ -26,6 +26,7 @@ import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from mqkafka.mq.mqmd import FIELD_NAMES, ID_FIELDS, INT_FIELDS, MQMD_DEFAULT, TEXT_FIELDS
 from mqkafka.mq.reasons import RC
@@ -90,20 +91,35 @@ _DEFAULT_RAW: dict[str, object] = {name: _default_raw(name) for name in FIELD_NA
 _KIND = {name: 0 if name in _INTS else 1 if name in TEXT_FIELDS else 2 for name in FIELD_NAMES}
 
 
+_PLAN = tuple(
+    (name, HEADER_OF[name], _KIND[name], _DEFAULT_RAW[name], ID_FIELDS.get(name, 0))
+    for name in FIELD_NAMES
+)
+
+
 def encode_headers(values: Mapping[str, object]) -> Headers:
     """Record headers for descriptor values in MD form (bytes text, ints, bytes ids)."""
     headers: Headers = []
     append = headers.append
-    for name in FIELD_NAMES:
-        value = values[name]
-        kind = _KIND[name]
-        if kind == 1:
-            value = _normal_text(value)  # type: ignore[arg-type]
-        elif kind == 2 and len(value) != ID_FIELDS[name]:  # type: ignore[arg-type]
-            value = value.ljust(ID_FIELDS[name], b"\0")  # type: ignore[attr-defined]
-        if value == _DEFAULT_RAW[name]:
-            continue
-        append((HEADER_OF[name], str(value).encode() if kind == 0 else value))  # type: ignore[arg-type]
+    for name, header, kind, default, length in _PLAN:
+        value: Any = values[name]
+        if kind == 0:
+            if value != default:
+                append((header, b"%d" % value))
+        elif kind == 1:
+            if value and (b"\0" in value or value[-1] == 32):
+                value = _normal_text(value)
+            if value != default:
+                try:
+                    value.decode()
+                except UnicodeDecodeError:
+                    raise failed(RC.MD_ERROR, f"MD.{name} is not UTF-8") from None
+                append((header, value))
+        else:
+            if len(value) != length:
+                value = value.ljust(length, b"\0")
+            if value != default:
+                append((header, value))
     return headers
 
 

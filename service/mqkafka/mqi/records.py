@@ -1,17 +1,23 @@
-"""A queue record as MQGET and browse see it: ids read lazily, the MD filled on delivery.
+"""A queue record as MQGET and browse see it: headers read once, the MD filled on delivery.
 
 Works on any object shaped like a confluent-kafka ``Message`` (``headers()``, ``value()``,
 ``partition()``, ``offset()``, ``timestamp()``), so it is tested without a broker.
+
+Filling the caller's MD is on the MQGET hot path: well-formed ``mqmd.*`` headers (what every
+MQ client here writes) are decoded straight into MD values; anything unusual (a duplicate
+header, a non-decimal number, an id of the wrong length) goes through the wire contract's
+strict reader, and a record whose headers are no MQMD at all reads as the default one.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from typing import Any
 
 from mqkafka.mq.errors import MQError
-from mqkafka.mq.mqmd import FIELD_NAMES, MQMD, MQMD_DEFAULT, TEXT_FIELDS
+from mqkafka.mq.mqmd import FIELD_NAMES, ID_FIELDS, INT_FIELDS, MQMD_DEFAULT, TEXT_FIELDS
 from mqkafka.mqi.matching import Ids, Position, token_of
 from mqkafka.mqi.redelivery import (
     BACKOUT_HEADER,
@@ -26,21 +32,34 @@ from mqkafka.wire.headers import mqmd_from_headers
 log = logging.getLogger(__name__)
 
 _ZERO = bytes(24)
-_ID_HEADERS = {
-    "mqmd.MsgId": "msg_id",
-    "mqmd.CorrelId": "correl_id",
-    "mqmd.GroupId": "group_id",
-    "mqmd.MsgSeqNumber": "seq",
-    "mqmd.Offset": "offset",
-}
-_TEXT = frozenset(TEXT_FIELDS)
+_PREFIX = "mqmd."
+_KIND = {name: 0 if name in INT_FIELDS else 1 if name in TEXT_FIELDS else 2 for name in FIELD_NAMES}
+_DECIMAL = re.compile(rb"-?[0-9]{1,10}")
+_INT32 = (-(2**31), 2**31 - 1)
+
+
+# MD values of MQMD_DEFAULT (text as bytes, as MD stores it)
+def _md_form(values: dict[str, object]) -> dict[str, object]:
+    return {k: v.encode() if isinstance(v, str) else v for k, v in values.items()}
+
+
+_DEFAULT_VALUES: dict[str, object] = _md_form(MQMD_DEFAULT.as_dict())
 
 
 class Rec:
     """One record of a queue topic. ``delivery`` is the share-group delivery count (None for
     a browsed record, which was not delivered)."""
 
-    __slots__ = ("_ids", "delivery", "local_backouts", "msg", "offset", "partition")
+    __slots__ = (
+        "_doubled",
+        "_fields",
+        "_ids",
+        "delivery",
+        "local_backouts",
+        "msg",
+        "offset",
+        "partition",
+    )
 
     def __init__(self, msg: Any, delivery: int | None = None) -> None:
         self.msg = msg
@@ -49,6 +68,8 @@ class Rec:
         self.delivery = delivery
         self.local_backouts = 0  # backed out and kept in this getter's read-ahead
         self._ids: Ids | None = None
+        self._fields: dict[str, bytes | None] | None = None
+        self._doubled = False  # some header name appears twice
 
     @property
     def position(self) -> Position:
@@ -61,74 +82,106 @@ class Rec:
     def headers(self) -> list[tuple[str, bytes]]:
         return list(self.msg.headers() or ())
 
+    def fields(self) -> dict[str, bytes | None]:
+        """Header name -> value (the first of each name), read once."""
+        if self._fields is None:
+            found: dict[str, bytes | None] = {}
+            headers = self.msg.headers() or ()
+            for name, raw in headers:
+                found.setdefault(name, raw)
+            self._doubled = len(found) != len(headers)
+            self._fields = found
+        return self._fields
+
     def value(self) -> bytes:
         data = self.msg.value()
         return b"" if data is None else bytes(data)
 
+    def _int(self, header: str, default: int) -> int:
+        raw = self.fields().get(header)
+        if raw is None:
+            return default
+        try:
+            return int(raw)
+        except ValueError:
+            return default
+
     def ids(self) -> Ids:
         if self._ids is None:
-            found: dict[str, Any] = {}
-            for name, raw in self.msg.headers() or ():
-                field = _ID_HEADERS.get(name)
-                if field is not None and raw is not None:
-                    found[field] = (
-                        raw if field.endswith("id") else _int(raw, 0 if field == "offset" else 1)
-                    )
+            found = self.fields()
             self._ids = Ids(
-                found.get("msg_id", _ZERO),
-                found.get("correl_id", _ZERO),
-                found.get("group_id", _ZERO),
-                found.get("seq", 1),
-                found.get("offset", 0),
+                found.get("mqmd.MsgId") or _ZERO,
+                found.get("mqmd.CorrelId") or _ZERO,
+                found.get("mqmd.GroupId") or _ZERO,
+                self._int("mqmd.MsgSeqNumber", 1),
+                self._int("mqmd.Offset", 0),
             )
         return self._ids
 
-    def mqmd(self) -> MQMD:
-        """The stored descriptor; a record whose headers are no MQMD (written by something
-        other than an MQ client) reads as the default descriptor rather than failing."""
+    def md_values(self) -> dict[str, object]:
+        """The stored descriptor's fields in MD form."""
+        found = self.fields()
+        values = None if self._doubled else _fast_values(found)
+        if values is not None:
+            return values
         try:
-            md, _ = mqmd_from_headers(self.msg.headers())
+            stored, _ = mqmd_from_headers(self.msg.headers())
         except MQError as error:
             log.warning("record %s has no valid MQMD headers: %s", self.position, error)
-            return MQMD_DEFAULT
-        return md
+            stored = MQMD_DEFAULT
+        return _md_form(stored.as_dict())
 
     def origin(self) -> Position | None:
         """For a requeued copy, the position of the record it replaced."""
-        for name, raw in self.msg.headers() or ():
-            if name == ORIGIN_HEADER:
-                return origin_of(raw)
-        return None
+        raw = self.fields().get(ORIGIN_HEADER)
+        return origin_of(raw) if raw is not None else None
 
     def carried_backout(self) -> int:
-        for name, raw in self.msg.headers() or ():
-            if name == BACKOUT_HEADER and raw is not None:
-                return _int(raw, 0)
-        return 0
+        return self._int(BACKOUT_HEADER, 0)
+
+    def persistent(self) -> bool:
+        return self.fields().get("mqmd.Persistence") == b"1"
 
     def put_ms(self) -> int:
         _, stamp = self.msg.timestamp()
         return int(stamp)
 
     def expired(self, now_ms: int | None = None) -> bool:
-        md_expiry = self._expiry()
-        if md_expiry <= 0:
+        expiry = self._int("mqmd.Expiry", -1)
+        if expiry <= 0:
             return False
         now = int(time.time() * 1000) if now_ms is None else now_ms
-        return remaining_expiry(md_expiry, self.put_ms(), now) is None
-
-    def _expiry(self) -> int:
-        for name, raw in self.msg.headers() or ():
-            if name == "mqmd.Expiry" and raw is not None:
-                return _int(raw, -1)
-        return -1
+        return remaining_expiry(expiry, self.put_ms(), now) is None
 
 
-def _int(raw: bytes, default: int) -> int:
-    try:
-        return int(raw)
-    except ValueError:
-        return default
+def _fast_values(headers: dict[str, bytes | None]) -> dict[str, object] | None:
+    """MD values straight from well-formed headers; None to leave them to the strict reader."""
+    values = dict(_DEFAULT_VALUES)
+    for header, raw in headers.items():
+        if not header.startswith(_PREFIX):
+            continue
+        name = header[5:]
+        kind = _KIND.get(name)
+        if kind is None:
+            continue
+        if raw is None:
+            return None
+        if kind == 0:
+            if not _DECIMAL.fullmatch(raw):
+                return None
+            number = int(raw)
+            if not _INT32[0] <= number <= _INT32[1]:
+                return None
+            values[name] = number
+        elif kind == 1:
+            if len(raw) > TEXT_FIELDS[name] or b"\0" in raw:
+                return None
+            values[name] = raw.ljust(8) if name == "Format" else raw
+        else:
+            if len(raw) != ID_FIELDS[name]:
+                return None
+            values[name] = raw
+    return values
 
 
 def fill_md(md: MD, rec: Rec) -> None:
@@ -136,16 +189,13 @@ def fill_md(md: MD, rec: Rec) -> None:
 
     BackoutCount and Expiry are computed for this delivery (see ``redelivery``).
     """
-    stored = rec.mqmd()
-    values: dict[str, object] = {}
-    for name in FIELD_NAMES:
-        value = getattr(stored, name)
-        values[name] = value.encode() if name in _TEXT else value
+    values = rec.md_values()
     values["BackoutCount"] = backout_count(rec.delivery, rec.carried_backout()) + rec.local_backouts
-    if stored.Expiry > 0:
-        left = remaining_expiry(stored.Expiry, rec.put_ms(), int(time.time() * 1000))
+    expiry = values["Expiry"]
+    if isinstance(expiry, int) and expiry > 0:
+        left = remaining_expiry(expiry, rec.put_ms(), int(time.time() * 1000))
         values["Expiry"] = left if left is not None else 1
-    md.__dict__.update(values)  # valid by construction: every value came from a checked MQMD
+    md.__dict__.update(values)  # valid by construction: checked above or by the MQMD reader
 
 
 __all__ = ["Rec", "fill_md"]

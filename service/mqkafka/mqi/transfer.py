@@ -225,7 +225,7 @@ def _under_syncpoint(options: int, taken: Taken) -> bool:
     if options & C.MQGMO_SYNCPOINT:
         return True
     if options & C.MQGMO_SYNCPOINT_IF_PERSISTENT:
-        return any(n == "mqmd.Persistence" and v == b"1" for n, v in taken.rec.headers())
+        return taken.rec.persistent()
     return False
 
 
@@ -252,8 +252,8 @@ def _deliver(
     gmo: GMO,
 ) -> bytes:
     fill_md(md, rec)
-    gmo.MsgToken = rec.token
-    gmo.ResolvedQName = handle.name.encode()
+    # valid values of the structure's own types: set without the per-field checks
+    gmo.__dict__.update(MsgToken=rec.token, ResolvedQName=handle.encoded_name)
     if max_length is not None and length > max_length:
         gmo.ReturnedLength = max_length
         raise MQMIError(
@@ -263,7 +263,7 @@ def _deliver(
             message=data[:max_length],
             original_length=length,
         )
-    gmo.ReturnedLength = length
+    gmo.__dict__["ReturnedLength"] = length
     return data
 
 

@@ -225,3 +225,10 @@ def test_headers_read_back_as_the_descriptor_that_was_put(
     assert others == []
     expected = md.to_mqmd()
     assert decoded == expected
+
+
+def test_text_that_is_not_utf8_is_an_md_error() -> None:
+    md = MD(ApplIdentityData=b"\xff\xfe")
+    with pytest.raises(MQMIError) as raised:
+        encode_headers(md.__dict__)
+    assert raised.value.reason == RC.MD_ERROR

@@ -1,0 +1,142 @@
+"""The Kafka-backed MQI against raw confluent-kafka, side by side in one run; prints figures.
+
+    python -m bench.bench_mqi_kafka [--n 100000] [--size 256]
+
+Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one.
+
+- MQPUT, non-persistent, one process, against a raw ``Producer.produce`` of the same records
+  (same value, same MQMD headers, same producer settings), both measured to the last
+  delivery (``flush``). Target: MQPUT >= 50% of raw.
+- Destructive MQGET, one process (non-syncpoint, MQGMO_NO_WAIT/WAIT loop), against a raw
+  ShareConsumer loop over the same records (explicit acknowledgement, ACCEPT each record).
+  Target: MQGET >= 10,000 messages/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import uuid
+
+from confluent_kafka import AcknowledgeType, Producer, ShareConsumer
+
+from bench.kafka_env import kafka
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi import GMO, MD
+from mqkafka.mqi.queue import Queue, QueueManager
+
+PRODUCER = {"acks": "all", "enable.idempotence": True, "linger.ms": 5}
+
+
+def line(label: str, n: int, seconds: float, base: float | None = None) -> float:
+    rate = n / seconds
+    ratio = f"   {rate / base:6.1%} of raw" if base else ""
+    print(f"{label:<52} {rate:>12,.0f} msg/s  ({seconds * 1e6 / n:6.2f} µs each){ratio}")
+    return rate
+
+
+def bench_put(qmgr: QueueManager, bootstrap: str, n: int, payload: bytes) -> None:
+    name = f"BENCH.PUT.{uuid.uuid4().hex[:8].upper()}"
+    qmgr.define_queue(name)
+    queue = Queue(qmgr, name, C.MQOO_OUTPUT)
+    sample = MD()
+    queue.put(payload, sample)
+    topic = qmgr.connection.settings.topic_of(name)
+    headers = qmgr.connection.producer  # noqa: F841 - the MQI's own producer (same settings)
+    from mqkafka.mqi.putmd import encode_headers
+
+    record_headers = encode_headers(dict(sample.__dict__, Persistence=0, Priority=0))
+    raw = Producer({"bootstrap.servers": bootstrap, **PRODUCER})
+    raw.produce(topic, payload, headers=record_headers)
+    raw.flush()
+    start = time.perf_counter()
+    for _ in range(n):
+        try:
+            raw.produce(topic, payload, None, headers=record_headers)
+        except BufferError:
+            raw.flush()
+            raw.produce(topic, payload, None, headers=record_headers)
+    raw.flush(120)
+    base = line("raw Producer.produce (+ flush)", n, time.perf_counter() - start)
+
+    start = time.perf_counter()
+    for _ in range(n):
+        queue.put(payload)
+    qmgr.connection.producer.flush(120)
+    line("MQPUT q.put(msg) non-persistent (+ flush)", n, time.perf_counter() - start, base)
+
+    start = time.perf_counter()
+    for _ in range(n):
+        queue.put(payload, MD())
+    qmgr.connection.producer.flush(120)
+    line("MQPUT q.put(msg, MD()) non-persistent (+ flush)", n, time.perf_counter() - start, base)
+    queue.close()
+
+
+def fill(qmgr: QueueManager, name: str, n: int, payload: bytes) -> None:
+    queue = Queue(qmgr, name, C.MQOO_OUTPUT)
+    for _ in range(n):
+        queue.put(payload)
+    qmgr.connection.producer.flush(120)
+    queue.close()
+
+
+def bench_get(qmgr: QueueManager, bootstrap: str, n: int, payload: bytes) -> None:
+    raw_q = f"BENCH.RAWGET.{uuid.uuid4().hex[:8].upper()}"
+    mq_q = f"BENCH.GET.{uuid.uuid4().hex[:8].upper()}"
+    for name in (raw_q, mq_q):
+        qmgr.define_queue(name)
+        fill(qmgr, name, n, payload)
+
+    settings = qmgr.connection.settings
+    topic = settings.topic_of(raw_q)
+    consumer = ShareConsumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": settings.share_group_of(topic),
+            "share.acknowledgement.mode": "explicit",
+            "max.poll.records": settings.read_ahead,
+        }
+    )
+    consumer.subscribe([topic])
+    got, start = 0, None
+    while got < n:
+        batch = consumer.poll(1.0)
+        if start is None and batch:
+            start = time.perf_counter()  # from the first record: joining is not measured
+        for message in batch:
+            if message.error() is None:
+                consumer.acknowledge(message, AcknowledgeType.ACCEPT)
+                got += 1
+    consumer.commit_sync(60)
+    assert start is not None
+    base = line("raw ShareConsumer poll + acknowledge(ACCEPT)", n, time.perf_counter() - start)
+    consumer.close()
+
+    queue = Queue(qmgr, mq_q, C.MQOO_INPUT_SHARED)
+    gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=10_000)
+    queue.get(None, MD(), gmo)  # the first message: joining is not measured
+    start = time.perf_counter()
+    for _ in range(n - 1):
+        queue.get(None, MD(), gmo)
+    line("MQGET destructive, non-syncpoint, one process", n - 1, time.perf_counter() - start, base)
+    queue.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--size", type=int, default=256)
+    args = parser.parse_args()
+    payload = b"x" * args.size
+    with kafka() as bootstrap:
+        namespace = f"bench{uuid.uuid4().hex[:6]}."
+        qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace, **{"producer_config": {}})
+        print(f"{args.n:,} messages of {args.size} bytes, Kafka at {bootstrap}")
+        bench_put(qmgr, bootstrap, args.n, payload)
+        bench_get(qmgr, bootstrap, args.n, payload)
+        qmgr.disconnect()
+
+
+if __name__ == "__main__":
+    main()

@@ -186,6 +186,7 @@ class Connection:
                     getters = [h.getter for h in self.handles.values() if h.getter is not None]
                 for getter in getters:
                     getter.flush()
+                self.producer.poll(0)  # serves the deliveries of asynchronous persistent puts
                 if time.monotonic() >= next_beat:
                     next_beat = time.monotonic() + self.settings.heartbeat_interval
                     self.beat(flush=False)

@@ -20,6 +20,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -328,6 +329,17 @@ class Queue:
         with _mqi():
             handle = self._opened(C.MQOO_OUTPUT)
             transfer.put(self._qmgr.connection, handle, msg, md, pmo)
+
+    def put_async(self, msg: Any, *opts: Any) -> Future[None]:
+        """MQPUT that does not wait for a persistent message to be stored: the future
+        completes when Kafka has it (the throughput variant of persistent puts: many in
+        flight, one wait). Checks and reason codes are MQPUT's, raised at once."""
+        md, pmo = _two(opts, MD, PMO)
+        done: Future[None] = Future()
+        with _mqi():
+            handle = self._opened(C.MQOO_OUTPUT)
+            transfer.put(self._qmgr.connection, handle, msg, md, pmo, durable=done)
+        return done
 
     def get(self, max_length: int | None = None, *opts: Any) -> bytes:
         md, gmo = _two(opts, MD, GMO)

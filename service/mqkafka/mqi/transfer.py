@@ -20,6 +20,7 @@ lost only if the process dies first: MQ also loses non-persistent messages on a 
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from typing import Any
 
 from confluent_kafka import KafkaException
@@ -85,7 +86,10 @@ def put(
     pmo: PMO | None,
     *,
     call: Call = Call.MQPUT,
+    durable: Future[None] | None = None,
 ) -> None:
+    """MQPUT. With ``durable`` (the asynchronous variant) a persistent put does not wait for
+    Kafka: the future completes when Kafka has the message, or fails with the reason."""
     _usable(conn, handle)
     options = pmo.Options if pmo is not None else C.MQPMO_NONE
     check(call, options)
@@ -109,7 +113,13 @@ def put(
         if first:
             conn.beat()  # others must see the uncommitted work (MQCO_DELETE_PURGE fails on it)
     else:
-        _produce(conn, handle.topic, data, prepared.key, prepared.headers, prepared.persistent)
+        _produce(
+            conn, handle.topic, data, prepared.key, prepared.headers, prepared.persistent, durable
+        )
+    queued_is_done = not prepared.persistent or options & C.MQPMO_SYNCPOINT
+    if durable is not None and not durable.done() and queued_is_done:
+        # done once queued, as the blocking put (under syncpoint, MQCMIT is the point)
+        durable.set_result(None)
     if md is not None:
         md.__dict__.update({name: values[name] for name in PUT_OUTPUT_FIELDS})
     warning = priority_warning(prepared)
@@ -124,8 +134,16 @@ def _produce(
     key: bytes | None,
     headers: list[tuple[str, bytes]],
     persistent: bool,
+    durable: Future[None] | None = None,
 ) -> None:
     producer = conn.producer
+    if persistent and durable is not None:
+        try:
+            producer.produce(topic, data, key, headers=headers, on_delivery=_settle(durable))
+        except (BufferError, KafkaException) as error:
+            raise failed(RC.CONNECTION_BROKEN, f"put: {error}") from None
+        producer.poll(0)
+        return
     if not persistent:
         try:
             producer.produce(topic, data, key, headers=headers)
@@ -145,6 +163,16 @@ def _produce(
     producer.flush(60)
     if not outcome or outcome[0] is not None:
         raise failed(RC.CONNECTION_BROKEN, f"persistent put not acknowledged: {outcome}")
+
+
+def _settle(future: Future[None]) -> Any:
+    def delivered(error: Any, message: Any) -> None:
+        if error is None:
+            future.set_result(None)
+        else:
+            future.set_exception(failed(RC.CONNECTION_BROKEN, f"persistent put: {error}"))
+
+    return delivered
 
 
 def put1(conn: Connection, od: Any, message: Any, md: MD | None, pmo: PMO | None) -> None:

@@ -209,6 +209,24 @@ def test_persistent_messages_and_a_persistent_queue_default(
     queue.close()
 
 
+def test_asynchronous_persistent_puts_complete_when_kafka_has_them(
+    qmgr: QueueManager, new_queue: Callable[..., str]
+) -> None:
+    queue = Queue(qmgr, new_queue(), IO)
+    persistent = [
+        queue.put_async(b"p%d" % i, MD(Persistence=C.MQPER_PERSISTENT)) for i in range(20)
+    ]
+    for future in persistent:
+        assert future.result(timeout=30) is None
+    assert queue.put_async(b"np").result(timeout=1) is None
+    got = [queue.get(None, MD(), wait_gmo(15000)) for _ in range(21)]
+    assert got == [b"p%d" % i for i in range(20)] + [b"np"]
+    with pytest.raises(MQMIError) as raised:
+        queue.put_async(b"x", MD(Persistence=9))  # MQPUT's checks, raised at once
+    assert raised.value.reason == RC.PERSISTENCE_ERROR
+    queue.close()
+
+
 def test_expired_messages_are_discarded_and_expiry_counts_down(
     qmgr: QueueManager, new_queue: Callable[..., str]
 ) -> None:

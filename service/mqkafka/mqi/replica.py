@@ -34,10 +34,16 @@ log = logging.getLogger(__name__)
 
 COMPACTED = {"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.1"}
 STATE_TOPIC_CONFIG = {
-    # catalogue: definitions keyed by queue name
-    "catalogue": dict(COMPACTED),
-    # heartbeats: broker time, so liveness never compares two machines' clocks
-    "connections": {**COMPACTED, "message.timestamp.type": "LogAppendTime"},
+    # catalogue: definitions keyed by queue name (as topics/catalogue.toml's state topics)
+    "catalogue": {**COMPACTED, "segment.ms": "3600000"},
+    # heartbeats: broker time, so liveness never compares two machines' clocks; segments
+    # roll every minute so compaction keeps what a connecting client replays small
+    "connections": {
+        **COMPACTED,
+        "message.timestamp.type": "LogAppendTime",
+        "segment.ms": "60000",
+        "delete.retention.ms": "60000",
+    },
 }
 
 
@@ -71,6 +77,7 @@ class StateReplica:
                 "group.id": f"mqk-mqi-replica-{uuid.uuid4().hex}",  # assign only, never commits
                 "enable.auto.commit": False,
                 "fetch.wait.max.ms": 50,
+                "fetch.error.backoff.ms": 20,
                 "isolation.level": "read_committed",
             }
         )

@@ -9,7 +9,7 @@ fire (zero-valued members) are checked the other way round: the call is not refu
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -106,14 +106,15 @@ def test_each_case_breaks_exactly_its_rule(case: Case) -> None:
 
 
 @pytest.fixture(scope="module")
-def setup(kafka_bootstrap: str, namespace: str) -> tuple[QueueManager, str]:
+def setup(kafka_bootstrap: str, namespace: str) -> Iterator[tuple[QueueManager, str]]:
     import uuid
 
     qmgr = QueueManager("QM1", bootstrap_servers=kafka_bootstrap, namespace=namespace)
     name = f"SEED3.{uuid.uuid4().hex[:8].upper()}"
     qmgr.define_queue(name)
     qmgr.put1(name, b"stays")
-    return qmgr, name
+    yield qmgr, name
+    qmgr.disconnect()
 
 
 def call_with(case: Case, qmgr: QueueManager, name: str) -> Callable[[], object]:

@@ -42,7 +42,6 @@ def bench_put(qmgr: QueueManager, bootstrap: str, n: int, payload: bytes) -> Non
     sample = MD()
     queue.put(payload, sample)
     topic = qmgr.connection.settings.topic_of(name)
-    headers = qmgr.connection.producer  # noqa: F841 - the MQI's own producer (same settings)
     from mqkafka.mqi.putmd import encode_headers
 
     record_headers = encode_headers(dict(sample.__dict__, Persistence=0, Priority=0))
@@ -131,7 +130,7 @@ def main() -> None:
     payload = b"x" * args.size
     with kafka() as bootstrap:
         namespace = f"bench{uuid.uuid4().hex[:6]}."
-        qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace, **{"producer_config": {}})
+        qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
         print(f"{args.n:,} messages of {args.size} bytes, Kafka at {bootstrap}")
         bench_put(qmgr, bootstrap, args.n, payload)
         bench_get(qmgr, bootstrap, args.n, payload)

@@ -25,7 +25,14 @@ from mqkafka.mqi.records import Rec
 
 
 class Consumed:
-    """Positions known to be gone: all below a per-partition floor, plus a set above it."""
+    """Positions known to be gone: all below a per-partition floor, plus a set above it.
+
+    A getter taking messages in order keeps the set empty (the floor moves up); it holds
+    at most ``LIMIT`` positions, forgetting the oldest (a browse may then show a message
+    already got, once: the same as one another process got).
+    """
+
+    LIMIT = 100_000
 
     def __init__(self) -> None:
         self._floor: dict[int, int] = {}
@@ -33,8 +40,17 @@ class Consumed:
 
     def add(self, position: Position) -> None:
         partition, offset = position
-        if offset >= self._floor.get(partition, 0):
+        floor = self._floor.get(partition)
+        if floor is not None and offset == floor:
+            floor += 1  # contiguous with the floor: no set entry needed
+            while (partition, floor) in self._above:
+                self._above.discard((partition, floor))
+                floor += 1
+            self._floor[partition] = floor
+        elif floor is None or offset > floor:
             self._above.add(position)
+            if len(self._above) > self.LIMIT:
+                self._above = set(sorted(self._above)[self.LIMIT // 2 :])
 
     def raise_floor(self, partition: int, floor: int) -> None:
         if floor > self._floor.get(partition, 0):

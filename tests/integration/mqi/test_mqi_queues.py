@@ -104,7 +104,10 @@ def test_browse_first_next_and_under_cursor_do_not_consume(
     queue = Queue(qmgr, new_queue(), IO | C.MQOO_BROWSE)
     for body in (b"a", b"b", b"c"):
         queue.put(body)
-    browse = lambda opt: queue.get(None, MD(), GMO(Options=opt))  # noqa: E731
+
+    def browse(options: int) -> bytes:
+        return queue.get(None, MD(), GMO(Options=options))
+
     assert browse(C.MQGMO_BROWSE_FIRST) == b"a"
     assert browse(C.MQGMO_BROWSE_NEXT) == b"b"
     assert browse(C.MQGMO_BROWSE_MSG_UNDER_CURSOR) == b"b"

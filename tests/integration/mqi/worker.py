@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, OD, MQMIError
 from mqkafka.mqi.queue import Queue, QueueManager
 
-FAST = {"heartbeat_interval": 0.5, "liveness_timeout": 3.0}
+FAST: dict[str, Any] = {"heartbeat_interval": 0.5, "liveness_timeout": 3.0}
 
 
 def creator(bootstrap: str, namespace: str) -> None:
@@ -47,4 +49,5 @@ def getter(bootstrap: str, namespace: str, queue: str, idle: str) -> None:
 
 
 if __name__ == "__main__":
-    {"creator": creator, "getter": getter}[sys.argv[1]](*sys.argv[2:])
+    modes: dict[str, Callable[..., None]] = {"creator": creator, "getter": getter}
+    modes[sys.argv[1]](*sys.argv[2:])

@@ -4,6 +4,8 @@ writes (engine.codec.encode_reply) is what the MQI reads."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -67,13 +69,7 @@ def read_back(command: Command, encoding: int = 546) -> Command:
 def test_the_service_reads_what_the_client_writes(command: Command, encoding: int) -> None:
     again = read_back(command, encoding)
     assert type(again) is type(command)
-    assert again == command.__class__(**{**_fields(command), "md": again.md})
-
-
-def _fields(command: Command) -> dict[str, object]:
-    from dataclasses import fields
-
-    return {f.name: getattr(command, f.name) for f in fields(command) if f.init}
+    assert again == replace(command, md=again.md)  # only the MQMD's Encoding differs
 
 
 topic_text = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=30)

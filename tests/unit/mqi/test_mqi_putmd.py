@@ -144,8 +144,8 @@ def test_default_context_is_the_connections_own() -> None:
     assert values["UserIdentifier"] == b"alice"
     assert values["PutApplName"] == b"payroll"
     assert values["PutApplType"] == C.MQAT_UNIX
-    assert re.fullmatch(rb"\d{8}", values["PutDate"])  # type: ignore[arg-type]
-    assert re.fullmatch(rb"\d{8}", values["PutTime"])  # type: ignore[arg-type]
+    assert re.fullmatch(rb"\d{8}", bytes(values["PutDate"]))  # type: ignore[call-overload]
+    assert re.fullmatch(rb"\d{8}", bytes(values["PutTime"]))  # type: ignore[call-overload]
 
 
 def test_set_all_context_keeps_the_given_context() -> None:

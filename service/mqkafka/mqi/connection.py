@@ -45,7 +45,7 @@ from mqkafka.mqi.lifecycle import (
     step,
 )
 from mqkafka.mqi.logreader import Consumed, LogReader
-from mqkafka.mqi.putmd import Identity, IdSource, PutClock, QueueTraits
+from mqkafka.mqi.putmd import DefaultPut, Identity, IdSource, PutClock, QueueTraits
 from mqkafka.mqi.queuestate import Effects, assemble
 from mqkafka.mqi.reaper import reap
 from mqkafka.mqi.records import Rec
@@ -80,6 +80,7 @@ class Handle:
     browser: LogReader | None = None
     cursor: Rec | None = None
     open: bool = field(default=True)
+    default_put: DefaultPut | None = None  # MQPUT(msg) headers, made on the first such put
 
     @property
     def encoded_name(self) -> bytes:

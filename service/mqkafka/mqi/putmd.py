@@ -266,6 +266,28 @@ def _apply_context(
         v["ApplOriginData"] = b""
 
 
+class DefaultPut:
+    """The headers of ``MQPUT(msg)`` with a default MD and default options, built once per
+    handle: only MsgId, PutDate and PutTime change from one put to the next, so the hot path
+    skips the rules (the template was made by them) and the field-by-field encoding."""
+
+    def __init__(self, prepared: PreparedPut) -> None:
+        self.headers = prepared.headers
+        self.persistent = prepared.persistent
+        names = [name for name, _ in prepared.headers]
+        self._id = names.index(HEADER_OF["MsgId"])
+        self._date = names.index(HEADER_OF["PutDate"])
+        self._time = names.index(HEADER_OF["PutTime"])
+
+    def render(self, ids: IdSource, clock: PutClock) -> Headers:
+        headers = list(self.headers)
+        date, stamp = clock.now()
+        headers[self._id] = (HEADER_OF["MsgId"], ids.new())
+        headers[self._date] = (HEADER_OF["PutDate"], date)
+        headers[self._time] = (HEADER_OF["PutTime"], stamp)
+        return headers
+
+
 def priority_warning(prepared: PreparedPut) -> MQMIError | None:
     if prepared.warning:
         return MQMIError(C.MQCC_WARNING, prepared.warning, "Priority above 9 was put as 9")
@@ -274,6 +296,7 @@ def priority_warning(prepared: PreparedPut) -> MQMIError | None:
 
 __all__ = [
     "HEADER_OF",
+    "DefaultPut",
     "Headers",
     "IdSource",
     "Identity",

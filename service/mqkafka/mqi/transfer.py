@@ -32,7 +32,7 @@ from mqkafka.mqi.errors import MQMIError, failed
 from mqkafka.mqi.getter import Taken
 from mqkafka.mqi.logreader import LogReader
 from mqkafka.mqi.matching import Selection, selection
-from mqkafka.mqi.putmd import prepare, priority_warning
+from mqkafka.mqi.putmd import DefaultPut, prepare, priority_warning
 from mqkafka.mqi.records import Rec, fill_md
 from mqkafka.mqi.structs import GMO, MD, PMO
 from mqkafka.mqi.validation import Call, check
@@ -96,6 +96,16 @@ def put(
     if not handle.options & C.MQOO_OUTPUT:
         raise failed(RC.NOT_OPEN_FOR_OUTPUT, f"{handle.name} is not open for output")
     data = as_bytes(message)
+    default = handle.default_put
+    if md is None and not options & ~C.MQPMO_NO_SYNCPOINT and default is not None:
+        # pymqi's common q.put(msg): the handle's template (module DefaultPut)
+        if len(data) > handle.traits.max_msg_length:
+            raise failed(RC.MSG_TOO_BIG_FOR_Q, f"{len(data)} bytes")
+        headers = default.render(conn.ids, conn.clock)
+        _produce(conn, handle.topic, data, None, headers, default.persistent, durable)
+        if durable is not None and not durable.done() and not default.persistent:
+            durable.set_result(None)
+        return
     values = dict(md.__dict__) if md is not None else dict(_DEFAULT_MD)
     prepared = prepare(
         values,
@@ -122,6 +132,8 @@ def put(
         durable.set_result(None)
     if md is not None:
         md.__dict__.update({name: values[name] for name in PUT_OUTPUT_FIELDS})
+    elif not options & ~C.MQPMO_NO_SYNCPOINT and handle.default_put is None:
+        handle.default_put = DefaultPut(prepared)
     warning = priority_warning(prepared)
     if warning is not None:
         raise warning

@@ -14,6 +14,7 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi.errors import MQMIError
 from mqkafka.mqi.putmd import (
+    DefaultPut,
     Identity,
     IdSource,
     PutClock,
@@ -232,3 +233,24 @@ def test_text_that_is_not_utf8_is_an_md_error() -> None:
     with pytest.raises(MQMIError) as raised:
         encode_headers(md.__dict__)
     assert raised.value.reason == RC.MD_ERROR
+
+
+class FixedIds(IdSource):
+    def new(self) -> bytes:
+        return b"F" * 24
+
+
+class FixedClock(PutClock):
+    def now(self) -> tuple[bytes, bytes]:
+        return b"20260101", b"12345678"
+
+
+@pytest.mark.parametrize("queue", [LOCAL, PERSISTENT_Q, TEMPORARY])
+def test_the_default_put_template_writes_what_the_rules_write(queue: QueueTraits) -> None:
+    """q.put(msg) takes a per-handle template; it must give the headers prepare() gives."""
+    first = prepare(dict(MD().__dict__), 5, 0, C.MQOO_OUTPUT, queue, ME, IdSource(), PutClock())
+    template = DefaultPut(first)
+    rendered = template.render(FixedIds(), FixedClock())
+    again = prepare(dict(MD().__dict__), 5, 0, C.MQOO_OUTPUT, queue, ME, FixedIds(), FixedClock())
+    assert rendered == again.headers
+    assert template.persistent is again.persistent

@@ -1,0 +1,98 @@
+"""What a pipeline run needs to know, built once by the CLI or an entry script.
+
+Paths default under ``$MQK_HOME/pipeline`` (the stack ``make run`` starts keeps its data in
+``$MQK_HOME``); on a cluster pass shared paths (HDFS, S3, a mounted volume) instead: nothing
+here assumes local files or local mode.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.service.config import (
+    ACTIVITY_TOPIC,
+    PUBLISHERS_TOPIC,
+    RETAINED_TOPIC,
+    SUBSCRIPTIONS_TOPIC,
+)
+
+STATE_STORES: Final = ("rocksdb", "hdfs")  # Spark's two built-in state store providers
+DEFAULT_WATERMARK_S: Final = 120.0  # how late an event may arrive and still be counted
+DEFAULT_TRIGGER_S: Final = 10.0
+DEFAULT_MAX_EVENTS_PER_BATCH: Final = 500_000
+
+
+def default_home() -> Path:
+    """``$MQK_HOME/pipeline`` (``~/.mqk/pipeline`` when unset), as the rest of mqk does."""
+    return Path(os.environ.get("MQK_HOME") or Path.home() / ".mqk") / "pipeline"
+
+
+def _location(value: str | Path) -> str:
+    """A path or URI as Spark takes it: URIs (``s3a://``, ``hdfs://``) unchanged."""
+    text = str(value)
+    return text if "://" in text else str(Path(text).expanduser().resolve())
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """One pipeline deployment: which Kafka and namespace, where tables and checkpoints live.
+
+    ``tables`` is the root of every Parquet table (``<tables>/topic_minute`` ...);
+    ``checkpoints`` holds the streaming job's checkpoint, which together with the idempotent
+    per-batch writes makes the aggregates exactly once (see ``stream_job``).
+    """
+
+    bootstrap: str
+    namespace: str = ""
+    tables: str = field(default_factory=lambda: _location(default_home() / "tables"))
+    checkpoints: str = field(default_factory=lambda: _location(default_home() / "checkpoints"))
+    watermark_s: float = DEFAULT_WATERMARK_S
+    trigger_s: float = DEFAULT_TRIGGER_S
+    max_events_per_batch: int = DEFAULT_MAX_EVENTS_PER_BATCH
+    shuffle_partitions: int = 4  # fixed by the checkpoint after the first run
+    state_store: str = "rocksdb"
+
+    def __post_init__(self) -> None:
+        if not self.bootstrap.strip():
+            raise MQError(RC.OPTIONS_ERROR, "no Kafka bootstrap servers")
+        if self.watermark_s < 0:
+            raise MQError(RC.OPTIONS_ERROR, f"watermark {self.watermark_s}s is negative")
+        if self.trigger_s <= 0:
+            raise MQError(RC.OPTIONS_ERROR, f"trigger interval {self.trigger_s}s is not positive")
+        if self.max_events_per_batch < 1:
+            raise MQError(RC.OPTIONS_ERROR, "max events per batch must be at least 1")
+        if self.shuffle_partitions < 1:
+            raise MQError(RC.OPTIONS_ERROR, "shuffle partitions must be at least 1")
+        if self.state_store not in STATE_STORES:
+            raise MQError(RC.OPTIONS_ERROR, f"state store {self.state_store!r}: not {STATE_STORES}")
+        object.__setattr__(self, "tables", _location(self.tables))
+        object.__setattr__(self, "checkpoints", _location(self.checkpoints))
+
+    # --- Kafka topics this pipeline reads (the catalogue's names, namespace-prefixed) ---------
+    @property
+    def activity_topic(self) -> str:
+        return self.namespace + ACTIVITY_TOPIC
+
+    def state_topic(self, snapshot: str) -> str:
+        return self.namespace + SNAPSHOT_TOPICS[snapshot]
+
+    # --- where each thing lives ------------------------------------------------------------
+    def table(self, name: str) -> str:
+        return f"{self.tables}/{name}"
+
+    @property
+    def stream_checkpoint(self) -> str:
+        return f"{self.checkpoints}/activity"
+
+
+# snapshot table name -> compacted topic it is taken from
+SNAPSHOT_TOPICS: Final[dict[str, str]] = {
+    "retained": RETAINED_TOPIC,
+    "subscriptions": SUBSCRIPTIONS_TOPIC,
+    "publishers": PUBLISHERS_TOPIC,
+}

@@ -1,0 +1,60 @@
+"""Avro values from Kafka into Spark columns, with the writer schemas in ``schemas/``.
+
+The values carry no framing (no Confluent magic byte, no schema id), which is exactly what
+spark-avro's ``from_avro(column, schema_json)`` reads. ``PERMISSIVE`` turns a value that does
+not decode into a null record instead of failing the query: bad input is counted and skipped,
+never a crash (the job logs how many it skipped per batch).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+from mqkafka.activity.events import SCHEMA_PATH as ACTIVITY_SCHEMA_PATH
+
+SCHEMA_DIR: Final = ACTIVITY_SCHEMA_PATH.parent
+STATE_SCHEMA_FILES: Final = {
+    "retained": "retained_publication.avsc",
+    "subscriptions": "subscription.avsc",
+    "publishers": "publisher.avsc",
+}
+_OPTIONS: Final = {"mode": "PERMISSIVE"}
+
+
+def schema_json(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def kafka_options(bootstrap: str, topic: str) -> dict[str, str]:
+    """Options every Kafka read of the pipeline shares (stream and batch alike)."""
+    return {
+        "kafka.bootstrap.servers": bootstrap,
+        "subscribe": topic,
+        "startingOffsets": "earliest",
+        # the service writes events and state in Kafka transactions: committed ones only
+        "kafka.isolation.level": "read_committed",
+    }
+
+
+def activity_events(raw: Any) -> Any:
+    """Kafka records of ``<ns>mqk-activity`` -> one row per event, the schema's columns.
+
+    ``kind`` is the enum's symbol (COMMAND / DELIVERY); ``decoded`` is false for a value that
+    did not decode (all other columns null then).
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.avro.functions import from_avro
+
+    decoded = raw.select(
+        from_avro("value", schema_json(ACTIVITY_SCHEMA_PATH), _OPTIONS).alias("event")
+    )
+    return decoded.select(F.col("event").isNotNull().alias("decoded"), "event.*")
+
+
+def state_value(column: Any, snapshot: str) -> Any:
+    """The decoded record of a state topic's value column (null for a tombstone)."""
+    from pyspark.sql.avro.functions import from_avro
+
+    path = SCHEMA_DIR / STATE_SCHEMA_FILES[snapshot]
+    return from_avro(column, schema_json(path), _OPTIONS)

@@ -11,7 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from mqkafka.cli import common, local, ops, serve
+from mqkafka.cli import common, local, ops, pipeline, serve
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="The IBM WebSphere MQ queued publish/subscribe broker, emulated on Kafka.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (local, serve, ops):
+    for module in (local, serve, ops, pipeline):
         module.register(sub)
     return parser
 

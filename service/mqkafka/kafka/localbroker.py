@@ -57,6 +57,9 @@ BASE_CONFIG: Mapping[str, str] = {
     "share.coordinator.state.topic.min.isr": "1",
     "share.coordinator.state.topic.num.partitions": "10",
     "group.initial.rebalance.delay.ms": "0",
+    # The MQI releases records a getter may not take (get by CorrelId); the most deliveries
+    # before Kafka archives a record makes its requeue fallback rarer.
+    "group.share.delivery.count.limit": "10",
     "auto.create.topics.enable": "false",
     "delete.topic.enable": "true",
     "log.cleaner.backoff.ms": "1000",

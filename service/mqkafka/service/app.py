@@ -70,6 +70,7 @@ class BrokerService:
             authority=_authority(config),
             queues=self.queues,
         )
+        self.deleted_at_start = _start_queue_manager(config)
         self.replica = StateReplica(config, self.state, self.admin, offsets)
         rebuilt = self.replica.catch_up(timeout=600)
         self.dispatcher = Dispatcher(
@@ -159,6 +160,24 @@ class BrokerService:
                 self.rocks.mark_clean()
                 self.rocks.close()
             log.info("broker stopped cleanly")
+
+
+def _start_queue_manager(config: ServiceConfig) -> list[str]:
+    """Seed 004: temporary dynamic queues "are deleted when the queue manager is started"."""
+    from mqkafka.mqi import QueueManager
+    from mqkafka.mqi.reaper import start_queue_manager
+
+    qmgr = QueueManager(
+        config.qmgr_name, bootstrap_servers=config.bootstrap, namespace=config.namespace, reap=False
+    )
+    try:
+        connection = qmgr.connection
+        deleted = start_queue_manager(connection.replica, connection.effects)
+    finally:
+        qmgr.disconnect()
+    if deleted:
+        log.info("queue manager start: deleted %d temporary dynamic queue(s)", len(deleted))
+    return deleted
 
 
 def _authority(config: ServiceConfig) -> AuthorityPort:

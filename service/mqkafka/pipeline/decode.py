@@ -2,7 +2,7 @@
 
 The values carry no framing (no Confluent magic byte, no schema id), which is exactly what
 spark-avro's ``from_avro(column, schema_json)`` reads. ``PERMISSIVE`` turns a value that does
-not decode into a null record instead of failing the query: bad input is counted and skipped,
+not decode into a record of nulls instead of failing the query: bad input is counted and skipped,
 never a crash (the job logs how many it skipped per batch).
 """
 
@@ -19,6 +19,8 @@ STATE_SCHEMA_FILES: Final = {
     "subscriptions": "subscription.avsc",
     "publishers": "publisher.avsc",
 }
+# a field every record has: PERMISSIVE yields a record of nulls for a value that fails
+REQUIRED_FIELD: Final = {"retained": "topic", "subscriptions": "user_id", "publishers": "user_id"}
 _OPTIONS: Final = {"mode": "PERMISSIVE"}
 
 
@@ -49,7 +51,8 @@ def activity_events(raw: Any) -> Any:
     decoded = raw.select(
         from_avro("value", schema_json(ACTIVITY_SCHEMA_PATH), _OPTIONS).alias("event")
     )
-    return decoded.select(F.col("event").isNotNull().alias("decoded"), "event.*")
+    # time_ms is required by the schema: null only when the value did not decode
+    return decoded.select(F.col("event.time_ms").isNotNull().alias("decoded"), "event.*")
 
 
 def state_value(column: Any, snapshot: str) -> Any:

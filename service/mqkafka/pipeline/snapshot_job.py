@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from mqkafka.pipeline.config import SNAPSHOT_TOPICS, PipelineConfig
-from mqkafka.pipeline.decode import kafka_options, state_value
+from mqkafka.pipeline.decode import REQUIRED_FIELD, kafka_options, state_value
 
 SNAPSHOTS: Final = tuple(SNAPSHOT_TOPICS)
 
@@ -138,7 +138,8 @@ def snapshot(spark: Any, config: PipelineConfig, name: str, at: datetime | None 
     live = live_records(reader.load(), at).withColumn("v", state_value(F.col("value"), name))
     keep = ["key", "kafka_partition", "kafka_offset", "kafka_timestamp", "value_sha256"]
     # a value that does not decode is kept, visible, with null fields: an audit must see it
-    return live.select(*keep, F.col("v").isNotNull().alias("decoded"), *_flatten(name))
+    decoded = F.col(f"v.{REQUIRED_FIELD[name]}").isNotNull().alias("decoded")
+    return live.select(*keep, decoded, *_flatten(name))
 
 
 def take(

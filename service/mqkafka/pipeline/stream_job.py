@@ -41,13 +41,13 @@ class RunSummary:
     batches: int
     input_rows: int
     undecodable: int  # values that were not activity events (skipped)
-    late_dropped: int  # events older than the watermark (not counted)
+    late_dropped: int  # fact rows (an event gives one to three) behind the watermark: not counted
     seconds: float
 
     def describe(self) -> str:
         return (
             f"{self.batches} batch(es), {self.input_rows} event(s) in {self.seconds:.1f}s; "
-            f"{self.late_dropped} too late, {self.undecodable} undecodable"
+            f"{self.late_dropped} late fact row(s) dropped, {self.undecodable} undecodable"
         )
 
 

@@ -1,0 +1,78 @@
+"""One local SparkSession for the whole pipeline suite, and fresh activity topics.
+
+The session is ``local[2]`` with two shuffle partitions and no UI: the suite's cost is Spark's
+start-up (once) and a few micro-batches per test. The service fixtures (``namespace``,
+``start_service``, ``client``) are the service suite's own, re-exported for the snapshot test.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from mqkafka.activity.events import ActivityEvent, encode
+from mqkafka.pipeline.config import PipelineConfig
+from tests.integration.service.conftest import client, namespace, start_service
+
+__all__ = ["client", "namespace", "start_service"]
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    from mqkafka.pipeline.session import build_session
+
+    session = build_session("mqk-pipeline-tests", master="local[2]", shuffle_partitions=2)
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def activity(kafka_bootstrap: str, tmp_path: Path) -> PipelineConfig:
+    """A pipeline configuration over a fresh, empty ``<ns>mqk-activity`` (4 partitions)."""
+    config = PipelineConfig(
+        kafka_bootstrap,
+        namespace=f"p{uuid.uuid4().hex[:8]}.",
+        tables=str(tmp_path / "tables"),
+        checkpoints=str(tmp_path / "checkpoints"),
+        shuffle_partitions=2,
+    )
+    admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
+    topic = NewTopic(config.activity_topic, 4, 1)
+    admin.create_topics([topic], operation_timeout=30)[config.activity_topic].result()
+    return config
+
+
+def produce(
+    config: PipelineConfig, events: Iterable[ActivityEvent | bytes], *, abort: bool = False
+) -> None:
+    """Write events (or raw values) to the activity topic in one Kafka transaction, keyed by
+    queue as the service keys them; ``abort`` rolls the transaction back."""
+    producer = Producer(
+        {"bootstrap.servers": config.bootstrap, "transactional.id": f"t-{uuid.uuid4().hex}"}
+    )
+    producer.init_transactions(30)
+    producer.begin_transaction()
+    for event in events:
+        if isinstance(event, bytes):
+            producer.produce(config.activity_topic, value=event, key=b"junk")
+        else:
+            producer.produce(config.activity_topic, value=encode(event), key=event.queue.encode())
+    if abort:
+        producer.abort_transaction(30)
+    else:
+        producer.commit_transaction(30)
+
+
+@pytest.fixture
+def read_table(spark: Any) -> Callable[[PipelineConfig, str], list[dict[str, Any]]]:
+    def read(config: PipelineConfig, name: str) -> list[dict[str, Any]]:
+        frame = spark.read.parquet(config.table(name)).drop("batch_id")
+        return [row.asDict() for row in frame.collect()]
+
+    return read

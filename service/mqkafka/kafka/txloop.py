@@ -103,7 +103,9 @@ class TransactionalLoop:
                 "isolation.level": "read_committed",
                 "fetch.wait.max.ms": 10,
                 "queued.min.messages": 20000,
-                "partition.assignment.strategy": "cooperative-sticky",
+                # "range" spreads each topic's partitions over the workers; a count-balancing
+                # assignor can hand one worker every stream partition and another none.
+                "partition.assignment.strategy": "range",
                 **(consumer_config or {}),
             }
         )
@@ -224,14 +226,13 @@ class TransactionalLoop:
             stats.batch_seconds.append(time.perf_counter() - started)
 
     def _produce(self, out: OutRecord) -> None:
-        kwargs: dict[str, Any] = {"value": out.value, "key": out.key}
-        if out.headers:
-            kwargs["headers"] = list(out.headers)
-        if out.partition is not None:
-            kwargs["partition"] = out.partition
+        produce = self.producer.produce
         while True:
             try:
-                self.producer.produce(out.topic, **kwargs)
+                if out.partition is None:
+                    produce(out.topic, out.value, out.key, headers=out.headers)
+                else:
+                    produce(out.topic, out.value, out.key, out.partition, headers=out.headers)
                 return
             except BufferError:
                 self.producer.poll(0.05)  # local queue full: let deliveries drain

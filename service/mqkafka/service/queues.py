@@ -28,9 +28,14 @@ class QueueDirectory:
         self.auto_create = auto_create
         self._partitions = partitions
         self._known: set[str] = set()
+        self._topics: dict[str, str] = {}
 
     def topic_of(self, queue: str) -> str:
-        return queue_to_topic(queue, self._namespace)
+        topic = self._topics.get(queue)
+        if topic is None:
+            topic = queue_to_topic(queue, self._namespace)  # validates: MQError if bad
+            self._topics[queue] = topic
+        return topic
 
     def default_persistence(self, queue: str) -> int:
         return 0

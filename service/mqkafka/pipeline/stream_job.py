@@ -41,13 +41,15 @@ class RunSummary:
     batches: int
     input_rows: int
     undecodable: int  # values that were not activity events (skipped)
-    late_dropped: int  # fact rows (an event gives one to three) behind the watermark: not counted
+    # rows Spark dropped at the aggregation as behind the watermark (partially aggregated
+    # fact rows, so not an event count): late events that were not counted
+    late_dropped: int
     seconds: float
 
     def describe(self) -> str:
         return (
             f"{self.batches} batch(es), {self.input_rows} event(s) in {self.seconds:.1f}s; "
-            f"{self.late_dropped} late fact row(s) dropped, {self.undecodable} undecodable"
+            f"{self.late_dropped} late row(s) dropped, {self.undecodable} undecodable"
         )
 
 

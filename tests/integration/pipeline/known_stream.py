@@ -48,9 +48,24 @@ def deliveries(
     time_ms = at(minute, second)
     return [
         ActivityEvent(
-            DELIVERY, time_ms, time_ms - int(latency), "QM1", queue, "Publish", "ok", 0,
-            "sub", queue, b"\x01" * 24, None, (topic,), msg(tag), False, size, latency,
-        )  # fmt: skip
+            DELIVERY,
+            time_ms,
+            time_ms - int(latency),
+            "QM1",
+            queue,
+            "Publish",
+            "ok",
+            0,
+            "sub",
+            queue,
+            b"\x01" * 24,
+            None,
+            (topic,),
+            msg(tag),
+            False,
+            size,
+            latency,
+        )
         for queue in queues
     ]
 
@@ -70,12 +85,29 @@ def known_stream() -> list[ActivityEvent]:
         # minute 0: fan-out 3 and 1, a failed publish, a RegSub with a retained delivery
         *publication(0, 1, "Sport/Soccer", "A", ["Q1", "Q2", "Q3"], latency=5),
         *publication(0, 2, "Sport/Tennis", "B", ["Q1"], latency=8),
-        command(0, 3, "Publish", ("Sport/Golf",), "C", completion="error",
-                reason=RC.CF_NOT_AUTHORIZED, latency=4),  # fmt: skip
+        command(
+            0,
+            3,
+            "Publish",
+            ("Sport/Golf",),
+            "C",
+            completion="error",
+            reason=RC.CF_NOT_AUTHORIZED,
+            latency=4,
+        ),
         command(0, 4, "RegSub", ("Sport/#",), "D", identity="Q1", latency=2),
         *deliveries(0, 4, "Sport/Soccer", "D", ["Q1"], latency=2),
-        command(0, 5, "RegSub", ("Sport/Soccer",), "D2", identity="Q2", completion="warning",
-                reason=RC.CF_DUPLICATE_SUBSCRIPTION, latency=3),  # fmt: skip
+        command(
+            0,
+            5,
+            "RegSub",
+            ("Sport/Soccer",),
+            "D2",
+            identity="Q2",
+            completion="warning",
+            reason=RC.CF_DUPLICATE_SUBSCRIPTION,
+            latency=3,
+        ),
         # minute 1: one Publish naming two topics, three publications with fan-out 1, 2, 3
         command(1, 0, "Publish", ("News/A", "News/B"), "E", latency=7, size=300),
         *deliveries(1, 0, "News/A", "E", ["Q1"], latency=7),
@@ -83,8 +115,17 @@ def known_stream() -> list[ActivityEvent]:
         *publication(1, 10, "Sport/Soccer", "F", ["Q1"], latency=10),
         *publication(1, 20, "Sport/Soccer", "G", ["Q1", "Q2"], latency=20),
         *publication(1, 30, "Sport/Soccer", "H", ["Q1", "Q2", "Q3"], latency=30),
-        command(1, 40, "DeregSub", ("Sport/Golf",), "J", identity="Q3", completion="error",
-                reason=RC.CF_NOT_REGISTERED, latency=1),  # fmt: skip
+        command(
+            1,
+            40,
+            "DeregSub",
+            ("Sport/Golf",),
+            "J",
+            identity="Q3",
+            completion="error",
+            reason=RC.CF_NOT_REGISTERED,
+            latency=1,
+        ),
         command(1, 50, None, (), "K", completion="error", reason=RC.CF_COMMAND_FAILED),
         # minute 2 (its last second): fan-out 4, a slow one
         *publication(2, 59.999, "Sport/Soccer", "I", ["Q1", "Q2", "Q3", "Q4"], latency=100),

@@ -43,10 +43,17 @@ def _empty(ax: Any, text: str) -> None:
     ax.set_yticks([])
 
 
-def _time_axis(ax: Any) -> None:
+def _time_axis(ax: Any, minutes: list[Any]) -> None:
+    """One tick per minute when there are few (never a repeated label), else automatic."""
     from matplotlib import dates
 
-    ax.xaxis.set_major_formatter(dates.DateFormatter("%H:%M"))  # type: ignore[no-untyped-call]
+    if len(minutes) <= 12:
+        ax.set_xticks(minutes)
+        ax.xaxis.set_major_formatter(dates.DateFormatter("%H:%M"))  # type: ignore[no-untyped-call]
+    else:
+        locator = dates.AutoDateLocator(maxticks=12)  # type: ignore[no-untyped-call]
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(dates.ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
     ax.set_xlabel("minute (UTC)")
 
 
@@ -66,7 +73,7 @@ def throughput(minutes: tuple[Minute, ...], path: Path) -> Path:
     ax.set_ylabel("per second (minute average)")
     ax.set_ylim(bottom=0)
     ax.legend(loc="upper left")
-    _time_axis(ax)
+    _time_axis(ax, x)
     return _save(fig, path)
 
 
@@ -82,7 +89,7 @@ def latency(minutes: tuple[Minute, ...], path: Path) -> Path:
     ax.set_ylabel("milliseconds")
     ax.set_ylim(bottom=0)
     ax.legend(loc="upper left")
-    _time_axis(ax)
+    _time_axis(ax, x)
     return _save(fig, path)
 
 

@@ -173,8 +173,8 @@ def render(data: ReportData, out: Path) -> Path:
     sub_text = (
         "No snapshot yet: run <code>mqk pipeline snapshot</code>."
         if subs is None
-        else f"{subs.total:,} subscriptions and {subs.retained or 0:,} retained publications "
-        f"in snapshot {_esc(subs.snapshot)}."
+        else f"{subs.total:,} subscriptions in snapshot {_esc(subs.snapshot)}"
+        + ("." if subs.retained is None else f", and {subs.retained:,} retained publications.")
     )
     topics_table = _table_html(
         ("Topic", "Publications", "Deliveries", "Delivered bytes"),

@@ -69,6 +69,30 @@ def produce(
         producer.commit_transaction(30)
 
 
+@pytest.fixture(scope="session")
+def known_run(
+    spark: Any, kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[PipelineConfig, Any]:
+    """The streaming job run once over the known stream (``known_stream``), next to an aborted
+    transaction and a value that is not an event; shared by the aggregate and report tests."""
+    from mqkafka.pipeline import stream_job
+    from tests.integration.pipeline import known_stream as ks
+
+    root = tmp_path_factory.mktemp("known")
+    config = PipelineConfig(
+        kafka_bootstrap, namespace=f"k{uuid.uuid4().hex[:8]}.", tables=str(root / "tables"),
+        checkpoints=str(root / "checkpoints"), shuffle_partitions=2,
+    )  # fmt: skip
+    admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
+    new = NewTopic(config.activity_topic, 4, 1)
+    admin.create_topics([new], operation_timeout=30)[config.activity_topic].result()
+    produce(config, ks.known_stream())
+    produce(config, ks.publication(1, 5, "Aborted/Topic", "X", ["Q1"], 5), abort=True)
+    produce(config, [b"\x07not an activity event"])
+    produce(config, [ks.pusher(10)])
+    return config, stream_job.run(spark, config, once=True)
+
+
 @pytest.fixture
 def read_table(spark: Any) -> Callable[[PipelineConfig, str], list[dict[str, Any]]]:
     def read(config: PipelineConfig, name: str) -> list[dict[str, Any]]:

@@ -9,39 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka.admin import AdminClient, NewTopic
 
 from mqkafka.activity.events import COMMAND
 from mqkafka.pipeline import stream_job
 from mqkafka.pipeline.config import PipelineConfig
 from tests.integration.pipeline import known_stream as ks
-from tests.integration.pipeline.conftest import produce
 
 pytestmark = pytest.mark.kafka
 Table = list[dict[str, Any]]
-
-
-@pytest.fixture(scope="module")
-def known_run(
-    spark: Any, kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[PipelineConfig, stream_job.RunSummary]:
-    root: Path = tmp_path_factory.mktemp("known")
-    config = PipelineConfig(
-        kafka_bootstrap, namespace="known.", tables=str(root / "tables"),
-        checkpoints=str(root / "checkpoints"), shuffle_partitions=2,
-    )  # fmt: skip
-    admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
-    new = NewTopic(config.activity_topic, 4, 1)
-    admin.create_topics([new], operation_timeout=30)[config.activity_topic].result()
-    produce(config, ks.known_stream())
-    produce(config, ks.publication(1, 5, "Aborted/Topic", "X", ["Q1"], 5), abort=True)
-    produce(config, [b"\x07not an activity event"])
-    produce(config, [ks.pusher(10)])
-    return config, stream_job.run(spark, config, once=True)
 
 
 @pytest.fixture(scope="module")

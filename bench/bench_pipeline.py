@@ -140,7 +140,7 @@ def live(
             if due > sent[0]:
                 n = min(due - sent[0], 5000)
                 now = int(time.time() * 1000)
-                batch = events(encoder, sent[0], n, lambda i: now)
+                batch = events(encoder, sent[0], n, lambda i, now=now: now)
                 send(p, config.activity_topic, batch)
                 sent[0] += n
             else:

@@ -27,7 +27,7 @@ from typing import Any
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench.bench_relay import plain_relay
-from bench.kafka_env import create_topic, kafka
+from bench.kafka_env import create_topic, fill, kafka
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
@@ -71,26 +71,6 @@ def publication(size: int, persistent: bool, topic: str = "Bench/Topic") -> tupl
     md = MQMD(Persistence=MQPER.PERSISTENT if persistent else MQPER.NOT_PERSISTENT)
     md, value = command_message([("Command", "Publish"), ("Topic", topic)], body=b"x" * size, md=md)
     return value, mqmd_to_headers(md)
-
-
-def fill_stream(bootstrap: str, topic: str, count: int, value: bytes, headers: list) -> None:
-    producer = Producer(
-        {
-            "bootstrap.servers": bootstrap,
-            "linger.ms": 20,
-            "batch.num.messages": 10000,
-            "queue.buffering.max.messages": 1000000,
-            "compression.type": "lz4",
-        }
-    )
-    for i in range(count):
-        while True:
-            try:
-                producer.produce(topic, value=value, headers=headers, key=str(i % 16).encode())
-                break
-            except BufferError:
-                producer.poll(0.05)
-    producer.flush(120)
 
 
 def delivered_span(
@@ -148,7 +128,7 @@ def throughput(
             assert client.register("Bench/#", queue=queue).ok  # type: ignore[union-attr]
         client.close()
         value, headers = publication(size, persistent)
-        fill_stream(bootstrap, queue_to_topic(DEFAULT_STREAM, ns), records, value, headers)
+        fill(bootstrap, queue_to_topic(DEFAULT_STREAM, ns), records, headers=headers, value=value)
         seen, span = delivered_span(
             bootstrap, [queue_to_topic(q, ns) for q in queues], records * fanout
         )
@@ -160,7 +140,7 @@ def throughput(
 def relay_baseline(bootstrap: str, records: int, size: int) -> float:
     value, headers = publication(size, False)
     source = create_topic(bootstrap)
-    fill_stream(bootstrap, source, records, value, headers)
+    fill(bootstrap, source, records, headers=headers, value=value)
     return plain_relay(bootstrap, source, create_topic(bootstrap), records)
 
 

@@ -41,7 +41,15 @@ def create_topic(bootstrap: str, partitions: int = 1, prefix: str = "bench", **c
     return name
 
 
-def fill(bootstrap: str, topic: str, count: int, size: int = 256, headers=None) -> None:
+def fill(
+    bootstrap: str,
+    topic: str,
+    count: int,
+    size: int = 256,
+    headers=None,
+    value: bytes | None = None,
+) -> None:
+    """``count`` copies of ``value`` (default: ``size`` bytes of x) keyed over 64 keys."""
     producer = Producer(
         {
             "bootstrap.servers": bootstrap,
@@ -51,7 +59,7 @@ def fill(bootstrap: str, topic: str, count: int, size: int = 256, headers=None) 
             "compression.type": "lz4",
         }
     )
-    payload = b"x" * size
+    payload = b"x" * size if value is None else value
     for i in range(count):
         while True:
             try:

@@ -9,6 +9,7 @@ from mqkafka.mq.folders import Element, Folder, render_folder
 from mqkafka.mq.message import Header, encode_message
 from mqkafka.mq.mqmd import (
     CCSID_UTF8,
+    INT_FIELDS,
     MQFMT_NONE,
     MQFMT_RF_HEADER_1,
     MQFMT_RF_HEADER_2,
@@ -42,25 +43,7 @@ FORMATS = st.sampled_from([MQFMT_NONE, MQFMT_STRING, "MQADMIN", "MQPCF"]) | st.t
     st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=8
 )
 
-_MQMD_INTS = {
-    name: MQLONG
-    for name in (
-        "Report",
-        "MsgType",
-        "Expiry",
-        "Feedback",
-        "Encoding",
-        "CodedCharSetId",
-        "Priority",
-        "Persistence",
-        "BackoutCount",
-        "PutApplType",
-        "MsgSeqNumber",
-        "Offset",
-        "MsgFlags",
-        "OriginalLength",
-    )
-}
+_MQMD_INTS = {name: MQLONG for name in INT_FIELDS}
 _MQMD_IDS = {
     "MsgId": st.binary(min_size=24, max_size=24),
     "CorrelId": st.binary(min_size=24, max_size=24),

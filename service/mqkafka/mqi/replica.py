@@ -84,6 +84,10 @@ class StateReplica:
         self._partitions: list[TopicPartition] = []
         for topic in self._topics:
             count = admin.partitions_of(topic)
+            deadline = time.monotonic() + 10
+            while count is None and time.monotonic() < deadline:
+                time.sleep(0.2)  # created a moment ago: metadata still on its way
+                count = admin.partitions_of(topic)
             if count is None:
                 raise MQError(RC.Q_MGR_NOT_AVAILABLE, f"state topic {topic} does not exist")
             self._partitions += [TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(count)]

@@ -85,6 +85,12 @@ class StateReplica:
     def _discover(self) -> list[tuple[str, int]]:
         topics = (self.subscriptions_topic, self.retained_topic, self.publishers_topic)
         metadata = self._admin.list_topics(timeout=30)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(
+            t not in metadata.topics or metadata.topics[t].error is not None for t in topics
+        ):
+            time.sleep(0.2)  # created a moment ago: metadata still on its way
+            metadata = self._admin.list_topics(timeout=30)
         partitions: list[tuple[str, int]] = []
         for topic in topics:
             found = metadata.topics.get(topic)

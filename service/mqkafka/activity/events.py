@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 SCHEMA_PATH: Final = Path(__file__).resolve().parents[3] / "schemas" / "activity_event.avsc"
+BATCH_SCHEMA_PATH: Final = SCHEMA_PATH.with_name("activity_batch.avsc")
 COMMAND, DELIVERY = 0, 1
 _DOUBLE: Final = struct.Struct("<d")
 
@@ -105,6 +106,26 @@ def encode(event: ActivityEvent) -> bytes:
 def load_schema() -> dict[str, Any]:
     schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
     return schema
+
+
+def batch_schema() -> dict[str, Any]:
+    """The schema of an activity record's value, ActivityBatch, with ActivityEvent inlined
+    (Spark's ``from_avro`` and other one-schema readers need it whole)."""
+    schema: dict[str, Any] = json.loads(BATCH_SCHEMA_PATH.read_text())
+    (events,) = schema["fields"]
+    assert events["type"]["items"] == "mqkafka.ActivityEvent"
+    events["type"]["items"] = load_schema()
+    return schema
+
+
+def encode_batch(events: list[bytes]) -> bytes:
+    """An ActivityBatch of already encoded events: an Avro array is its item count, the items,
+    and a zero count that ends it."""
+    if not events:
+        return b"\x00"
+    count = bytearray()
+    _long(len(events), count)
+    return b"".join((count, *events, b"\x00"))
 
 
 class FastEncoder:

@@ -63,3 +63,14 @@ def test_the_fast_encoder_writes_the_same_bytes_as_the_plain_one(event: Activity
             event.bytes, event.latency_ms,
         )  # fmt: skip
         assert produced == encode(event)
+
+
+@given(st.lists(events, max_size=5))
+def test_fastavro_reads_a_batch_of_events_in_order(batch: list[ActivityEvent]) -> None:
+    from mqkafka.activity.events import batch_schema, encode_batch
+
+    schema = fastavro.parse_schema(batch_schema())
+    decoded = fastavro.schemaless_reader(
+        io.BytesIO(encode_batch([encode(event) for event in batch])), schema
+    )
+    assert decoded == {"events": [event.as_record() for event in batch]}

@@ -25,6 +25,9 @@ STATE_STORES: Final = ("rocksdb", "hdfs")  # Spark's two built-in state store pr
 DEFAULT_WATERMARK_S: Final = 120.0  # how late an event may arrive and still be counted
 DEFAULT_TRIGGER_S: Final = 10.0
 DEFAULT_MAX_EVENTS_PER_BATCH: Final = 500_000
+# events per activity record (an ActivityBatch) that ``max_records_per_batch`` plans for: the
+# Kafka source bounds a micro-batch by records only, and a busy service writes this many
+EVENTS_PER_RECORD: Final = 500
 
 
 def default_home() -> Path:
@@ -88,6 +91,13 @@ class PipelineConfig:
     @property
     def stream_checkpoint(self) -> str:
         return f"{self.checkpoints}/activity"
+
+    @property
+    def max_records_per_batch(self) -> int:
+        """``max_events_per_batch`` as the Kafka records (batches of events) a micro-batch may
+        read, at ``EVENTS_PER_RECORD`` events a record: a bound on records is all the Kafka
+        source offers, so smaller records make smaller micro-batches."""
+        return max(1, self.max_events_per_batch // EVENTS_PER_RECORD)
 
 
 # snapshot table name -> compacted topic it is taken from

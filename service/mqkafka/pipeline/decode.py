@@ -8,10 +8,12 @@ never a crash (the job logs how many it skipped per batch).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Final
 
 from mqkafka.activity.events import SCHEMA_PATH as ACTIVITY_SCHEMA_PATH
+from mqkafka.activity.events import batch_schema
 
 SCHEMA_DIR: Final = ACTIVITY_SCHEMA_PATH.parent
 STATE_SCHEMA_FILES: Final = {
@@ -40,19 +42,25 @@ def kafka_options(bootstrap: str, topic: str) -> dict[str, str]:
 
 
 def activity_events(raw: Any) -> Any:
-    """Kafka records of ``<ns>mqk-activity`` -> one row per event, the schema's columns.
+    """Kafka records of ``<ns>mqk-activity`` -> one row per event, the event schema's columns.
 
-    ``kind`` is the enum's symbol (COMMAND / DELIVERY); ``decoded`` is false for a value that
-    did not decode (all other columns null then).
+    Each value is an ``ActivityBatch`` (``schemas/activity_batch.avsc``): its ``events`` are
+    exploded, so a record of n events gives n rows and an empty batch none. ``kind`` is the
+    enum's symbol (COMMAND / DELIVERY); ``decoded`` is false for a value that did not decode:
+    such a record gives exactly one row, all other columns null.
     """
     from pyspark.sql import functions as F
     from pyspark.sql.avro.functions import from_avro
 
-    decoded = raw.select(
-        from_avro("value", schema_json(ACTIVITY_SCHEMA_PATH), _OPTIONS).alias("event")
-    )
-    # time_ms is required by the schema: null only when the value did not decode
-    return decoded.select(F.col("event.time_ms").isNotNull().alias("decoded"), "event.*")
+    batches = raw.select(from_avro("value", json.dumps(batch_schema()), _OPTIONS).alias("batch"))
+    # PERMISSIVE gives a record of nulls for a value that fails, and ``events`` is required by
+    # the schema: a null array is a value that did not decode, which stands for itself as one
+    # null event (explode_outer would also turn an empty batch into a row)
+    events = F.col("batch.events")
+    element = batches.schema["batch"].dataType["events"].dataType.elementType
+    undecoded = F.array(F.lit(None).cast(element))
+    exploded = batches.select(F.explode(F.coalesce(events, undecoded)).alias("event"))
+    return exploded.select(F.col("event").isNotNull().alias("decoded"), "event.*")
 
 
 def state_value(column: Any, snapshot: str) -> Any:

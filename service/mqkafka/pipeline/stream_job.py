@@ -1,14 +1,16 @@
 """The streaming job: ``<ns>mqk-activity`` -> the per-minute tables, exactly once.
 
 One query reads the topic once through Spark's Kafka source (read_committed: the service
-writes events in the transaction of the work they describe), decodes the Avro values, runs
+writes events in the transaction of the work they describe), decodes the Avro values (an
+``ActivityBatch`` of many events per record, exploded to a row per event), runs
 the one stateful aggregation of ``aggregates`` in append mode and hands each micro-batch's
 finalised minutes to ``tables.write_batch``. One query rather than one per table: on two cores
 every extra query re-reads and re-decodes the topic and competes for the same executors.
 
 Triggers: ``once`` processes everything available and stops (``availableNow``); otherwise a
 micro-batch starts every ``trigger_s`` seconds. Batches are bounded by
-``max_events_per_batch`` so a backlog is worked off in steady steps.
+``max_events_per_batch`` (as Kafka records: ``PipelineConfig.max_records_per_batch``) so a
+backlog is worked off in steady steps.
 
 Restarting with the same checkpoint resumes where the last committed batch ended, with the
 aggregation state (minutes not yet final) restored; see ``tables`` for why no row is written
@@ -39,16 +41,19 @@ class RunSummary:
     """What the query did, from its progress reports."""
 
     batches: int
+    # rows out of the decoding: one per event, plus one per value that did not decode
     input_rows: int
-    undecodable: int  # values that were not activity events (skipped)
+    undecodable: int  # values that were not activity batches (skipped)
     # rows Spark dropped at the aggregation as behind the watermark (partially aggregated
     # fact rows, so not an event count): late events that were not counted
     late_dropped: int
     seconds: float
+    records: int = 0  # Kafka records read (each an ActivityBatch of events)
 
     def describe(self) -> str:
         return (
-            f"{self.batches} batch(es), {self.input_rows} event(s) in {self.seconds:.1f}s; "
+            f"{self.batches} batch(es), {self.input_rows} event(s) from {self.records} "
+            f"record(s) in {self.seconds:.1f}s; "
             f"{self.late_dropped} late row(s) dropped, {self.undecodable} undecodable"
         )
 
@@ -60,9 +65,11 @@ def start(spark: Any, config: PipelineConfig, *, once: bool) -> Any:
     reader = spark.readStream.format("kafka")
     for key, value in kafka_options(config.bootstrap, config.activity_topic).items():
         reader = reader.option(key, value)
-    raw = reader.option("maxOffsetsPerTrigger", str(config.max_events_per_batch)).load()
+    raw = reader.option("maxOffsetsPerTrigger", str(config.max_records_per_batch)).load()
     events = activity_events(raw).observe(
-        "decode", F.count(F.when(~F.col("decoded"), 1)).alias("undecodable")
+        "decode",
+        F.count(F.lit(1)).alias("rows"),
+        F.count(F.when(~F.col("decoded"), 1)).alias("undecodable"),
     )
     groups = minute_groups(events, spark_interval(config.watermark_s))
 
@@ -82,6 +89,14 @@ def start(spark: Any, config: PipelineConfig, *, once: bool) -> Any:
     return writer.start()
 
 
+def rows_of(progress: dict[str, Any]) -> int:
+    """The rows one progress report's batch decoded (events and undecodable values): Spark's
+    ``numInputRows`` counts Kafka records, each a batch of events, so the count is observed
+    after the decoding (a report without it falls back to the records)."""
+    observed = progress.get("observedMetrics", {}).get("decode", {})
+    return int(observed.get("rows", progress.get("numInputRows", 0)))
+
+
 def summarise(progress: list[dict[str, Any]], seconds: float) -> RunSummary:
     """Totals over a query's progress reports (pure: unit-tested)."""
     batches = [p for p in progress if p.get("numInputRows", 0) > 0]
@@ -93,8 +108,9 @@ def summarise(progress: list[dict[str, Any]], seconds: float) -> RunSummary:
     undecodable = sum(
         int(p.get("observedMetrics", {}).get("decode", {}).get("undecodable", 0)) for p in progress
     )
-    rows = sum(int(p.get("numInputRows", 0)) for p in progress)
-    return RunSummary(len(batches), rows, undecodable, late, seconds)
+    rows = sum(rows_of(p) for p in progress)
+    records = sum(int(p.get("numInputRows", 0)) for p in progress)
+    return RunSummary(len(batches), rows, undecodable, late, seconds, records)
 
 
 def _collect(query: Any, seen: dict[int, dict[str, Any]]) -> None:
@@ -117,8 +133,9 @@ def run(
             if seen:
                 last = seen[max(seen)]
                 log.info(
-                    "batch %s: %s events, %.0f/s processed",
+                    "batch %s: %s events in %s records, %.0f records/s processed",
                     last["batchId"],
+                    rows_of(last),
                     last["numInputRows"],
                     last.get("processedRowsPerSecond", 0.0),
                 )

@@ -7,16 +7,17 @@ start-up (once) and a few micro-batches per test. The service fixtures (``namesp
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from mqkafka.activity.events import ActivityEvent, encode
+from mqkafka.activity.events import ActivityEvent, encode, encode_batch
 from mqkafka.pipeline.config import PipelineConfig
 from tests.integration.service.conftest import client, namespace, start_service
 
@@ -48,21 +49,44 @@ def activity(kafka_bootstrap: str, tmp_path: Path) -> PipelineConfig:
     return config
 
 
+# how many events each activity record carries, in turn: single events, small batches and one
+# large enough to hold a whole minute of the known stream, so records cross minutes and groups
+GROUP_SIZES: Final = (3, 1, 7, 2, 40, 5)
+
+
 def produce(
     config: PipelineConfig, events: Iterable[ActivityEvent | bytes], *, abort: bool = False
 ) -> None:
-    """Write events (or raw values) to the activity topic in one Kafka transaction, keyed by
-    queue as the service keys them; ``abort`` rolls the transaction back."""
+    """Write events to the activity topic in one Kafka transaction as the service does: as
+    ActivityBatch records of several events (``GROUP_SIZES`` in turn), keyed by a worker's
+    instance id (three workers in turn, so records spread over partitions). A ``bytes`` item
+    is written as it is, one raw record (after the events before it); ``abort`` rolls the
+    transaction back."""
     producer = Producer(
         {"bootstrap.servers": config.bootstrap, "transactional.id": f"t-{uuid.uuid4().hex}"}
     )
     producer.init_transactions(30)
     producer.begin_transaction()
+    sizes, workers = itertools.cycle(GROUP_SIZES), itertools.cycle((b"w-1", b"w-2", b"w-3"))
+    pending: list[bytes] = []
+    size = next(sizes)
+
+    def flush() -> None:
+        nonlocal pending, size
+        if pending:
+            value = encode_batch(pending)
+            producer.produce(config.activity_topic, value=value, key=next(workers))
+            pending, size = [], next(sizes)
+
     for event in events:
         if isinstance(event, bytes):
-            producer.produce(config.activity_topic, value=event, key=b"junk")
+            flush()
+            producer.produce(config.activity_topic, value=event, key=b"raw")
         else:
-            producer.produce(config.activity_topic, value=encode(event), key=event.queue.encode())
+            pending.append(encode(event))
+            if len(pending) == size:
+                flush()
+    flush()
     if abort:
         producer.abort_transaction(30)
     else:

@@ -1,6 +1,11 @@
 """Streaming job speed on local[2]: backlog throughput and live end-to-end lag. Prints figures.
 
     python -m bench.bench_pipeline [--backlog 600000] [--rate 20000] [--seconds 40]
+        [--per-record 500]
+
+Events are written as the service writes them: ActivityBatch records of ``--per-record``
+events each, keyed by a worker id. Event counts come from the job's decode metric (Spark's
+``numInputRows`` counts records).
 
 1. Backlog: the activity topic holds ``--backlog`` events (publications with fan-out 4 over
    200 topics and 50 queues, 1% failed commands); the job works it off with ``once`` in
@@ -8,8 +13,9 @@
    CPU seconds per million events, and the rate that CPU cost allows on two whole cores
    (the machine is shared, so wall-clock figures vary with what else runs).
 2. Live: a producer writes ``--rate`` events/s with the current time for ``--seconds`` while
-   the job runs with a 2 s trigger. Printed: the rate processed, and the lag from an event's
-   processing time (``time_ms``) to the end of the micro-batch that counted it (p50, max).
+   the job runs with a 2 s trigger (a record every 50 ms, or sooner once it is full).
+   Printed: the rate processed, and the lag from an event's processing time (``time_ms``) to
+   the end of the micro-batch that counted it (p50, max).
    A minute's row is final once the watermark passes its end: that adds the watermark
    (``--watermark``) and up to one minute to the lag of the tables themselves.
 """
@@ -32,7 +38,7 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from bench.kafka_env import kafka
-from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder
+from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder, encode_batch
 from mqkafka.pipeline import stream_job
 from mqkafka.pipeline.config import PipelineConfig
 from mqkafka.pipeline.session import build_session
@@ -42,8 +48,8 @@ TOPICS = [f"Sport/League{i % 10}/Team{i}" for i in range(200)]
 QUEUES = [f"APP.SUB.{i}" for i in range(50)]
 
 
-def events(encoder: FastEncoder, first: int, count: int, clock: Any) -> list[tuple[bytes, bytes]]:
-    """``count`` encoded events (key, value): one Publish then its FANOUT deliveries."""
+def events(encoder: FastEncoder, first: int, count: int, clock: Any) -> list[bytes]:
+    """``count`` encoded events: one Publish then its FANOUT deliveries."""
     out = []
     for i in range(first, first + count):
         pub, copy = divmod(i, FANOUT + 1)
@@ -63,8 +69,17 @@ def events(encoder: FastEncoder, first: int, count: int, clock: Any) -> list[tup
                 DELIVERY, now, now - 3, "QM1", queue, "Publish", "ok", 0, "sub", queue,
                 b"\x01" * 24, None, (topic,), msg_id, False, 300, 3.0,
             )  # fmt: skip
-        out.append((queue.encode(), value))
+        out.append(value)
     return out
+
+
+def records(encoded: list[bytes], per_record: int, worker: int = 0) -> list[tuple[bytes, bytes]]:
+    """Encoded events as activity records (key, ActivityBatch value) of ``per_record`` events,
+    keyed by four worker ids in turn (one per partition, as four workers would)."""
+    return [
+        (f"worker-{(worker + n) % 4}".encode(), encode_batch(encoded[i : i + per_record]))
+        for n, i in enumerate(range(0, len(encoded), per_record))
+    ]
 
 
 def producer(bootstrap: str) -> Any:
@@ -95,25 +110,34 @@ def progress(query: Any) -> list[dict[str, Any]]:
     return [json.loads(p.json) for p in query.recentProgress]
 
 
-def backlog(spark: Any, bootstrap: str, root: Path, count: int) -> None:
+def counted(batch: dict[str, Any]) -> int:
+    """The events a micro-batch decoded (its progress counts records)."""
+    return stream_job.rows_of(batch)
+
+
+def backlog(spark: Any, bootstrap: str, root: Path, count: int, per_record: int) -> None:
     config = new_config(bootstrap, root / "backlog", max_events_per_batch=200_000)
     start_ms = int(time.time() * 1000) - 10 * 60_000
     p = producer(bootstrap)
     encoder = FastEncoder()
+    written = 0
     for first in range(0, count, 100_000):
         chunk = min(100_000, count - first)
-        send(
-            p, config.activity_topic, events(encoder, first, chunk, lambda i: start_ms + i // 1000)
-        )
+        encoded = events(encoder, first, chunk, lambda i: start_ms + i // 1000)
+        batch = records(encoded, per_record, written)
+        send(p, config.activity_topic, batch)
+        written += len(batch)
     p.flush(60)
     cpu_before, began = jvm_cpu_seconds(spark), time.monotonic()
     query = stream_job.start(spark, config, once=True)
     query.awaitTermination()
     wall, cpu = time.monotonic() - began, jvm_cpu_seconds(spark) - cpu_before
     batches = [b for b in progress(query) if b["numInputRows"] > 0]
-    rates = [b["numInputRows"] / (b["durationMs"]["triggerExecution"] / 1000) for b in batches]
+    rates = [counted(b) / (b["durationMs"]["triggerExecution"] / 1000) for b in batches]
     steady = rates[1:] or rates
-    print(f"backlog: {count:,} events in {len(batches)} batches, {wall:.1f}s wall "
+    got = sum(counted(b) for b in batches)
+    print(f"backlog: {count:,} events in {written:,} records of {per_record}, {got:,} counted in "
+          f"{len(batches)} batches, {wall:.1f}s wall "
           f"({count / wall:,.0f} events/s including start-up and the first batch)")  # fmt: skip
     print(f"  steady batches: {statistics.median(steady):,.0f} events/s median, "
           f"{min(steady):,.0f} slowest")  # fmt: skip
@@ -123,7 +147,13 @@ def backlog(spark: Any, bootstrap: str, root: Path, count: int) -> None:
 
 
 def live(
-    spark: Any, bootstrap: str, root: Path, rate: int, seconds: float, watermark: float
+    spark: Any,
+    bootstrap: str,
+    root: Path,
+    rate: int,
+    seconds: float,
+    watermark: float,
+    per_record: int,
 ) -> None:
     config = new_config(bootstrap, root / "live", trigger_s=2.0, watermark_s=watermark)
     query = stream_job.start(spark, config, once=False)
@@ -134,15 +164,17 @@ def live(
     def produce_live() -> None:
         p = producer(bootstrap)
         encoder = FastEncoder()
-        began = time.monotonic()
+        began = last = time.monotonic()
         while not stop.is_set():
             due = int((time.monotonic() - began) * rate)
-            if due > sent[0]:
-                n = min(due - sent[0], 5000)
+            full = due - sent[0] >= per_record
+            if due > sent[0] and (full or time.monotonic() - last >= 0.05):
+                n = min(due - sent[0], 10 * per_record)
                 now = int(time.time() * 1000)
-                batch = events(encoder, sent[0], n, lambda i, now=now: now)
-                send(p, config.activity_topic, batch)
+                encoded = events(encoder, sent[0], n, lambda i, now=now: now)
+                send(p, config.activity_topic, records(encoded, per_record, sent[0]))
                 sent[0] += n
+                last = time.monotonic()
             else:
                 time.sleep(0.005)
         p.flush(60)
@@ -156,13 +188,13 @@ def live(
     produced_for = time.monotonic() - began
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:  # let the job catch up with what was sent
-        if sum(b["numInputRows"] for b in progress(query)) >= sent[0]:
+        if sum(counted(b) for b in progress(query)) >= sent[0]:
             break
         time.sleep(1)
     caught_up = time.monotonic() - began
     query.stop()
     batches = [b for b in progress(query) if b["numInputRows"] > 0]
-    processed = sum(b["numInputRows"] for b in batches)
+    processed = sum(counted(b) for b in batches)
     lags = []
     for b in batches:
         end = datetime.fromisoformat(b["timestamp"].replace("Z", "+00:00")).timestamp()
@@ -201,14 +233,18 @@ def main() -> None:
     parser.add_argument("--rate", type=int, default=20_000)
     parser.add_argument("--seconds", type=float, default=40.0)
     parser.add_argument("--watermark", type=float, default=10.0)
+    parser.add_argument("--per-record", type=int, default=500, help="events per Kafka record")
     args = parser.parse_args()
     with kafka() as bootstrap, tempfile.TemporaryDirectory(prefix="mqk-bench-pipe-") as tmp:
         began = time.monotonic()
         spark = build_session("bench-pipeline", master="local[2]", shuffle_partitions=2)
         print(f"spark session (connectors resolved): {time.monotonic() - began:.1f}s")
         try:
-            backlog(spark, bootstrap, Path(tmp), args.backlog)
-            live(spark, bootstrap, Path(tmp), args.rate, args.seconds, args.watermark)
+            backlog(spark, bootstrap, Path(tmp), args.backlog, args.per_record)
+            live(
+                spark, bootstrap, Path(tmp), args.rate, args.seconds, args.watermark,
+                args.per_record,
+            )  # fmt: skip
         finally:
             spark.stop()
 

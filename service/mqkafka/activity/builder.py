@@ -1,36 +1,47 @@
-"""Activity events from what the engine did with one consumed message."""
+"""Activity events from what the engine did with one consumed message, written in batches.
+
+The dispatcher collects the encoded events of a batch here and writes them as a few
+``ActivityBatch`` records at its end (``records``), in the batch's transaction: a Kafka record
+per event would cost more than the publication it describes.
+"""
 
 from __future__ import annotations
 
-from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder
+from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder, encode_batch
 from mqkafka.engine.effects import Deliver, Processed
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.mqmd import MQMD
 
 _TOPIC_TAGS = ("Topic", "MQPSTopic")
+# Records stay far below Kafka's default 1 MB limit whatever the fan-out of a batch.
+MAX_BATCH_BYTES = 256 * 1024
 
 
 class ActivityRecorder:
-    def __init__(self, topic: str, qmgr: str) -> None:
+    def __init__(self, topic: str, qmgr: str, key: str = "") -> None:
         self.topic = topic
         self.qmgr = qmgr
-        self._encoder = FastEncoder()
-        self._keys: dict[str, bytes] = {}
+        self.key = key.encode() or None
+        self.encoder = FastEncoder()
+        self.events: list[bytes] = []
 
-    def _key(self, queue: str) -> bytes:
-        key = self._keys.get(queue)
-        if key is None:
-            key = self._keys[queue] = queue.encode()
-        return key
+    def command(self, done: Processed, size: int, put_ms: int, now_ms: int) -> bytes:
+        """Record the command event; its middle (``FastEncoder.middle``) is returned."""
+        md = done.md
+        middle = self.command_middle(done)
+        self.events.append(
+            self.encoder.assemble(
+                COMMAND, now_ms, put_ms, middle, md.MsgId, md.Persistence == 1, size,
+                float(now_ms - put_ms),
+            )
+        )  # fmt: skip
+        return middle
 
-    def command(self, done: Processed, size: int, put_ms: int, now_ms: int) -> OutRecord:
+    def command_middle(self, done: Processed) -> bytes:
         command = done.command
         md = done.md
         correl = md.CorrelId
-        value = self._encoder.event(
-            COMMAND,
-            now_ms,
-            put_ms,
+        return self.encoder.middle(
             self.qmgr,
             done.queue,
             command.name if command is not None else None,
@@ -41,21 +52,24 @@ class ActivityRecorder:
             correl if any(correl) else None,
             getattr(command, "sub_name", None),
             getattr(command, "topics", ()),
-            md.MsgId,
-            md.Persistence == 1,
-            size,
-            float(now_ms - put_ms),
         )
-        return OutRecord(self.topic, value, self._key(done.queue))
 
     def delivery(
         self, deliver: Deliver, source: MQMD, size: int, put_ms: int, now_ms: int
-    ) -> OutRecord:
+    ) -> bytes:
+        """Record the delivery event; its middle is returned."""
+        middle = self.delivery_middle(deliver)
+        self.events.append(
+            self.encoder.assemble(
+                DELIVERY, now_ms, put_ms, middle, source.MsgId, deliver.md.Persistence == 1,
+                size, float(now_ms - put_ms),
+            )
+        )  # fmt: skip
+        return middle
+
+    def delivery_middle(self, deliver: Deliver) -> bytes:
         md = deliver.md
-        value = self._encoder.event(
-            DELIVERY,
-            now_ms,
-            put_ms,
+        return self.encoder.middle(
             self.qmgr,
             deliver.queue,
             "Publish",
@@ -66,9 +80,21 @@ class ActivityRecorder:
             md.CorrelId,
             None,
             [value for tag, value in deliver.psc if tag in _TOPIC_TAGS],
-            source.MsgId,
-            md.Persistence == 1,
-            size,
-            float(now_ms - put_ms),
         )
-        return OutRecord(self.topic, value, self._key(deliver.queue))
+
+    def records(self) -> list[OutRecord]:
+        """The events collected since the last call, as ActivityBatch records."""
+        events = self.events
+        if not events:
+            return []
+        self.events = []
+        out = []
+        start, size = 0, 0
+        for index, event in enumerate(events):
+            size += len(event)
+            if size > MAX_BATCH_BYTES:
+                out.append(OutRecord(self.topic, encode_batch(events[start : index + 1]), self.key))
+                start, size = index + 1, 0
+        if start < len(events):
+            out.append(OutRecord(self.topic, encode_batch(events[start:]), self.key))
+        return out

@@ -182,13 +182,33 @@ class FastEncoder:
         size: int,
         latency_ms: float,
     ) -> bytes:
+        middle = self.middle(
+            qmgr, queue, command, completion, reason, user_id, identity_queue, correl_id,
+            sub_name, topics,
+        )  # fmt: skip
+        return self.assemble(
+            kind, time_ms, put_time_ms, middle, msg_id, persistent, size, latency_ms
+        )
+
+    def middle(
+        self,
+        qmgr: str,
+        queue: str,
+        command: str | None,
+        completion: str,
+        reason: int,
+        user_id: str,
+        identity_queue: str | None,
+        correl_id: bytes | None,
+        sub_name: str | None,
+        topics: tuple[str, ...] | list[str],
+    ) -> bytes:
+        """The fields from ``qmgr`` to ``topics``: what the events of one subscription (or one
+        publisher's publications) share, so it can be kept and ``assemble``d again."""
         varint = self.varint
         text = self.text
         optional = self.optional
         parts = [
-            b"\x02" if kind else b"\x00",
-            varint(time_ms),
-            varint(put_time_ms),
             text(qmgr),
             text(queue),
             optional(command),
@@ -205,12 +225,32 @@ class FastEncoder:
         if topics:
             parts.append(varint(len(topics)))
             parts += [text(topic) for topic in topics]
-        parts += (
-            b"\x00",
-            varint(len(msg_id)),
-            msg_id,
-            b"\x01" if persistent else b"\x00",
-            varint(size),
-            _DOUBLE.pack(latency_ms),
-        )
+        parts.append(b"\x00")
         return b"".join(parts)
+
+    def assemble(
+        self,
+        kind: int,
+        time_ms: int,
+        put_time_ms: int,
+        middle: bytes,
+        msg_id: bytes,
+        persistent: bool,
+        size: int,
+        latency_ms: float,
+    ) -> bytes:
+        """An event from its ``middle`` and the fields that change from event to event."""
+        varint = self.varint
+        return b"".join(
+            (
+                b"\x02" if kind else b"\x00",
+                varint(time_ms),
+                varint(put_time_ms),
+                middle,
+                varint(len(msg_id)),
+                msg_id,
+                b"\x01" if persistent else b"\x00",
+                varint(size),
+                _DOUBLE.pack(latency_ms),
+            )
+        )

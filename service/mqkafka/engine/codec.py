@@ -29,7 +29,7 @@ from typing import Any
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Processed, Reply
 from mqkafka.engine.fastvalues import copier, template_values
-from mqkafka.engine.handle import step
+from mqkafka.engine.handle import handle, step
 from mqkafka.engine.replies import respond
 from mqkafka.engine.state import EngineState
 from mqkafka.mq import rfh1, rfh2
@@ -277,9 +277,12 @@ def process_message(
     queue: str,
     ctx: EngineContext,
     outcomes: list[Processed] | None = None,
+    *,
+    apply: bool = True,
 ) -> list[Effect]:
     """Decode a message put to ``queue``, step the engine, return the effects to carry out;
-    with ``outcomes``, also say what became of it there (see ``handle``)."""
+    with ``outcomes``, also say what became of it there (see ``handle``). ``apply=False``
+    leaves the state effects to the caller (an adapter that journals them for undo)."""
     read: _Read | None = None
     try:
         read = _read(value, md)
@@ -301,7 +304,7 @@ def process_message(
         if outcomes is not None:
             outcomes.append(Processed(None, response, md, queue))
     else:
-        effects = step(state, command, ctx, outcomes)
+        effects = (step if apply else handle)(state, command, ctx, outcomes)
     for index, effect in enumerate(effects):
         if type(effect) is DeadLetter and effect.value is None:
             effects[index] = replace(effect, value=bytes(value))

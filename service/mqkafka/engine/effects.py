@@ -106,6 +106,9 @@ class Processed:
     response: Response
     md: MQMD
     queue: str
+    # True when a content filter looked at the message: the effects then depend on its body
+    # and properties, not only on its headers (adapters must not reuse them for another).
+    reads_content: bool = False
 
 
 MessageEffect = Deliver | Reply | DeadLetter

@@ -75,6 +75,7 @@ def handle(
 ) -> list[Effect]:
     """The effects of one command; the state is not changed (see ``step``). When ``outcomes``
     is given, what became of the command is appended to it (for metrics and activity)."""
+    reads_content = False
     echo = command.source or tuple(
         command_to_psc(command) if command.interface is Interface.RFH2 else command_to_rfh1(command)
     )
@@ -94,9 +95,10 @@ def handle(
     else:
         response = outcome.response()
         effects = outcome.effects
+        reads_content = outcome.reads_content
         effects.extend(respond(md, command.interface, response, echo, ctx))
     if outcomes is not None:
-        outcomes.append(Processed(command, response, md, command.queue))
+        outcomes.append(Processed(command, response, md, command.queue, reads_content))
     return effects
 
 

@@ -21,12 +21,13 @@ T = TypeVar("T")
 
 
 class Outcome:
-    __slots__ = ("effects", "full", "warnings")
+    __slots__ = ("effects", "full", "reads_content", "warnings")
 
     def __init__(self) -> None:
         self.effects: list[Effect] = []
         self.warnings: list[ResponseItem] = []
         self.full: tuple[tuple[str, str], ...] = ()  # FullResp attributes
+        self.reads_content = False  # a content filter evaluated the message
 
     def response(self) -> Response:
         if self.warnings:

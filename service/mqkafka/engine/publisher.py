@@ -131,6 +131,7 @@ def publish(state: EngineState, cmd: Publish, ctx: EngineContext) -> Outcome:
             if live.compiled is not None:
                 if view is None:
                     view = PublicationView(cmd.content, md)
+                    out.reads_content = True
                 if not selected(live.compiled, view, out):
                     continue
             effects.append(copies.deliver(live))

@@ -123,6 +123,9 @@ class EngineState:
             MemoryPublisherStore() if publishers is None else publishers
         )
         self.filters = filters
+        # Counts the state changes applied: adapters that remember what the engine answered
+        # for a message know the answer still holds while this has not moved.
+        self.version = 0
         self._seq = itertools.count(1)
         self._index: SubscriptionIndex[int] = SubscriptionIndex()
         self._live: dict[int, Live] = {}
@@ -206,6 +209,7 @@ class EngineState:
         for effect in effects:
             if type(effect) in _MESSAGE_EFFECTS:
                 continue  # Deliver, Reply, DeadLetter: the adapter's
+            self.version += 1
             match effect:
                 case StoreSubscription(subscription=sub):
                     self._store(sub)

@@ -21,22 +21,22 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, NamedTuple, Protocol, cast
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class OutRecord:
-    """One record to write in the current transaction."""
+class OutRecord(NamedTuple):
+    """One record to write in the current transaction (a tuple: made per delivered copy, and
+    a frozen dataclass costs several times as much to build)."""
 
     topic: str
     value: bytes | None
     key: bytes | None = None
     headers: Sequence[tuple[str, bytes]] | None = None
-    partition: int | None = None
+    partition: int = -1  # -1: the producer's partitioner chooses
 
 
 class BatchHandler(Protocol):
@@ -190,8 +190,12 @@ class TransactionalLoop:
         try:
             while True:
                 consumed.extend(batch)
-                for out in self.handler.handle(batch):
-                    self._produce(out)
+                produce = self.producer.produce
+                for topic, value, key, headers, partition in self.handler.handle(batch):
+                    try:  # -1: the partitioner chooses
+                        produce(topic, value, key, partition, headers=headers)
+                    except BufferError:  # local queue full: let deliveries drain, try again
+                        self._produce(OutRecord(topic, value, key, headers, partition))
                     written += 1
                 self.producer.poll(0)
                 full = len(batch) >= self.batch_size
@@ -229,10 +233,7 @@ class TransactionalLoop:
         produce = self.producer.produce
         while True:
             try:
-                if out.partition is None:
-                    produce(out.topic, out.value, out.key, headers=out.headers)
-                else:
-                    produce(out.topic, out.value, out.key, out.partition, headers=out.headers)
+                produce(out.topic, out.value, out.key, out.partition, headers=out.headers)
                 return
             except BufferError:
                 self.producer.poll(0.05)  # local queue full: let deliveries drain

@@ -82,7 +82,9 @@ class BrokerService:
             metrics=self.metrics,
             namespace=config.namespace,
             on_commit=self._after_commit,
-            activity=ActivityRecorder(config.topic(ACTIVITY_TOPIC), config.qmgr_name)
+            activity=ActivityRecorder(
+                config.topic(ACTIVITY_TOPIC), config.qmgr_name, config.instance_id
+            )
             if config.activity
             else None,
         )

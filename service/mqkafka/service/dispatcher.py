@@ -9,6 +9,9 @@ Nothing a record contains stops the partition: a record whose headers are not an
 the dead-letter queue with MQRC_MD_ERROR; a command the engine rejects is answered (or dead-
 lettered) with its reason by the engine; an unexpected failure inside the engine for one
 record dead-letters that record with MQRCCF_COMMAND_FAILED and the error, and the batch goes on.
+
+A publication like one seen before (same queue, MQMD headers and RFH header) whose answer was
+plain is not taken through the engine again: its kept plan is replayed (``plans``).
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from mqkafka.activity.builder import ActivityRecorder
+from mqkafka.activity.events import COMMAND, DELIVERY
 from mqkafka.engine.codec import process_message
 from mqkafka.engine.context import EngineContext
-from mqkafka.engine.effects import DeadLetter, Deliver, Processed, Reply
+from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Processed, Reply
 from mqkafka.engine.state import EngineState
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.errors import MQError
@@ -30,6 +34,7 @@ from mqkafka.mq.reasons import RC
 from mqkafka.service.journal import Journal
 from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
+from mqkafka.service.plans import Plan, PublicationPlans, put_headers
 from mqkafka.service.replica import StateReplica
 from mqkafka.wire.headers import mqmd_from_headers
 from mqkafka.wire.names import topic_to_queue
@@ -49,6 +54,7 @@ class Dispatcher:
         namespace: str = "",
         on_commit: Any = None,
         activity: ActivityRecorder | None = None,
+        plans: bool = True,
     ) -> None:
         self.state = state
         self.ctx = ctx
@@ -59,10 +65,11 @@ class Dispatcher:
         self._namespace = namespace
         self._queue_of: dict[str, str] = {}
         self._streams = ctx.config.streams
-        self._pending_latency: list[float] = []
+        self._pending_latency: list[tuple[float, int]] = []  # (put time, copies)
         self._on_commit = on_commit
         self._counts = [0, 0, 0]
         self.activity = activity
+        self.plans = PublicationPlans() if plans else None
         self._outcomes: dict[tuple[str, int], int] = {}
 
     # --- StateHooks --------------------------------------------------------------------
@@ -76,8 +83,8 @@ class Dispatcher:
         if self._pending_latency:
             now = time.time()
             observe = self.metrics.delivery_latency.observe
-            for put_at in self._pending_latency:
-                observe(max(0.0, now - put_at))
+            for put_at, copies in self._pending_latency:
+                observe(max(0.0, now - put_at), copies)
             self._pending_latency.clear()
         if self._on_commit is not None:
             self._on_commit()
@@ -86,6 +93,8 @@ class Dispatcher:
         undone = len(self.journal)
         self.journal.rollback(self.state)
         self._pending_latency.clear()
+        if self.activity is not None:
+            self.activity.events.clear()
         self.metrics.aborts.inc()
         log.warning("transaction aborted; %d state change(s) undone", undone)
 
@@ -93,8 +102,11 @@ class Dispatcher:
     def handle(self, batch: Sequence[Any]) -> list[OutRecord]:
         out: list[OutRecord] = []
         self._counts = [0, 0, 0]  # commands, publications, deliveries: added once per batch
+        now = self.ctx.clock()  # the engine's clock: replayed plans and the engine agree
         for message in batch:
-            self._one(message, out)
+            self._one(message, out, now)
+        if self.activity is not None:
+            out.extend(self.activity.records())
         for (command, reason), count in self._outcomes.items():
             self.metrics.outcomes.labels(command=command, reason=str(int(reason))).inc(count)
         self._outcomes.clear()
@@ -104,14 +116,22 @@ class Dispatcher:
         self.metrics.deliveries.inc(deliveries)
         return out
 
-    def _one(self, message: Any, out: list[OutRecord]) -> None:
+    def _one(self, message: Any, out: list[OutRecord], now: float) -> None:
         topic = message.topic()
+        value = message.value() or b""
+        headers = message.headers()
+        key = (topic, tuple(headers) if headers else ())
+        plans = self.plans
+        if plans is not None:
+            plan = plans.find(key, value, self.state.version)
+            if plan is not None:
+                self._replay(plan, value, message.timestamp()[1], now, out)
+                return
         queue = self._queue_of.get(topic)
         if queue is None:
             queue = self._queue_of[topic] = topic_to_queue(topic, self._namespace)
-        value = message.value() or b""
         try:
-            md, _others = mqmd_from_headers(message.headers())
+            md, _others = mqmd_from_headers(headers)
         except MQError as error:
             out.append(
                 self.outputs.dead_letter(MQMD_DEFAULT, value, error.reason, queue, error.detail)
@@ -119,8 +139,9 @@ class Dispatcher:
             self.metrics.dead_letters.labels(reason=str(error.reason)).inc()
             return
         outcomes: list[Processed] = []
+        version = self.state.version
         try:
-            effects = process_message(self.state, value, md, queue, self.ctx, outcomes)
+            effects = process_message(self.state, value, md, queue, self.ctx, outcomes, apply=False)
             self.journal.apply(self.state, effects)
         except Exception as error:
             log.exception("engine failure on %s offset %s", topic, message.offset())
@@ -132,11 +153,11 @@ class Dispatcher:
         counts = self._counts
         counts[1 if queue in self._streams else 0] += 1
         put_ms = message.timestamp()[1]
-        put_at = put_ms / 1000.0
         records = self.outputs.records
         activity = self.activity
-        now_ms = int(time.time() * 1000) if activity is not None else 0
+        now_ms = int(now * 1000)
         tally = self._outcomes
+        command_activity = b""
         for done in outcomes:
             label = (
                 done.command.name if done.command is not None else "none",
@@ -144,28 +165,91 @@ class Dispatcher:
             )
             tally[label] = tally.get(label, 0) + 1
             if activity is not None:
-                out.append(activity.command(done, len(value), put_ms, now_ms))
+                command_activity = activity.command(done, len(value), put_ms, now_ms)
+        start = len(out)
+        delivery_activity: list[bytes] = []
+        copies = 0
         for effect in effects:
             kind = type(effect)
             if kind is Deliver:
-                counts[2] += 1
-                self._pending_latency.append(put_at)
-                if activity is not None:
-                    start = len(out)
-                    out.extend(records(effect, queue))
-                    copy = out[start]
-                    out.append(
-                        activity.delivery(
-                            effect,  # type: ignore[arg-type]
-                            md,
-                            len(copy.value or b""),
-                            put_ms,
-                            now_ms,
-                        )
+                copies += 1
+                first = len(out)
+                out.extend(records(effect, queue))
+                delivery_activity.append(
+                    b""
+                    if activity is None
+                    else activity.delivery(
+                        effect,  # type: ignore[arg-type]
+                        md,
+                        len(out[first].value or b""),
+                        put_ms,
+                        now_ms,
                     )
-                    continue
+                )
+                continue
             elif kind is Reply:
                 self.metrics.replies.labels(reason=str(effect.response.reason)).inc()  # type: ignore[union-attr]
             elif kind is DeadLetter:
                 self.metrics.dead_letters.labels(reason=str(effect.reason)).inc()  # type: ignore[union-attr]
             out.extend(records(effect, queue))
+        if copies:
+            counts[2] += copies
+            self._pending_latency.append((put_ms / 1000.0, copies))
+        if plans is not None and version == self.state.version:
+            self._keep(key, value, version, outcomes, effects, out[start:], command_activity,
+                       delivery_activity)  # fmt: skip
+
+    def _keep(
+        self,
+        key: tuple[str, tuple[Any, ...]],
+        value: bytes,
+        version: int,
+        outcomes: list[Processed],
+        effects: list[Effect],
+        records: list[OutRecord],
+        command_activity: bytes,
+        delivery_activity: list[bytes],
+    ) -> None:
+        assert self.plans is not None
+        self.plans.keep(
+            key, value, version, outcomes, effects, records, self.outputs.dead_letter_topic,
+            command_activity, delivery_activity,
+        )  # fmt: skip
+
+    def _replay(
+        self, plan: Plan, value: bytes, put_ms: int, now: float, out: list[OutRecord]
+    ) -> None:
+        """The kept answer again, for this message's body (see ``mqkafka.service.plans``)."""
+        body = value[plan.length :]
+        counts = self._counts
+        counts[1] += 1
+        tally = self._outcomes
+        tally[plan.label] = tally.get(plan.label, 0) + 1
+        copies = plan.copies
+        if copies:
+            msg_id = self.ctx.ids.msg_id
+            put = put_headers(now)
+            for copy in copies:
+                out.append(copy.record(msg_id(), put, body))
+            counts[2] += len(copies)
+            self._pending_latency.append((put_ms / 1000.0, len(copies)))
+        activity = self.activity
+        if activity is not None:
+            now_ms = int(now * 1000)
+            latency = float(now_ms - put_ms)
+            assemble = activity.encoder.assemble
+            events = activity.events
+            pub_id = plan.msg_id
+            events.append(
+                assemble(
+                    COMMAND, now_ms, put_ms, plan.activity, pub_id, plan.persistent, len(value),
+                    latency,
+                )
+            )  # fmt: skip
+            for copy in copies:
+                events.append(
+                    assemble(
+                        DELIVERY, now_ms, put_ms, copy.activity, pub_id, copy.persistent,
+                        len(copy.head) + len(body), latency,
+                    )
+                )  # fmt: skip

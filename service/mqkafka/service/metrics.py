@@ -7,9 +7,42 @@ aborts, state sizes and the consumer lag of every assigned partition.
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from bisect import bisect_left
+from collections.abc import Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
+from prometheus_client.core import HistogramMetricFamily
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+
+
+class CountingHistogram:
+    """A Prometheus histogram that takes one observation for many events at once.
+
+    Every copy of a publication has the same put-to-commit latency; ``observe(value, count)``
+    records them in one step, where prometheus_client's Histogram costs ~1 us per copy.
+    """
+
+    def __init__(self, name: str, documentation: str, buckets: tuple[float, ...]) -> None:
+        self.name = name
+        self.documentation = documentation
+        self._bounds = list(buckets)
+        self._counts = [0] * (len(buckets) + 1)  # the last one: above every bound
+        self._sum = 0.0
+
+    def observe(self, value: float, count: int = 1) -> None:
+        self._counts[bisect_left(self._bounds, value)] += count  # a bound is "le"
+        self._sum += value * count
+
+    def collect(self) -> Iterator[HistogramMetricFamily]:
+        family = HistogramMetricFamily(self.name, self.documentation)
+        counts = list(self._counts)
+        buckets, running = [], 0
+        for bound, count in zip([*map(str, self._bounds), "+Inf"], counts, strict=True):
+            running += count
+            buckets.append((bound, running))
+        family.add_metric([], buckets, sum_value=self._sum)
+        yield family
 
 
 class Metrics:
@@ -36,12 +69,12 @@ class Metrics:
             registry=r,
         )
         self.deliveries = Counter("mqk_deliveries", "Publication copies delivered", registry=r)
-        self.delivery_latency = Histogram(
+        self.delivery_latency = CountingHistogram(
             "mqk_delivery_latency_seconds",
             "From the publication's put to the commit of its delivery",
-            buckets=LATENCY_BUCKETS,
-            registry=r,
+            LATENCY_BUCKETS,
         )
+        r.register(self.delivery_latency)
         self.transactions = Counter("mqk_transactions", "Transactions committed", registry=r)
         self.aborts = Counter("mqk_aborts", "Transactions aborted", registry=r)
         self.replica_records = Counter(

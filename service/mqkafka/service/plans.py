@@ -1,0 +1,194 @@
+"""Publication plans: the engine's answer to a publication, kept for the next one like it.
+
+Publishers put the same publication message again and again with a new body: the same
+stream, the same MQMD headers, the same MQRFH2 (or MQRFH) header. The engine's answer to such
+a message - which subscriptions get a copy, and each copy's queue, MQMD and header bytes -
+depends only on those and on the engine's state; the body is passed on unchanged. So the
+answer is kept as a *plan*, stamped with the state's version, and replayed while the version
+has not moved: each copy is its kept header bytes plus the new body, with a new MsgId and the
+current PutDate/PutTime, and its activity events are the kept event fields plus the times.
+
+A plan is only made in the plain case, checked on the answer itself: a Publish answered ok,
+whose effects are deliveries only (no state change, no reply, no dead letter), where no
+content filter looked at the message and the body reaches every copy unchanged. Anything
+else goes through the engine every time. ``tests/unit/service`` checks that a replayed
+answer equals the engine's, record for record, apart from the new MsgIds and times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mqkafka.engine.delivery import put_time
+from mqkafka.engine.effects import Deliver, Effect, Processed
+from mqkafka.kafka.txloop import OutRecord
+from mqkafka.mq.commands import Publish
+
+MSG_ID, PUT_DATE, PUT_TIME = "mqmd.MsgId", "mqmd.PutDate", "mqmd.PutTime"
+Header = tuple[str, bytes]
+_MAX_GROUPS = 4096  # distinct (queue topic, MQMD headers); forgotten all at once when full
+_MAX_HEADS = 256  # distinct RFH headers per group
+
+
+class CopyPlan:
+    """One copy: where it goes and everything but the MsgId, put time and body."""
+
+    __slots__ = ("activity", "after", "before", "between", "head", "key", "persistent", "topic")
+
+    def __init__(
+        self,
+        topic: str,
+        key: bytes | None,
+        head: bytes,
+        headers: Sequence[Header],
+        persistent: bool,
+        activity: bytes,
+    ) -> None:
+        names = [name for name, _ in headers]
+        at_id, at_date = names.index(MSG_ID), names.index(PUT_DATE)
+        if names[at_date + 1] != PUT_TIME or not at_id < at_date:
+            raise ValueError("MsgId, PutDate, PutTime out of MQMD order")
+        self.topic = topic
+        self.key = key
+        self.head = head
+        self.before = list(headers[:at_id])
+        self.between = list(headers[at_id + 1 : at_date])
+        self.after = list(headers[at_date + 2 :])
+        self.persistent = persistent
+        self.activity = activity  # the delivery event's middle (FastEncoder.middle)
+
+    def record(self, msg_id: bytes, put: list[Header], body: bytes) -> OutRecord:
+        headers = [*self.before, (MSG_ID, msg_id), *self.between, *put, *self.after]
+        return OutRecord(self.topic, self.head + body, self.key, headers)
+
+
+class Plan:
+    __slots__ = ("activity", "copies", "label", "length", "msg_id", "persistent", "version")
+
+    def __init__(
+        self,
+        version: int,
+        length: int,
+        copies: tuple[CopyPlan, ...],
+        msg_id: bytes,
+        persistent: bool,
+        activity: bytes,
+        label: tuple[str, int],
+    ) -> None:
+        self.version = version
+        self.length = length  # of the headers before the body
+        self.copies = copies
+        self.msg_id = msg_id  # the publication's (part of the headers the plan is kept by)
+        self.persistent = persistent
+        self.activity = activity  # the command event's middle
+        self.label = label  # (command, reason) for the outcome metrics
+
+
+class _Group:
+    """Plans of one (queue topic, headers): by the RFH header bytes, all of one length."""
+
+    __slots__ = ("length", "plans")
+
+    def __init__(self, length: int) -> None:
+        self.length = length
+        self.plans: dict[bytes, Plan] = {}
+
+
+_put: list[Any] = [-1, []]
+
+
+def put_headers(now: float) -> list[Header]:
+    """The PutDate and PutTime headers of a copy put ``now`` (kept per hundredth of a second)."""
+    tick = int(now * 100)
+    if tick != _put[0]:
+        stamp = put_time(now)
+        _put[0], _put[1] = tick, [(PUT_DATE, stamp.date.encode()), (PUT_TIME, stamp.time.encode())]
+    headers: list[Header] = _put[1]
+    return headers
+
+
+class PublicationPlans:
+    def __init__(self) -> None:
+        self._groups: dict[tuple[str, tuple[Any, ...]], _Group] = {}
+        self.hits = 0
+        self.made = 0
+
+    def find(self, key: tuple[str, tuple[Any, ...]], value: bytes, version: int) -> Plan | None:
+        group = self._groups.get(key)
+        if group is None:
+            return None
+        plan = group.plans.get(value[: group.length])
+        if plan is None:
+            return None
+        if plan.version != version:
+            del group.plans[value[: group.length]]
+            return None
+        self.hits += 1
+        return plan
+
+    def keep(
+        self,
+        key: tuple[str, tuple[Any, ...]],
+        value: bytes,
+        version: int,
+        outcomes: Sequence[Processed],
+        effects: Sequence[Effect],
+        records: Sequence[OutRecord],
+        dead_letter_topic: str,
+        command_activity: bytes,
+        delivery_activity: Sequence[bytes],
+    ) -> Plan | None:
+        """Keep the engine's answer to ``value`` if it is a plain one (see the module doc).
+        ``records`` are the delivery records written for ``effects``, in order."""
+        if len(outcomes) != 1:
+            return None
+        done = outcomes[0]
+        command = done.command
+        if type(command) is not Publish or done.reads_content or done.response.reason != 0:
+            return None
+        body = command.content.body
+        if not value.endswith(body) or len(records) != len(effects):
+            return None
+        length = len(value) - len(body)
+        copies = []
+        for effect, record, activity in zip(effects, records, delivery_activity, strict=True):
+            if type(effect) is not Deliver or effect.content.body is not body:
+                return None
+            copy = record.value or b""
+            if record.topic == dead_letter_topic or not copy.endswith(body):
+                return None
+            try:
+                copies.append(
+                    CopyPlan(
+                        record.topic,
+                        record.key,
+                        copy[: len(copy) - len(body)],
+                        record.headers or (),
+                        effect.md.Persistence == 1,
+                        activity,
+                    )
+                )
+            except ValueError:
+                return None
+        md = done.md
+        plan = Plan(
+            version,
+            length,
+            tuple(copies),
+            md.MsgId,
+            md.Persistence == 1,
+            command_activity,
+            (command.name, done.response.reason),
+        )
+        groups = self._groups
+        group = groups.get(key)
+        if group is None or group.length != length:
+            if len(groups) >= _MAX_GROUPS:
+                groups.clear()
+            group = groups[key] = _Group(length)
+        elif len(group.plans) >= _MAX_HEADS:
+            group.plans.clear()
+        group.plans[value[:length]] = plan
+        self.made += 1
+        return plan

@@ -40,6 +40,7 @@ def plain_relay(bootstrap: str, source: str, target: str, count: int) -> float:
             "batch.num.messages": 10000,
             "queue.buffering.max.messages": 500000,
             "compression.type": "lz4",
+            "delivery.report.only.error": True,  # as the service's producer
         }
     )
     consumer.subscribe([source])

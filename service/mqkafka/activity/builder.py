@@ -7,12 +7,13 @@ per event would cost more than the publication it describes.
 
 from __future__ import annotations
 
-from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder, encode_batch
+from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder, join_blocks
 from mqkafka.engine.effects import Deliver, Processed
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.mqmd import MQMD
 
 _TOPIC_TAGS = ("Topic", "MQPSTopic")
+_ONE = b"\x02"  # an array block's count of one event
 # Records stay far below Kafka's default 1 MB limit whatever the fan-out of a batch.
 MAX_BATCH_BYTES = 256 * 1024
 
@@ -23,14 +24,15 @@ class ActivityRecorder:
         self.qmgr = qmgr
         self.key = key.encode() or None
         self.encoder = FastEncoder()
-        self.events: list[bytes] = []
+        self.blocks: list[bytes] = []  # Avro array blocks of the events not yet written
 
     def command(self, done: Processed, size: int, put_ms: int, now_ms: int) -> bytes:
         """Record the command event; its middle (``FastEncoder.middle``) is returned."""
         md = done.md
         middle = self.command_middle(done)
-        self.events.append(
-            self.encoder.assemble(
+        self.blocks.append(
+            _ONE
+            + self.encoder.assemble(
                 COMMAND, now_ms, put_ms, middle, md.MsgId, md.Persistence == 1, size,
                 float(now_ms - put_ms),
             )
@@ -59,8 +61,9 @@ class ActivityRecorder:
     ) -> bytes:
         """Record the delivery event; its middle is returned."""
         middle = self.delivery_middle(deliver)
-        self.events.append(
-            self.encoder.assemble(
+        self.blocks.append(
+            _ONE
+            + self.encoder.assemble(
                 DELIVERY, now_ms, put_ms, middle, source.MsgId, deliver.md.Persistence == 1,
                 size, float(now_ms - put_ms),
             )
@@ -84,17 +87,17 @@ class ActivityRecorder:
 
     def records(self) -> list[OutRecord]:
         """The events collected since the last call, as ActivityBatch records."""
-        events = self.events
-        if not events:
+        blocks = self.blocks
+        if not blocks:
             return []
-        self.events = []
+        self.blocks = []
         out = []
         start, size = 0, 0
-        for index, event in enumerate(events):
-            size += len(event)
+        for index, block in enumerate(blocks):
+            size += len(block)
             if size > MAX_BATCH_BYTES:
-                out.append(OutRecord(self.topic, encode_batch(events[start : index + 1]), self.key))
+                out.append(OutRecord(self.topic, join_blocks(blocks[start : index + 1]), self.key))
                 start, size = index + 1, 0
-        if start < len(events):
-            out.append(OutRecord(self.topic, encode_batch(events[start:]), self.key))
+        if start < len(blocks):
+            out.append(OutRecord(self.topic, join_blocks(blocks[start:]), self.key))
         return out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -118,14 +119,22 @@ def batch_schema() -> dict[str, Any]:
     return schema
 
 
-def encode_batch(events: list[bytes]) -> bytes:
+def encode_batch(events: Sequence[bytes]) -> bytes:
     """An ActivityBatch of already encoded events: an Avro array is its item count, the items,
     and a zero count that ends it."""
-    if not events:
-        return b"\x00"
+    return join_blocks([encode_block(events)] if events else [])
+
+
+def encode_block(events: Sequence[bytes]) -> bytes:
+    """Events as one block of an Avro array: their count, then the events."""
     count = bytearray()
     _long(len(events), count)
-    return b"".join((count, *events, b"\x00"))
+    return b"".join((count, *events))
+
+
+def join_blocks(blocks: Sequence[bytes]) -> bytes:
+    """An ActivityBatch from array blocks (Avro writes an array as blocks, ended by a zero)."""
+    return b"".join((*blocks, b"\x00"))
 
 
 class FastEncoder:
@@ -240,17 +249,45 @@ class FastEncoder:
         latency_ms: float,
     ) -> bytes:
         """An event from its ``middle`` and the fields that change from event to event."""
-        varint = self.varint
-        return b"".join(
-            (
-                b"\x02" if kind else b"\x00",
-                varint(time_ms),
-                varint(put_time_ms),
-                middle,
-                varint(len(msg_id)),
-                msg_id,
-                b"\x01" if persistent else b"\x00",
-                varint(size),
-                _DOUBLE.pack(latency_ms),
-            )
+        return self.stamped(
+            KIND_BYTES[kind],
+            self.varint(time_ms) + self.varint(put_time_ms),
+            self.fixed(middle, msg_id, persistent),
+            size,
+            _DOUBLE.pack(latency_ms),
         )
+
+    def fixed(self, middle: bytes, msg_id: bytes, persistent: bool) -> bytes:
+        """The fields from ``qmgr`` to ``persistent``: what every event of one kept
+        publication plan repeats (one copy's, or the command's)."""
+        return b"".join(
+            (middle, self.varint(len(msg_id)), msg_id, b"\x01" if persistent else b"\x00")
+        )
+
+    def stamped(self, kind: bytes, stamp: bytes, fixed: bytes, size: int, latency: bytes) -> bytes:
+        """An event from its parts: ``kind`` a ``KIND_BYTES``, ``stamp`` the time and put time
+        varints, ``latency`` the packed double (the last two shared by a publication's events)."""
+        return b"".join((kind, stamp, fixed, self.varint(size), latency))
+
+    def publication_block(
+        self,
+        time_ms: int,
+        put_time_ms: int,
+        command: bytes,
+        size: int,
+        copies: Sequence[tuple[bytes, int]],
+        body_size: int,
+    ) -> bytes:
+        """One publication's events as one Avro array block (its count, then the events): the
+        command event (``command`` its fixed part, ``size`` the message's) and a delivery event
+        per copy (its fixed part and the size of its headers before the body)."""
+        varint = self.varint
+        stamp = varint(time_ms) + varint(put_time_ms)
+        latency = _DOUBLE.pack(float(time_ms - put_time_ms))
+        parts = [varint(1 + len(copies)), b"\x00", stamp, command, varint(size), latency]
+        for fixed, head in copies:
+            parts += (b"\x02", stamp, fixed, varint(head + body_size), latency)
+        return b"".join(parts)
+
+
+KIND_BYTES: Final = (b"\x00", b"\x02")  # COMMAND, DELIVERY as the enum's zigzag index

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from mqkafka.activity.builder import ActivityRecorder
-from mqkafka.activity.events import COMMAND, DELIVERY
 from mqkafka.engine.codec import process_message
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Processed, Reply
@@ -94,7 +93,7 @@ class Dispatcher:
         self.journal.rollback(self.state)
         self._pending_latency.clear()
         if self.activity is not None:
-            self.activity.events.clear()
+            self.activity.blocks.clear()
         self.metrics.aborts.inc()
         log.warning("transaction aborted; %d state change(s) undone", undone)
 
@@ -211,6 +210,17 @@ class Dispatcher:
         delivery_activity: list[bytes],
     ) -> None:
         assert self.plans is not None
+        if len(outcomes) != 1 or any(type(effect) is not Deliver for effect in effects):
+            return  # not a plain answer (PublicationPlans.keep would refuse it too)
+        if self.activity is not None:
+            # the plan keeps each event's fixed part: the publication's MsgId and persistence
+            fixed = self.activity.encoder.fixed
+            md = outcomes[0].md
+            command_activity = fixed(command_activity, md.MsgId, md.Persistence == 1)
+            delivery_activity = [
+                fixed(middle, md.MsgId, effect.md.Persistence == 1)  # type: ignore[union-attr]
+                for middle, effect in zip(delivery_activity, effects, strict=True)
+            ]
         self.plans.keep(
             key, value, version, outcomes, effects, records, self.outputs.dead_letter_topic,
             command_activity, delivery_activity,
@@ -236,20 +246,8 @@ class Dispatcher:
         activity = self.activity
         if activity is not None:
             now_ms = int(now * 1000)
-            latency = float(now_ms - put_ms)
-            assemble = activity.encoder.assemble
-            events = activity.events
-            pub_id = plan.msg_id
-            events.append(
-                assemble(
-                    COMMAND, now_ms, put_ms, plan.activity, pub_id, plan.persistent, len(value),
-                    latency,
+            activity.blocks.append(
+                activity.encoder.publication_block(
+                    now_ms, put_ms, plan.activity, len(value), plan.copy_events, len(body)
                 )
-            )  # fmt: skip
-            for copy in copies:
-                events.append(
-                    assemble(
-                        DELIVERY, now_ms, put_ms, copy.activity, pub_id, copy.persistent,
-                        len(copy.head) + len(body), latency,
-                    )
-                )  # fmt: skip
+            )

@@ -56,7 +56,7 @@ class CopyPlan:
         self.between = list(headers[at_id + 1 : at_date])
         self.after = list(headers[at_date + 2 :])
         self.persistent = persistent
-        self.activity = activity  # the delivery event's middle (FastEncoder.middle)
+        self.activity = activity  # the delivery event's fixed part (FastEncoder.fixed)
 
     def record(self, msg_id: bytes, put: list[Header], body: bytes) -> OutRecord:
         headers = [*self.before, (MSG_ID, msg_id), *self.between, *put, *self.after]
@@ -64,7 +64,16 @@ class CopyPlan:
 
 
 class Plan:
-    __slots__ = ("activity", "copies", "label", "length", "msg_id", "persistent", "version")
+    __slots__ = (
+        "activity",
+        "copies",
+        "copy_events",
+        "label",
+        "length",
+        "msg_id",
+        "persistent",
+        "version",
+    )
 
     def __init__(
         self,
@@ -81,7 +90,9 @@ class Plan:
         self.copies = copies
         self.msg_id = msg_id  # the publication's (part of the headers the plan is kept by)
         self.persistent = persistent
-        self.activity = activity  # the command event's middle
+        self.activity = activity  # the command event's fixed part
+        # each copy's delivery event: its fixed part, and its size less the body's
+        self.copy_events = tuple((copy.activity, len(copy.head)) for copy in copies)
         self.label = label  # (command, reason) for the outcome metrics
 
 

@@ -157,7 +157,11 @@ def test_replayed_plans_write_exactly_what_the_engine_writes() -> None:
     with_plans = run(planned, scenario())
     without = run(engine_only, scenario())
     assert planned.plans is not None and planned.plans.hits == 11  # the plans were used
-    assert with_plans == without
+    # activity events are the same events, grouped in other Avro array blocks
+    assert activity_events(with_plans) == activity_events(without)
+    assert [r for r in with_plans if r.topic != "mqk-activity"] == [
+        r for r in without if r.topic != "mqk-activity"
+    ]
     # and what they wrote is what the engine decides: copies per subscription
     copies = [r for r in without if r.topic.startswith("APP.") and r.topic != "APP.REPLIES"]
     assert {r.topic for r in copies} == {"APP.A", "APP.B", "APP.F", "APP.C"}

@@ -16,9 +16,9 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from bench.kafka_env import create_topic, drain_count, fill, kafka
 from confluent_kafka import Consumer, Producer
 
+from bench.kafka_env import create_topic, drain_count, fill, kafka
 from mqkafka.kafka.txloop import OutRecord, TransactionalLoop
 
 

@@ -199,8 +199,9 @@ def latency(bootstrap: str, rate: int, seconds: float, size: int) -> tuple[float
         sender.join()
         consumer.close()
         if os.environ.get("MQK_BENCH_DEBUG"):
-            step = max(1, len(samples) // 10)
-            print("latency samples over time (ms):", [round(x * 1000) for x in samples[::step]])
+            per_second = [sorted(samples[i : i + rate]) for i in range(0, len(samples), rate)]
+            p99s = [round(s[int(len(s) * 0.99) - 1] * 1000) for s in per_second]
+            print("p99 per second (ms):", p99s)
         service.stop()
     samples.sort()
     return (

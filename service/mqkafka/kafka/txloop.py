@@ -126,6 +126,12 @@ class TransactionalLoop:
             producer_settings |= {
                 "transactional.id": transactional_id,
                 "transaction.timeout.ms": 10000,
+                # A transaction begun right after a commit meets CONCURRENT_TRANSACTIONS while
+                # the coordinator still writes the last one's markers; librdkafka retries after
+                # retry.backoff.ms, 100 ms by default: that was the p99 latency (KAFKA-5477).
+                # Retries back off exponentially from here up to retry.backoff.max.ms.
+                "retry.backoff.ms": 2,
+                "retry.backoff.max.ms": 200,
             }
         producer_settings.update(producer_config or {})
         self.producer = Producer(producer_settings)
@@ -166,7 +172,15 @@ class TransactionalLoop:
     # --- one batch ---------------------------------------------------------------------
     def _next_batch(self, timeout: float | None = None) -> list[Any]:
         wait = self.batch_timeout if timeout is None else timeout
-        messages = self.consumer.consume(self.batch_size, wait)
+        consumer = self.consumer
+        # consume(n, t) waits for all n or all of t; take what has arrived instead, or wait
+        # for the first record only, so a record never waits for others to fill a batch.
+        messages = consumer.consume(self.batch_size, 0)
+        if not messages and wait > 0:
+            messages = consumer.consume(1, wait)
+            if not messages:
+                return []
+            messages += consumer.consume(self.batch_size - 1, 0)
         batch = []
         for message in messages:
             error = message.error()

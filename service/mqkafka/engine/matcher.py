@@ -172,46 +172,27 @@ _LEAF_SIZE = 8  # most filters a leaf holds; one more and it becomes a node of l
 
 @final
 class _Leaf(tuple[Any, ...]):
-    """In place of a subtree that holds at most ``_LEAF_SIZE`` distinct filters, for each a
-    row of ``_STRIDE``: ``first, ending, count, check, keys, filter`` (see ``_leaf_row``),
-    what the filter wants after the leaf's level, from the ``/`` that ends it.
+    """In place of a subtree that holds at most ``_LEAF_SIZE`` distinct filters: for each,
+    ``regex, keys, filter`` in a row, the regex matching what the filter wants after the
+    leaf's level (from the ``/`` that ends it, or nothing if the topic ends there).
 
-    One object with a few shared regexes instead of nodes, dicts, buckets and entries, each
-    of which would be a separate cache miss once the index is large."""
+    One object with a handful of shared regexes instead of nodes, dicts, buckets and
+    entries, each of which would be a separate cache miss once the index is large."""
 
     __slots__ = ()
 
-
-_STRIDE = 6
 
 # regexes are shared between leaves: the rest of a filter (``/+/Home``) repeats across the
 # subtrees a wide level (teams, users) fans out to
 _REGEXES: weakref.WeakValueDictionary[str, re.Pattern[str]] = weakref.WeakValueDictionary()
 
 
-def _leaf_row(flt: TopicFilter, depth: int, skip: int) -> tuple[Any, ...]:
-    """What a TOPIC ``flt`` requires after its first ``depth`` levels, or a CHAR ``flt``
-    after the first ``skip`` characters of its literal prefix (complete levels), as checks
-    from cheap to dear: ``first``, the level that must follow (or None); ``ending``, the
-    topic's last level, which must be after the leaf's (or None); ``count``, the number of
-    levels that must follow (or -1); ``check``, a regex for what follows, from the ``/``
-    (None when the other checks suffice)."""
+def _rest_regex(flt: TopicFilter, depth: int, prefix_length: int) -> re.Pattern[str]:
+    """What ``flt`` requires after its first ``depth`` levels (literal ones, ``prefix_length``
+    characters in all, for a CHAR filter), from the ``/`` that ends them."""
     parts: list[str] = []
-    first = ending = None
-    count = -1
     if flt.scheme is Scheme.TOPIC:
-        rest = flt.levels[depth:]
-        wild = (MULTI_LEVEL, SINGLE_LEVEL)
-        if rest and rest[0] not in wild:
-            first = rest[0]
-        if rest and rest[-1] not in wild:
-            ending = rest[-1]
-        if MULTI_LEVEL not in rest:
-            count = len(rest)
-            enough = all(level == SINGLE_LEVEL for level in rest[1:-1])
-        else:
-            enough = all(level == MULTI_LEVEL for level in rest[1:]) and ending is None
-        for level in rest:
+        for level in flt.levels[depth:]:
             if level == MULTI_LEVEL:
                 parts.append("(?:/.*)?")
             elif level == SINGLE_LEVEL:
@@ -219,91 +200,64 @@ def _leaf_row(flt: TopicFilter, depth: int, skip: int) -> tuple[Any, ...]:
             else:
                 parts.append("/" + re.escape(level))
     else:
-        tokens = list(flt.char_tokens())
+        tokens = flt.char_tokens()
         assert depth and not tokens[0].wildcard
-        head = tokens[0].text[skip:]  # starts with the `/` after the leaf's level
-        tokens[0] = CharToken(head, wildcard=False)
-        if head.count(LEVEL_SEPARATOR) > 1:
-            first = head.split(LEVEL_SEPARATOR, 2)[1]
-        if not tokens[-1].wildcard and LEVEL_SEPARATOR in tokens[-1].text:
-            ending = tokens[-1].text.rsplit(LEVEL_SEPARATOR, 1)[1]
-        enough = False
-        for token in tokens:
+        parts.append(re.escape(tokens[0].text[prefix_length:]))
+        for token in tokens[1:]:
             if token.wildcard:
                 parts.append(".*" if token.text == ANY_CHARS else ".")
             else:
                 parts.append(re.escape(token.text))
-    check = None
-    if not enough:
-        pattern = "".join(parts)
-        check = _REGEXES.get(pattern)
-        if check is None:
-            check = _REGEXES[pattern] = re.compile(pattern, re.DOTALL)
-    return (
-        None if first is None else sys.intern(first),
-        None if ending is None else sys.intern(ending),
-        count,
-        check,
-    )
+    pattern = "".join(parts)
+    regex = _REGEXES.get(pattern)
+    if regex is None:
+        regex = _REGEXES[pattern] = re.compile(pattern, re.DOTALL)
+    return regex
 
 
 def _leaf_with(
-    leaf: tuple[Any, ...], flt: TopicFilter, key: object, depth: int, skip: int
+    leaf: tuple[Any, ...], flt: TopicFilter, key: object, depth: int, prefix_length: int
 ) -> _Leaf:
     """The leaf (or no leaf yet: ``()``) with ``key`` subscribed to ``flt``, a filter whose
-    first ``depth`` levels (``skip`` characters) lead to it."""
-    for i in range(_STRIDE - 1, len(leaf), _STRIDE):
+    first ``depth`` levels lead to it."""
+    for i in range(2, len(leaf), 3):
         if leaf[i] == flt:
             keys = leaf[i - 1]
             held = _hold(keys, key)
             if held is keys:
                 return cast(_Leaf, leaf)
             return _Leaf((*leaf[: i - 1], held, *leaf[i:]))
-    return _Leaf((*leaf, *_leaf_row(flt, depth, skip), key, flt))
+    return _Leaf((*leaf, _rest_regex(flt, depth, prefix_length), key, flt))
 
 
 def _leaf_without(leaf: _Leaf, flt: TopicFilter, key: object) -> _Leaf:
     """The leaf without ``key`` (a subscription to ``flt``); empty when it was the last."""
-    for i in range(_STRIDE - 1, len(leaf), _STRIDE):
+    for i in range(2, len(leaf), 3):
         if leaf[i] == flt:
             keys = leaf[i - 1]
             held = _release(keys, key)
             if held is keys:
                 return leaf
             if held is _NO_KEY:
-                return _Leaf((*leaf[: i + 1 - _STRIDE], *leaf[i + 1 :]))
+                return _Leaf((*leaf[: i - 2], *leaf[i + 1 :]))
             return _Leaf((*leaf[: i - 1], held, *leaf[i:]))
     raise KeyError(flt)
 
 
 def _leaf_entries(leaf: _Leaf) -> Iterator[tuple[TopicFilter, object]]:
-    for i in range(_STRIDE - 1, len(leaf), _STRIDE):
+    for i in range(2, len(leaf), 3):
         yield leaf[i], leaf[i - 1]
 
 
-def _collect_leaf(
-    leaf: _Leaf, text: str, end: int, levels: list[str], index: int, out: set[object]
-) -> None:
-    """The filters of a leaf reached by ``levels[index]``, which ends at ``end`` in text."""
-    remaining = len(levels) - index - 1
-    if remaining:
-        following: str | None = levels[index + 1]
-        last: str | None = levels[-1]
-    else:
-        following = last = None
+def _collect_leaf(leaf: _Leaf, text: str, end: int, out: set[object]) -> None:
+    """The filters of a leaf whose level ends at ``end`` in the topic."""
     it = iter(leaf)
-    for first, ending, count, check, keys, _ in zip(it, it, it, it, it, it, strict=True):
-        if (
-            (first is not None and first != following)
-            or (ending is not None and ending != last)
-            or (count >= 0 and count != remaining)
-            or (check is not None and check.fullmatch(text, end) is None)
-        ):
-            continue
-        if type(keys) is _KeyBag:
-            out.update(keys)
-        else:
-            out.add(keys)
+    for regex, keys, _ in zip(it, it, it, strict=True):
+        if regex.fullmatch(text, end) is not None:
+            if type(keys) is _KeyBag:
+                out.update(keys)
+            else:
+                out.add(keys)
 
 
 def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
@@ -320,7 +274,7 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
     if root.hash is not None:
         _enter_hashes(root, loopers, out)
     offset = 0  # where `level` starts in text
-    for index, level in enumerate(levels):
+    for level in levels:
         end = offset + len(level)
         advanced: list[_Node] = []
         # `#` nodes entered while reading this level start consuming at the next one
@@ -331,7 +285,7 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
             plus = literal.plus
             if plus is not None:
                 if type(plus) is _Leaf:
-                    _collect_leaf(plus, text, end, levels, index, out)
+                    _collect_leaf(plus, text, end, out)
                 else:
                     advanced.append(plus)
                     if plus.hash is not None:
@@ -341,7 +295,7 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
             if child is None:
                 literal = None
             elif type(child) is _Leaf:
-                _collect_leaf(child, text, end, levels, index, out)
+                _collect_leaf(child, text, end, out)
                 literal = None
             else:
                 literal = child
@@ -353,7 +307,7 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
                 child = children.get(level)
                 if child is not None:
                     if type(child) is _Leaf:
-                        _collect_leaf(child, text, end, levels, index, out)
+                        _collect_leaf(child, text, end, out)
                     else:
                         advanced.append(child)
                         if child.hash is not None:
@@ -361,7 +315,7 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
             plus = node.plus
             if plus is not None:
                 if type(plus) is _Leaf:
-                    _collect_leaf(plus, text, end, levels, index, out)
+                    _collect_leaf(plus, text, end, out)
                 else:
                     advanced.append(plus)
                     if plus.hash is not None:
@@ -666,7 +620,7 @@ class _Space:
             child = node.child(level, literal)
             if type(child) is _Leaf or (child is None and (literal or level != MULTI_LEVEL)):
                 leaf = _leaf_with(child or (), flt, key, depth, prefix_length)
-                if len(leaf) > _STRIDE * _LEAF_SIZE:
+                if len(leaf) > 3 * _LEAF_SIZE:
                     self._burst(node, level, literal, leaf)
                 elif leaf is not child:
                     node.attach(level, literal, leaf)

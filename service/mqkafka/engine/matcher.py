@@ -34,10 +34,9 @@ from __future__ import annotations
 
 import re
 import sys
-import weakref
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast, final
+from typing import Any, Generic, TypeVar, cast
 
 from mqkafka.mq.topics import (
     ANY_CHARS,
@@ -108,14 +107,13 @@ class _Node:
     """A filter prefix of whole levels. ``children``: literal levels; ``plus``/``hash``:
     TOPIC wildcard levels; ``keys``: TOPIC filters ending here; ``buckets`` (by head) and
     ``head_lengths``: CHAR filters whose literal prefix levels end here. Fields stay None
-    until used: most nodes use one or two of them. A child other than ``hash`` may be a
-    ``_Leaf`` instead: the few filters below it, kept flat."""
+    until used: most nodes use one or two of them."""
 
     __slots__ = ("buckets", "children", "hash", "head_lengths", "keys", "plus")
 
     def __init__(self) -> None:
-        self.children: dict[str, _Node | _Leaf] | None = None
-        self.plus: _Node | _Leaf | None = None
+        self.children: dict[str, _Node] | None = None
+        self.plus: _Node | None = None
         self.hash: _Node | None = None
         self.keys: object = _NO_KEY
         self.buckets: dict[str, _Bucket] | None = None
@@ -130,27 +128,25 @@ class _Node:
             and self.buckets is None
         )
 
-    def child(self, level: str, literal: bool) -> _Node | _Leaf | None:
-        """The child one filter level down; ``#`` and ``+`` are the wildcard edges unless
-        the level is read literally (a CHAR prefix)."""
-        if not literal:
-            if level == MULTI_LEVEL:
-                return self.hash
-            if level == SINGLE_LEVEL:
-                return self.plus
-        return self.children.get(level) if self.children is not None else None
+    def child(self, level: str, create: bool) -> _Node | None:
+        """The node one filter level down; ``#`` and ``+`` are the wildcard edges."""
+        if level == MULTI_LEVEL:
+            if self.hash is None and create:
+                self.hash = _Node()
+            return self.hash
+        if level == SINGLE_LEVEL:
+            if self.plus is None and create:
+                self.plus = _Node()
+            return self.plus
+        return self.literal_child(level, create)
 
-    def attach(self, level: str, literal: bool, child: _Node | _Leaf) -> None:
-        """Set (or replace) the child one filter level down."""
-        if not literal and level == MULTI_LEVEL:
-            assert type(child) is _Node  # a `#` node is never a leaf
-            self.hash = child
-        elif not literal and level == SINGLE_LEVEL:
-            self.plus = child
-        else:
+    def literal_child(self, level: str, create: bool) -> _Node | None:
+        child = self.children.get(level) if self.children is not None else None
+        if child is None and create:
             if self.children is None:
                 self.children = {}
-            self.children[sys.intern(level)] = child
+            child = self.children[sys.intern(level)] = _Node()
+        return child
 
     def detach(self, level: str, literal: bool) -> None:
         if not literal and level == MULTI_LEVEL:
@@ -163,111 +159,13 @@ class _Node:
             self.children = self.children or None
 
 
-# --------------------------------------------------------------------------------------
-# Leaves: a subtree of few filters, kept flat
-# --------------------------------------------------------------------------------------
-
-_LEAF_SIZE = 8  # most filters a leaf holds; one more and it becomes a node of leaves
-
-
-@final
-class _Leaf(tuple[Any, ...]):
-    """In place of a subtree that holds at most ``_LEAF_SIZE`` distinct filters: for each,
-    ``regex, keys, filter`` in a row, the regex matching what the filter wants after the
-    leaf's level (from the ``/`` that ends it, or nothing if the topic ends there).
-
-    One object with a handful of shared regexes instead of nodes, dicts, buckets and
-    entries, each of which would be a separate cache miss once the index is large."""
-
-    __slots__ = ()
-
-
-# regexes are shared between leaves: the rest of a filter (``/+/Home``) repeats across the
-# subtrees a wide level (teams, users) fans out to
-_REGEXES: weakref.WeakValueDictionary[str, re.Pattern[str]] = weakref.WeakValueDictionary()
-
-
-def _rest_regex(flt: TopicFilter, depth: int, prefix_length: int) -> re.Pattern[str]:
-    """What ``flt`` requires after its first ``depth`` levels (literal ones, ``prefix_length``
-    characters in all, for a CHAR filter), from the ``/`` that ends them."""
-    parts: list[str] = []
-    if flt.scheme is Scheme.TOPIC:
-        for level in flt.levels[depth:]:
-            if level == MULTI_LEVEL:
-                parts.append("(?:/.*)?")
-            elif level == SINGLE_LEVEL:
-                parts.append("/[^/]*")
-            else:
-                parts.append("/" + re.escape(level))
-    else:
-        tokens = flt.char_tokens()
-        assert depth and not tokens[0].wildcard
-        parts.append(re.escape(tokens[0].text[prefix_length:]))
-        for token in tokens[1:]:
-            if token.wildcard:
-                parts.append(".*" if token.text == ANY_CHARS else ".")
-            else:
-                parts.append(re.escape(token.text))
-    pattern = "".join(parts)
-    regex = _REGEXES.get(pattern)
-    if regex is None:
-        regex = _REGEXES[pattern] = re.compile(pattern, re.DOTALL)
-    return regex
-
-
-def _leaf_with(
-    leaf: tuple[Any, ...], flt: TopicFilter, key: object, depth: int, prefix_length: int
-) -> _Leaf:
-    """The leaf (or no leaf yet: ``()``) with ``key`` subscribed to ``flt``, a filter whose
-    first ``depth`` levels lead to it."""
-    for i in range(2, len(leaf), 3):
-        if leaf[i] == flt:
-            keys = leaf[i - 1]
-            held = _hold(keys, key)
-            if held is keys:
-                return cast(_Leaf, leaf)
-            return _Leaf((*leaf[: i - 1], held, *leaf[i:]))
-    return _Leaf((*leaf, _rest_regex(flt, depth, prefix_length), key, flt))
-
-
-def _leaf_without(leaf: _Leaf, flt: TopicFilter, key: object) -> _Leaf:
-    """The leaf without ``key`` (a subscription to ``flt``); empty when it was the last."""
-    for i in range(2, len(leaf), 3):
-        if leaf[i] == flt:
-            keys = leaf[i - 1]
-            held = _release(keys, key)
-            if held is keys:
-                return leaf
-            if held is _NO_KEY:
-                return _Leaf((*leaf[: i - 2], *leaf[i + 1 :]))
-            return _Leaf((*leaf[: i - 1], held, *leaf[i:]))
-    raise KeyError(flt)
-
-
-def _leaf_entries(leaf: _Leaf) -> Iterator[tuple[TopicFilter, object]]:
-    for i in range(2, len(leaf), 3):
-        yield leaf[i], leaf[i - 1]
-
-
-def _collect_leaf(leaf: _Leaf, text: str, end: int, out: set[object]) -> None:
-    """The filters of a leaf whose level ends at ``end`` in the topic."""
-    it = iter(leaf)
-    for regex, keys, _ in zip(it, it, it, strict=True):
-        if regex.fullmatch(text, end) is not None:
-            if type(keys) is _KeyBag:
-                out.update(keys)
-            else:
-                out.add(keys)
-
-
 def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
     """Run the topic through the trie, one level at a time (reference §7.2 rules for TOPIC
     filters: a literal child on an equal level, ``+`` on any level, an empty one too).
 
     ``literal`` is the node the topic's levels reach read literally, the only one that can
     hold CHAR buckets; ``others`` are the nodes reached through a ``+`` or a ``#``. Each
-    node has one parent, so no node is ever active twice. A leaf reached is matched at once
-    against the rest of the topic."""
+    node has one parent, so no node is ever active twice."""
     literal: _Node | None = root
     others: list[_Node] = []
     loopers: list[_Node] = []  # active `#` nodes with filter levels after them
@@ -275,55 +173,38 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
         _enter_hashes(root, loopers, out)
     offset = 0  # where `level` starts in text
     for level in levels:
-        end = offset + len(level)
         advanced: list[_Node] = []
         # `#` nodes entered while reading this level start consuming at the next one
         active = others + loopers if loopers else others
         if literal is not None:
             if literal.buckets is not None:
                 _collect_buckets(literal, level, offset, text, levels, out)
+            offset += len(level) + 1
             plus = literal.plus
             if plus is not None:
-                if type(plus) is _Leaf:
-                    _collect_leaf(plus, text, end, out)
-                else:
-                    advanced.append(plus)
-                    if plus.hash is not None:
-                        _enter_hashes(plus, loopers, out)
+                advanced.append(plus)
+                if plus.hash is not None:
+                    _enter_hashes(plus, loopers, out)
             children = literal.children
-            child = children.get(level) if children is not None else None
-            if child is None:
-                literal = None
-            elif type(child) is _Leaf:
-                _collect_leaf(child, text, end, out)
-                literal = None
-            else:
-                literal = child
-                if child.hash is not None:
-                    _enter_hashes(child, loopers, out)
+            literal = children.get(level) if children is not None else None
+            if literal is not None and literal.hash is not None:
+                _enter_hashes(literal, loopers, out)
         for node in active:
             children = node.children
             if children is not None:
                 child = children.get(level)
                 if child is not None:
-                    if type(child) is _Leaf:
-                        _collect_leaf(child, text, end, out)
-                    else:
-                        advanced.append(child)
-                        if child.hash is not None:
-                            _enter_hashes(child, loopers, out)
+                    advanced.append(child)
+                    if child.hash is not None:
+                        _enter_hashes(child, loopers, out)
             plus = node.plus
             if plus is not None:
-                if type(plus) is _Leaf:
-                    _collect_leaf(plus, text, end, out)
-                else:
-                    advanced.append(plus)
-                    if plus.hash is not None:
-                        _enter_hashes(plus, loopers, out)
+                advanced.append(plus)
+                if plus.hash is not None:
+                    _enter_hashes(plus, loopers, out)
         if literal is None and not advanced and not loopers:
             return
         others = advanced
-        offset = end + 1
     if literal is not None:
         _collect(literal.keys, out)
     for node in others:
@@ -591,8 +472,7 @@ class _Space:
     def __init__(self) -> None:
         self.exact: dict[str, object] = {}  # topic → keys of filters without wildcards
         self.root = _Node()
-        # CHAR wildcard filter text → its entry in a bucket (those in leaves are not here)
-        self.char_entries: dict[str, _CharEntry] = {}
+        self.char_entries: dict[str, _CharEntry] = {}  # CHAR wildcard filter text → entry
 
     def is_empty(self) -> bool:
         return not self.exact and self.root.is_empty()
@@ -601,49 +481,25 @@ class _Space:
         topic = flt.exact_topic
         if topic is not None:
             self.exact[topic] = _hold(self.exact.get(topic, _NO_KEY), key)
-            return
-        if flt.scheme is Scheme.CHAR:
-            entry = self.char_entries.get(flt.text)
-            if entry is not None:
-                entry.keys = _hold(entry.keys, key)
-                return
-            shape = _CharShape.of(flt)
-            levels: Iterable[str] = shape.prefix_levels
-            literal = True
-        else:
-            levels = flt.levels
-            literal = False
-        node = self.root
-        prefix_length = -1  # of the levels passed, with their separators, for a CHAR filter
-        for depth, level in enumerate(levels, 1):
-            prefix_length += len(level) + 1
-            child = node.child(level, literal)
-            if type(child) is _Leaf or (child is None and (literal or level != MULTI_LEVEL)):
-                leaf = _leaf_with(child or (), flt, key, depth, prefix_length)
-                if len(leaf) > 3 * _LEAF_SIZE:
-                    self._burst(node, level, literal, leaf)
-                elif leaf is not child:
-                    node.attach(level, literal, leaf)
-                return
-            if child is None:
-                child = _Node()
-                node.attach(level, literal, child)
-            node = child
-        if not literal:
+        elif flt.scheme is Scheme.TOPIC:
+            node = self.root
+            for level in flt.levels:
+                child = node.child(level, create=True)
+                assert child is not None
+                node = child
             node.keys = _hold(node.keys, key)
         else:
-            entry = self.char_entries[flt.text] = self._place(node, shape)
+            entry = self.char_entries.get(flt.text)
+            if entry is None:
+                entry = self.char_entries[flt.text] = self._place(_CharShape.of(flt))
             entry.keys = _hold(entry.keys, key)
 
-    def _burst(self, node: _Node, level: str, literal: bool, leaf: _Leaf) -> None:
-        """Replace a leaf grown past ``_LEAF_SIZE`` by a node (of leaves) holding the same."""
-        node.attach(level, literal, _Node())
-        for flt, keys in _leaf_entries(leaf):
-            for key in keys if type(keys) is _KeyBag else (keys,):
-                self.add(flt, key)
-
-    @staticmethod
-    def _place(node: _Node, shape: _CharShape) -> _CharEntry:
+    def _place(self, shape: _CharShape) -> _CharEntry:
+        node = self.root
+        for level in shape.prefix_levels:
+            child = node.literal_child(level, create=True)
+            assert child is not None
+            node = child
         if node.buckets is None:
             node.buckets = {}
         bucket = node.buckets.get(shape.head)
@@ -662,44 +518,36 @@ class _Space:
                 del self.exact[topic]
             else:
                 self.exact[topic] = remaining
-            return
-        if flt.scheme is Scheme.CHAR:
-            entry = self.char_entries.get(flt.text)
-            shape = _CharShape.of(flt)
-            levels: Iterable[str] = shape.prefix_levels
-            literal = True
+        elif flt.scheme is Scheme.TOPIC:
+            node, path = self._path(flt.levels, literal=False)
+            node.keys = _release(node.keys, key)
+            self._prune(node, path, literal=False)
         else:
-            entry = None
-            levels = flt.levels
-            literal = False
+            entry = self.char_entries[flt.text]
+            entry.keys = _release(entry.keys, key)
+            if entry.keys is _NO_KEY:
+                del self.char_entries[flt.text]
+                self._unplace(_CharShape.of(flt), entry)
+
+    def _unplace(self, shape: _CharShape, entry: _CharEntry) -> None:
+        node, path = self._path(shape.prefix_levels, literal=True)
+        assert node.buckets is not None
+        if node.buckets[shape.head].discard_in(shape.tail, shape.anchor, entry):
+            del node.buckets[shape.head]
+            node.head_lengths = _sizes_after_removal(node.head_lengths, node.buckets, len)
+            node.buckets = node.buckets or None
+        self._prune(node, path, literal=True)
+
+    def _path(self, levels: Iterable[str], literal: bool) -> tuple[_Node, list[tuple[_Node, str]]]:
+        """The node of a filter's levels (read literally for a CHAR prefix) and its parents."""
         path: list[tuple[_Node, str]] = []
         node = self.root
         for level in levels:
-            child = node.child(level, literal)
+            child = node.literal_child(level, False) if literal else node.child(level, False)
             assert child is not None
-            if type(child) is _Leaf:
-                leaf = _leaf_without(child, flt, key)
-                if leaf:
-                    node.attach(level, literal, leaf)
-                else:
-                    node.detach(level, literal)
-                    self._prune(node, path, literal)
-                return
             path.append((node, level))
             node = child
-        if entry is None:
-            node.keys = _release(node.keys, key)
-        else:
-            entry.keys = _release(entry.keys, key)
-            if entry.keys is not _NO_KEY:
-                return
-            del self.char_entries[flt.text]
-            assert node.buckets is not None
-            if node.buckets[shape.head].discard_in(shape.tail, shape.anchor, entry):
-                del node.buckets[shape.head]
-                node.head_lengths = _sizes_after_removal(node.head_lengths, node.buckets, len)
-                node.buckets = node.buckets or None
-        self._prune(node, path, literal)
+        return node, path
 
     @staticmethod
     def _prune(node: _Node, path: list[tuple[_Node, str]], literal: bool) -> None:

@@ -408,3 +408,58 @@ def test_index_agrees_with_oracle_on_topics_built_from_the_filters(
     for flt in flts:
         topic = _instance_of(flt, data)
         assert index.match(DEFAULT_STREAM, topic) == oracle.match(DEFAULT_STREAM, topic)
+
+
+# ---- many filters under one level ------------------------------------------------------
+
+
+def test_many_filters_under_one_level_added_twice_then_removed_agree_with_the_oracle() -> None:
+    """Both schemes under one level (nodes, buckets, tails, anchors at one place), each
+    filter subscribed twice, then every subscription removed; checked after each step."""
+    index: SubscriptionIndex[int] = SubscriptionIndex(cache_size=0)
+    oracle: NaiveIndex[int] = NaiveIndex()
+    texts = [
+        ("t/5/#", TOPIC),
+        ("t/5/+/a", TOPIC),
+        ("t/5/a/+", TOPIC),
+        ("t/5/a", TOPIC),
+        ("t/5/+", TOPIC),
+        ("t/#/5/a", TOPIC),
+        ("t/5/a*", CHAR),
+        ("t/5/?/a", CHAR),
+        ("t/5/*/a/b", CHAR),
+        ("t/5/a/*", CHAR),
+        ("t/5?", CHAR),
+        ("t/5*/a", CHAR),
+        ("t/*/5/*", CHAR),
+        ("t/5/a/b/#", TOPIC),
+        ("t/5/a/b/+", TOPIC),
+        ("t/5/a/b*", CHAR),
+    ]
+    flts = [TopicFilter(text, scheme) for text, scheme in texts]
+    probes = [
+        TopicString(t)
+        for t in [
+            "t/5",
+            "t/5/a",
+            "t/5/b/a",
+            "t/5/a/b",
+            "t/5/a/b/c",
+            "t/55",
+            "t/5/",
+            "t/x/5/a",
+            "t/5/a/b/a/b",
+            "t/5x/a",
+        ]
+    ]
+    for key, flt in enumerate(flts * 2):
+        index.add(key, DEFAULT_STREAM, flt)
+        oracle.add(key, DEFAULT_STREAM, flt)
+        for topic in probes:
+            assert index.match(DEFAULT_STREAM, topic) == oracle.match(DEFAULT_STREAM, topic)
+    for key in range(len(flts) * 2):
+        index.remove(key)
+        oracle.remove(key)
+        for topic in probes:
+            assert index.match(DEFAULT_STREAM, topic) == oracle.match(DEFAULT_STREAM, topic)
+    assert len(index) == 0

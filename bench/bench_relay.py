@@ -54,7 +54,12 @@ def plain_relay(bootstrap: str, source: str, target: str, count: int) -> float:
             if message.error() is None:
                 while True:
                     try:
-                        producer.produce(target, value=message.value(), key=message.key())
+                        producer.produce(
+                            target,
+                            value=message.value(),
+                            key=message.key(),
+                            headers=message.headers(),  # the same records: MQMD headers too
+                        )
                         break
                     except BufferError:
                         producer.poll(0.05)

@@ -7,6 +7,8 @@ per event would cost more than the publication it describes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder, join_blocks
 from mqkafka.engine.effects import Deliver, Processed
 from mqkafka.kafka.txloop import OutRecord
@@ -25,6 +27,9 @@ class ActivityRecorder:
         self.key = key.encode() or None
         self.encoder = FastEncoder()
         self.blocks: list[bytes] = []  # Avro array blocks of the events not yet written
+        # blocks of replayed publications by (plan, put time, size), for the batch at hand
+        self._same: dict[tuple[object, int, int], bytes] = {}
+        self._same_ms = -1
 
     def command(self, done: Processed, size: int, put_ms: int, now_ms: int) -> bytes:
         """Record the command event; its middle (``FastEncoder.middle``) is returned."""
@@ -84,6 +89,30 @@ class ActivityRecorder:
             None,
             [value for tag, value in deliver.psc if tag in _TOPIC_TAGS],
         )
+
+    def replayed(
+        self,
+        plan: object,
+        command: bytes,
+        copies: Sequence[tuple[bytes, int]],
+        now_ms: int,
+        put_ms: int,
+        size: int,
+        body_size: int,
+    ) -> None:
+        """The events of a replayed publication plan (``FastEncoder.publication_block``). Put
+        in the same millisecond, with the same size, processed in the same millisecond, they
+        are the same bytes: under load most are, and one block object serves them all."""
+        if now_ms != self._same_ms:
+            self._same.clear()
+            self._same_ms = now_ms
+        key = (plan, put_ms, size)
+        block = self._same.get(key)
+        if block is None:
+            block = self.encoder.publication_block(now_ms, put_ms, command, size, copies, body_size)
+            if len(self._same) < 4096:
+                self._same[key] = block
+        self.blocks.append(block)
 
     def records(self) -> list[OutRecord]:
         """The events collected since the last call, as ActivityBatch records."""

@@ -245,9 +245,12 @@ class Dispatcher:
             self._pending_latency.append((put_ms / 1000.0, len(copies)))
         activity = self.activity
         if activity is not None:
-            now_ms = int(now * 1000)
-            activity.blocks.append(
-                activity.encoder.publication_block(
-                    now_ms, put_ms, plan.activity, len(value), plan.copy_events, len(body)
-                )
+            activity.replayed(
+                plan,
+                plan.activity,
+                plan.copy_events,
+                int(now * 1000),
+                put_ms,
+                len(value),
+                len(body),
             )

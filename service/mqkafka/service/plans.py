@@ -29,12 +29,24 @@ MSG_ID, PUT_DATE, PUT_TIME = "mqmd.MsgId", "mqmd.PutDate", "mqmd.PutTime"
 Header = tuple[str, bytes]
 _MAX_GROUPS = 4096  # distinct (queue topic, MQMD headers); forgotten all at once when full
 _MAX_HEADS = 256  # distinct RFH headers per group
+_new_record = tuple.__new__
 
 
 class CopyPlan:
     """One copy: where it goes and everything but the MsgId, put time and body."""
 
-    __slots__ = ("activity", "after", "before", "between", "head", "key", "persistent", "topic")
+    __slots__ = (
+        "_put",
+        "_tail",
+        "activity",
+        "after",
+        "before",
+        "between",
+        "head",
+        "key",
+        "persistent",
+        "topic",
+    )
 
     def __init__(
         self,
@@ -57,10 +69,15 @@ class CopyPlan:
         self.after = list(headers[at_date + 2 :])
         self.persistent = persistent
         self.activity = activity  # the delivery event's fixed part (FastEncoder.fixed)
+        self._put: list[Header] | None = None
+        self._tail: list[Header] = []  # the headers after MsgId, for the put time in _put
 
     def record(self, msg_id: bytes, put: list[Header], body: bytes) -> OutRecord:
-        headers = [*self.before, (MSG_ID, msg_id), *self.between, *put, *self.after]
-        return OutRecord(self.topic, self.head + body, self.key, headers)
+        if put is not self._put:  # a new hundredth of a second
+            self._put, self._tail = put, [*self.between, *put, *self.after]
+        headers = [*self.before, (MSG_ID, msg_id), *self._tail]
+        # tuple.__new__: an OutRecord without the NamedTuple's Python-level constructor
+        return _new_record(OutRecord, (self.topic, self.head + body, self.key, headers, -1))
 
 
 class Plan:

@@ -317,7 +317,7 @@ def main() -> None:
                 fan1s.append(throughput(bootstrap, n, size, 1))
                 quiets.append(throughput(bootstrap, n, size, 1, activity=False))
             relay, fan1, quiet = (sorted(runs)[1] for runs in (relays, fan1s, quiets))
-            fan10 = throughput(bootstrap, n // 10, size, 10)
+            fan10 = throughput(bootstrap, n // 2, size, 10)  # 5 copies per relayed record
             memory = throughput(bootstrap, n, size, 1, memory=True)
             persistent = throughput(bootstrap, n, size, 1, persistent=True)
             results |= {

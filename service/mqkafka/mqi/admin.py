@@ -97,12 +97,23 @@ class QueueAdmin:
         return True
 
     def delete_topic(self, topic: str) -> None:
-        future = self.client.delete_topics([topic], operation_timeout=self.timeout)[topic]
-        try:
-            future.result()
-        except KafkaException as error:
-            if _code(error) != KafkaError.UNKNOWN_TOPIC_OR_PART:
-                raise broken(error, f"delete topic {topic}") from None
+        """Delete ``topic``; a topic already gone is deleted. Several clients may delete one
+        queue at once (reaping a crashed connection), and the queue's definition is gone
+        before its topic: a failed request is asked again rather than leaving the topic."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            future = self.client.delete_topics([topic], operation_timeout=self.timeout)[topic]
+            try:
+                future.result()
+                return
+            except KafkaException as error:
+                if _code(error) == KafkaError.UNKNOWN_TOPIC_OR_PART:
+                    return
+                if self.partitions_of(topic) is None:
+                    return  # another client's deletion won
+                if time.monotonic() > deadline:
+                    raise broken(error, f"delete topic {topic}") from None
+                time.sleep(0.2)
 
     def purge(self, topic: str) -> None:
         """Delete every record of ``topic`` (MQ: purge the committed messages)."""

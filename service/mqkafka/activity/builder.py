@@ -28,7 +28,7 @@ class ActivityRecorder:
         self.encoder = FastEncoder()
         self.blocks: list[bytes] = []  # Avro array blocks of the events not yet written
         # blocks of replayed publications by (plan, put time, size), for the batch at hand
-        self._same: dict[tuple[object, int, int], bytes] = {}
+        self._same: dict[tuple[object, int, int, bytes], bytes] = {}
         self._same_ms = -1
 
     def command(self, done: Processed, size: int, put_ms: int, now_ms: int) -> bytes:
@@ -93,23 +93,27 @@ class ActivityRecorder:
     def replayed(
         self,
         plan: object,
-        command: bytes,
-        copies: Sequence[tuple[bytes, int]],
+        msg_id: bytes,
+        command: tuple[bytes, bytes],
+        copies: Sequence[tuple[bytes, bytes, int]],
         now_ms: int,
         put_ms: int,
         size: int,
         body_size: int,
     ) -> None:
         """The events of a replayed publication plan (``FastEncoder.publication_block``). Put
-        in the same millisecond, with the same size, processed in the same millisecond, they
-        are the same bytes: under load most are, and one block object serves them all."""
+        in the same millisecond with the same size and MsgId (a publisher that leaves it to
+        the default), processed in the same millisecond, they are the same bytes: under load
+        most are, and one block object serves them all."""
         if now_ms != self._same_ms:
             self._same.clear()
             self._same_ms = now_ms
-        key = (plan, put_ms, size)
+        key = (plan, put_ms, size, msg_id)
         block = self._same.get(key)
         if block is None:
-            block = self.encoder.publication_block(now_ms, put_ms, command, size, copies, body_size)
+            block = self.encoder.publication_block(
+                now_ms, put_ms, msg_id, command, size, copies, body_size
+            )
             if len(self._same) < 4096:
                 self._same[key] = block
         self.blocks.append(block)

@@ -249,45 +249,49 @@ class FastEncoder:
         latency_ms: float,
     ) -> bytes:
         """An event from its ``middle`` and the fields that change from event to event."""
-        return self.stamped(
-            KIND_BYTES[kind],
-            self.varint(time_ms) + self.varint(put_time_ms),
-            self.fixed(middle, msg_id, persistent),
-            size,
-            _DOUBLE.pack(latency_ms),
-        )
-
-    def fixed(self, middle: bytes, msg_id: bytes, persistent: bool) -> bytes:
-        """The fields from ``qmgr`` to ``persistent``: what every event of one kept
-        publication plan repeats (one copy's, or the command's)."""
+        varint = self.varint
         return b"".join(
-            (middle, self.varint(len(msg_id)), msg_id, b"\x01" if persistent else b"\x00")
+            (
+                KIND_BYTES[kind],
+                varint(time_ms),
+                varint(put_time_ms),
+                middle,
+                varint(len(msg_id)),
+                msg_id,
+                BOOLEAN_BYTES[persistent],
+                varint(size),
+                _DOUBLE.pack(latency_ms),
+            )
         )
-
-    def stamped(self, kind: bytes, stamp: bytes, fixed: bytes, size: int, latency: bytes) -> bytes:
-        """An event from its parts: ``kind`` a ``KIND_BYTES``, ``stamp`` the time and put time
-        varints, ``latency`` the packed double (the last two shared by a publication's events)."""
-        return b"".join((kind, stamp, fixed, self.varint(size), latency))
 
     def publication_block(
         self,
         time_ms: int,
         put_time_ms: int,
-        command: bytes,
+        msg_id: bytes,
+        command: tuple[bytes, bytes],
         size: int,
-        copies: Sequence[tuple[bytes, int]],
+        copies: Sequence[tuple[bytes, bytes, int]],
         body_size: int,
     ) -> bytes:
         """One publication's events as one Avro array block (its count, then the events): the
-        command event (``command`` its fixed part, ``size`` the message's) and a delivery event
-        per copy (its fixed part and the size of its headers before the body)."""
+        command event (``command``: its middle and persistence byte; ``size`` the message's)
+        and a delivery event per copy (its middle, persistence byte, and size less the body)."""
         varint = self.varint
         stamp = varint(time_ms) + varint(put_time_ms)
+        publication = varint(len(msg_id)) + msg_id
         latency = _DOUBLE.pack(float(time_ms - put_time_ms))
-        parts = [varint(1 + len(copies)), b"\x00", stamp, command, varint(size), latency]
-        for fixed, head in copies:
-            parts += (b"\x02", stamp, fixed, varint(head + body_size), latency)
+        middle, persistent = command
+        parts = [
+            varint(1 + len(copies)), b"\x00", stamp, middle, publication, persistent,
+            varint(size), latency,
+        ]  # fmt: skip
+        for middle, persistent, head in copies:
+            parts += (
+                b"\x02", stamp, middle, publication, persistent, varint(head + body_size), latency
+            )  # fmt: skip
         return b"".join(parts)
 
 
 KIND_BYTES: Final = (b"\x00", b"\x02")  # COMMAND, DELIVERY as the enum's zigzag index
+BOOLEAN_BYTES: Final = (b"\x00", b"\x01")  # False, True

@@ -35,7 +35,7 @@ from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
 from mqkafka.service.plans import Plan, PublicationPlans, put_headers
 from mqkafka.service.replica import StateReplica
-from mqkafka.wire.headers import mqmd_from_headers
+from mqkafka.wire.headers import mqmd_from_headers, split_msg_id
 from mqkafka.wire.names import topic_to_queue
 
 log = logging.getLogger(__name__)
@@ -119,12 +119,13 @@ class Dispatcher:
         topic = message.topic()
         value = message.value() or b""
         headers = message.headers()
-        key = (topic, tuple(headers) if headers else ())
+        rest, msg_id = split_msg_id(headers)  # plans hold for any MsgId: keyed without it
+        key = (topic, rest)
         plans = self.plans
-        if plans is not None:
+        if plans is not None and msg_id is not None:
             plan = plans.find(key, value, self.state.version)
             if plan is not None:
-                self._replay(plan, value, message.timestamp()[1], now, out)
+                self._replay(plan, value, msg_id, message.timestamp()[1], now, out)
                 return
         queue = self._queue_of.get(topic)
         if queue is None:
@@ -194,7 +195,7 @@ class Dispatcher:
         if copies:
             counts[2] += copies
             self._pending_latency.append((put_ms / 1000.0, copies))
-        if plans is not None and version == self.state.version:
+        if plans is not None and msg_id is not None and version == self.state.version:
             self._keep(key, value, version, outcomes, effects, out[start:], command_activity,
                        delivery_activity)  # fmt: skip
 
@@ -212,22 +213,19 @@ class Dispatcher:
         assert self.plans is not None
         if len(outcomes) != 1 or any(type(effect) is not Deliver for effect in effects):
             return  # not a plain answer (PublicationPlans.keep would refuse it too)
-        if self.activity is not None:
-            # the plan keeps each event's fixed part: the publication's MsgId and persistence
-            fixed = self.activity.encoder.fixed
-            md = outcomes[0].md
-            command_activity = fixed(command_activity, md.MsgId, md.Persistence == 1)
-            delivery_activity = [
-                fixed(middle, md.MsgId, effect.md.Persistence == 1)  # type: ignore[union-attr]
-                for middle, effect in zip(delivery_activity, effects, strict=True)
-            ]
         self.plans.keep(
             key, value, version, outcomes, effects, records, self.outputs.dead_letter_topic,
             command_activity, delivery_activity,
         )  # fmt: skip
 
     def _replay(
-        self, plan: Plan, value: bytes, put_ms: int, now: float, out: list[OutRecord]
+        self,
+        plan: Plan,
+        value: bytes,
+        pub_msg_id: bytes,
+        put_ms: int,
+        now: float,
+        out: list[OutRecord],
     ) -> None:
         """The kept answer again, for this message's body (see ``mqkafka.service.plans``)."""
         body = value[plan.length :]
@@ -247,6 +245,7 @@ class Dispatcher:
         if activity is not None:
             activity.replayed(
                 plan,
+                pub_msg_id,
                 plan.activity,
                 plan.copy_events,
                 int(now * 1000),

@@ -8,9 +8,12 @@ answer is kept as a *plan*, stamped with the state's version, and replayed while
 has not moved: each copy is its kept header bytes plus the new body, with a new MsgId and the
 current PutDate/PutTime, and its activity events are the kept event fields plus the times.
 
-A plan is only made in the plain case, checked on the answer itself: a Publish answered ok,
-whose effects are deliveries only (no state change, no reply, no dead letter), where no
-content filter looked at the message and the body reaches every copy unchanged. Anything
+Plans are kept by the message's headers without its MsgId (MQ gives each message a new one; the
+engine's answer to a plain Publish does not depend on it), and the MsgId is passed to the
+activity events. A plan is only made in the plain case, checked on the answer itself: a
+Publish answered ok, whose effects are deliveries only (no state change, no reply, no dead
+letter), where no content filter looked at the message and the body reaches every copy
+unchanged. Anything
 else goes through the engine every time. ``tests/unit/service`` checks that a replayed
 answer equals the engine's, record for record, apart from the new MsgIds and times.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mqkafka.activity.events import BOOLEAN_BYTES
 from mqkafka.engine.delivery import put_time
 from mqkafka.engine.effects import Deliver, Effect, Processed
 from mqkafka.kafka.txloop import OutRecord
@@ -67,8 +71,8 @@ class CopyPlan:
         self.before = list(headers[:at_id])
         self.between = list(headers[at_id + 1 : at_date])
         self.after = list(headers[at_date + 2 :])
-        self.persistent = persistent
-        self.activity = activity  # the delivery event's fixed part (FastEncoder.fixed)
+        self.persistent = BOOLEAN_BYTES[persistent]
+        self.activity = activity  # the delivery event's middle (FastEncoder.middle)
         self._put: list[Header] | None = None
         self._tail: list[Header] = []  # the headers after MsgId, for the put time in _put
 
@@ -81,23 +85,13 @@ class CopyPlan:
 
 
 class Plan:
-    __slots__ = (
-        "activity",
-        "copies",
-        "copy_events",
-        "label",
-        "length",
-        "msg_id",
-        "persistent",
-        "version",
-    )
+    __slots__ = ("activity", "copies", "copy_events", "label", "length", "version")
 
     def __init__(
         self,
         version: int,
         length: int,
         copies: tuple[CopyPlan, ...],
-        msg_id: bytes,
         persistent: bool,
         activity: bytes,
         label: tuple[str, int],
@@ -105,11 +99,12 @@ class Plan:
         self.version = version
         self.length = length  # of the headers before the body
         self.copies = copies
-        self.msg_id = msg_id  # the publication's (part of the headers the plan is kept by)
-        self.persistent = persistent
-        self.activity = activity  # the command event's fixed part
-        # each copy's delivery event: its fixed part, and its size less the body's
-        self.copy_events = tuple((copy.activity, len(copy.head)) for copy in copies)
+        # the command event's middle (FastEncoder.middle) and persistence
+        self.activity = (activity, BOOLEAN_BYTES[persistent])
+        # each copy's delivery event: its middle, persistence, and its size less the body's
+        self.copy_events = tuple(
+            (copy.activity, copy.persistent, len(copy.head)) for copy in copies
+        )
         self.label = label  # (command, reason) for the outcome metrics
 
 
@@ -199,13 +194,11 @@ class PublicationPlans:
                 )
             except ValueError:
                 return None
-        md = done.md
         plan = Plan(
             version,
             length,
             tuple(copies),
-            md.MsgId,
-            md.Persistence == 1,
+            done.md.Persistence == 1,
             command_activity,
             (command.name, done.response.reason),
         )

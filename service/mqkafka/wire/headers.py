@@ -19,8 +19,17 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+from mqkafka.engine.fastvalues import copier, template_values
 from mqkafka.mq.errors import MQError
-from mqkafka.mq.mqmd import FIELD_NAMES, ID_FIELDS, INT_FIELDS, MQMD, MQMD_DEFAULT, TEXT_FIELDS
+from mqkafka.mq.mqmd import (
+    FIELD_NAMES,
+    ID_FIELDS,
+    INT_FIELDS,
+    MQMD,
+    MQMD_DEFAULT,
+    MQMI_NONE,
+    TEXT_FIELDS,
+)
 from mqkafka.mq.reasons import RC
 
 HEADER_PREFIX: Final = "mqmd."
@@ -57,11 +66,36 @@ def mqmd_to_headers(md: MQMD) -> list[tuple[str, bytes]]:
     ]
 
 
-# Publishers usually send the same header set message after message (Kafka-native producers
-# often leave MsgId to the default); decoding and validating an MQMD costs ~20 us, so the
-# result for each distinct header tuple is kept, up to a bound.
+# Publishers usually send the same header set message after message, but for the MsgId: MQ
+# gives every message a new one (MQPMO_NEW_MSG_ID), Kafka-native producers often leave it to
+# the default. Decoding and validating an MQMD costs ~20 us, so the result for each distinct
+# header tuple without the MsgId is kept, up to a bound, and the MsgId set into a copy.
 _CACHE_LIMIT: Final = 4096
-_decoded: dict[tuple[KafkaHeader, ...], tuple[MQMD, list[KafkaHeader]]] = {}
+# headers without MsgId -> (MQMD, other headers, the MQMD's field values for _with_msg_id)
+_decoded: dict[tuple[KafkaHeader, ...], tuple[MQMD, list[KafkaHeader], list[Any]]] = {}
+MSG_ID_HEADER: Final = HEADER_PREFIX + "MsgId"
+_MSG_ID_LENGTH: Final = ID_FIELDS["MsgId"]
+_with_msg_id = copier(MQMD, ("MsgId",))
+
+
+def split_msg_id(
+    headers: Iterable[KafkaHeader] | None,
+) -> tuple[tuple[KafkaHeader, ...], bytes | None]:
+    """The headers other than ``mqmd.MsgId``, and the MsgId: ``MQMI_NONE`` when there is no
+    such header, None when it is not one valid MsgId (given twice, null, not 24 bytes)."""
+    if not headers:
+        return (), MQMI_NONE
+    rest = []
+    msg_id: bytes | None = MQMI_NONE
+    seen = False
+    for header in headers:
+        if header[0] == MSG_ID_HEADER:
+            raw = header[1]
+            msg_id = raw if not seen and type(raw) is bytes and len(raw) == _MSG_ID_LENGTH else None
+            seen = True
+        else:
+            rest.append(header)
+    return tuple(rest), msg_id
 
 
 def mqmd_from_headers(
@@ -70,14 +104,20 @@ def mqmd_from_headers(
     """The MQMD the headers describe, and the headers that are not MQMD fields (in order)."""
     if headers is None:
         return MQMD_DEFAULT, []
-    key = tuple(headers)
-    found = _decoded.get(key)
-    if found is not None:
-        return found[0], list(found[1])
-    md, others = _mqmd_from_headers(key)
-    if len(_decoded) >= _CACHE_LIMIT:
-        _decoded.clear()
-    _decoded[key] = (md, others)
+    rest, msg_id = split_msg_id(headers)
+    if msg_id is None:  # not one valid MsgId: the full decode says what is wrong
+        md, others = _mqmd_from_headers(tuple(headers))
+        return md, others
+    found = _decoded.get(rest)
+    if found is None:
+        md, others = _mqmd_from_headers(rest)
+        found = (md, others, template_values(md))
+        if len(_decoded) >= _CACHE_LIMIT:
+            _decoded.clear()
+        _decoded[rest] = found
+    md, others, values = found
+    if msg_id != MQMI_NONE:
+        md = _with_msg_id(values, msg_id)  # a valid MsgId: 24 bytes, any value
     return md, list(others)
 
 

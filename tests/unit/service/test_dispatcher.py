@@ -147,16 +147,19 @@ def scenario() -> list[list[Message]]:
     json_bodies = [publish("Sport/Soccer", b'{"score": %d}' % i) for i in range(5)]
     retained = [publish("Sport/Tennis", b"r%d" % i, ("PubOpt", "RetainPub")) for i in range(3)]
     nobody = [publish("Weather/Rain", b"w%d" % i) for i in range(3)]
+    mq_style = [  # MQ gives every message a new MsgId: the plans hold for any
+        publish("Sport/Golf", b"g%d" % i, MsgId=b"MSG%d" % i + bytes(20)) for i in range(4)
+    ]
     later = [register("APP.C", "Sport/Rugby")]  # (APP.F's filter reads every Sport/Soccer one)
     again = [publish("Sport/Rugby", f"after {i}".encode()) for i in range(4)]
-    return [a, first, persistent, filtered + json_bodies, retained, nobody, later + again]
+    return [a, first, persistent, filtered + json_bodies, retained, nobody, mq_style, later + again]
 
 
 def test_replayed_plans_write_exactly_what_the_engine_writes() -> None:
     planned, engine_only = dispatcher(plans=True), dispatcher(plans=False)
     with_plans = run(planned, scenario())
     without = run(engine_only, scenario())
-    assert planned.plans is not None and planned.plans.hits == 11  # the plans were used
+    assert planned.plans is not None and planned.plans.hits == 14  # the plans were used
     # activity events are the same events, grouped in other Avro array blocks
     assert activity_events(with_plans) == activity_events(without)
     assert [r for r in with_plans if r.topic != "mqk-activity"] == [
@@ -206,3 +209,25 @@ def test_an_aborted_batch_undoes_its_registrations() -> None:
     assert len(d.state.subscriptions) == 1
     out = run(d, [[publish("Sport/Golf", b"y")]])
     assert [r.topic for r in out if r.topic.startswith("APP.")] == ["APP.A"]
+
+
+def test_a_malformed_msg_id_is_dead_lettered_even_when_a_plan_exists() -> None:
+    d = dispatcher(plans=True)
+    run(d, [[register("APP.A", "Sport/#")], [publish("Sport/Golf", b"x")] * 2])
+    bad = publish("Sport/Golf", b"y")
+    bad._headers = [*bad._headers, ("mqmd.MsgId", b"too short")]
+    twice = publish("Sport/Golf", b"z", MsgId=b"M" * 24)
+    twice._headers = [*twice._headers, ("mqmd.MsgId", b"N" * 24)]
+    out = run(d, [[bad, twice]])
+    assert [r.topic for r in out if r.topic != "mqk-activity"] == ["SYSTEM.DEAD.LETTER.QUEUE"] * 2
+    assert {dict(r.headers or ())["mqk.reason"] for r in out if r.headers} == {b"2026"}
+
+
+def test_the_publications_msg_id_is_in_its_activity_events() -> None:
+    d = dispatcher(plans=True)
+    run(d, [[register("APP.A", "Sport/#")]])
+    ids = [b"ID%02d" % i + bytes(20) for i in range(3)]
+    out = run(d, [[publish("Sport/Golf", b"x", MsgId=msg_id) for msg_id in ids]])
+    assert d.plans is not None and d.plans.hits == 2
+    events = activity_events(out)
+    assert [e["msg_id"] for e in events] == [i for i in ids for _ in range(2)]

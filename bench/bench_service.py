@@ -136,6 +136,7 @@ def throughput(
     persistent: bool = False,
     memory: bool = False,
     activity: bool = True,
+    new_msg_ids: bool = False,
 ) -> float:
     """Publications per second through the service (fan-out copies counted once)."""
     ns = namespace_for(bootstrap)
@@ -152,6 +153,9 @@ def throughput(
         # before it runs: the producer does not compete with the service for the CPU.
         service.stop()
         value, headers = publication(size, persistent)
+        if new_msg_ids:  # as MQ puts them (MQPMO_NEW_MSG_ID): a MsgId header per message
+            fixed = headers
+            headers = lambda i: [*fixed, ("mqmd.MsgId", (i + 1).to_bytes(24, "big"))]  # noqa: E731
         fill(bootstrap, queue_to_topic(DEFAULT_STREAM, ns), records, headers=headers, value=value)
         service.start()
         # The copies are read once the service is done (their timestamps are when it wrote
@@ -320,6 +324,7 @@ def main() -> None:
             fan10 = throughput(bootstrap, n // 2, size, 10)  # 5 copies per relayed record
             memory = throughput(bootstrap, n, size, 1, memory=True)
             persistent = throughput(bootstrap, n, size, 1, persistent=True)
+            mq_ids = throughput(bootstrap, n, size, 1, new_msg_ids=True)
             results |= {
                 "batched confluent-kafka relay (records/s, median of 3)": relay,
                 "relay runs (records/s)": [round(r) for r in relays],
@@ -332,6 +337,7 @@ def main() -> None:
                 "RocksDB / in-memory": fan1 / memory,
                 "persistent publications/s": persistent,
                 "persistent / non-persistent": persistent / fan1,
+                "fan-out 1 with a new MsgId per publication publications/s": mq_ids,
                 "without activity events publications/s (median of 3)": quiet,
                 "without activity runs": [round(r) for r in quiets],
                 "activity events cost (1 - with / without)": 1 - fan1 / quiet,

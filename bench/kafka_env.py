@@ -49,7 +49,9 @@ def fill(
     headers=None,
     value: bytes | None = None,
 ) -> None:
-    """``count`` copies of ``value`` (default: ``size`` bytes of x) keyed over 64 keys."""
+    """``count`` copies of ``value`` (default: ``size`` bytes of x) keyed over 64 keys;
+    ``headers`` a list, or a function of the record's number giving its list."""
+    headers_of = headers if callable(headers) else (lambda i: headers)
     producer = Producer(
         {
             "bootstrap.servers": bootstrap,
@@ -63,7 +65,9 @@ def fill(
     for i in range(count):
         while True:
             try:
-                producer.produce(topic, value=payload, key=str(i % 64).encode(), headers=headers)
+                producer.produce(
+                    topic, value=payload, key=str(i % 64).encode(), headers=headers_of(i)
+                )
                 break
             except BufferError:
                 producer.poll(0.05)

@@ -127,6 +127,21 @@ class Dispatcher:
             if plan is not None:
                 self._replay(plan, value, msg_id, message.timestamp()[1], now, out)
                 return
+        self._through_engine(message, topic, value, headers, now, out, key, msg_id)
+
+    def _through_engine(
+        self,
+        message: Any,
+        topic: str,
+        value: bytes,
+        headers: list[tuple[str, bytes]] | None,
+        now: float,
+        out: list[OutRecord],
+        key: tuple[str, tuple[Any, ...]],
+        msg_id: bytes | None,
+    ) -> None:
+        """Decode, step the engine, write its effects; keep a plan when the answer is plain."""
+        plans = self.plans
         queue = self._queue_of.get(topic)
         if queue is None:
             queue = self._queue_of[topic] = topic_to_queue(topic, self._namespace)

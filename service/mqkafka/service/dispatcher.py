@@ -24,7 +24,7 @@ from typing import Any
 from mqkafka.activity.builder import ActivityRecorder
 from mqkafka.engine.codec import process_message
 from mqkafka.engine.context import EngineContext
-from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Processed, Reply
+from mqkafka.engine.effects import DeadLetter, Deliver, Processed, Reply
 from mqkafka.engine.state import EngineState
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.errors import MQError
@@ -35,7 +35,7 @@ from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
 from mqkafka.service.plans import Plan, PublicationPlans, put_headers
 from mqkafka.service.replica import StateReplica
-from mqkafka.wire.headers import mqmd_from_headers, split_msg_id
+from mqkafka.wire.headers import mqmd_from_split, split_msg_id
 from mqkafka.wire.names import topic_to_queue
 
 log = logging.getLogger(__name__)
@@ -146,7 +146,7 @@ class Dispatcher:
         if queue is None:
             queue = self._queue_of[topic] = topic_to_queue(topic, self._namespace)
         try:
-            md, _others = mqmd_from_headers(headers)
+            md, _others = mqmd_from_split(headers, key[1], msg_id)
         except MQError as error:
             out.append(
                 self.outputs.dead_letter(MQMD_DEFAULT, value, error.reason, queue, error.detail)
@@ -211,27 +211,10 @@ class Dispatcher:
             counts[2] += copies
             self._pending_latency.append((put_ms / 1000.0, copies))
         if plans is not None and msg_id is not None and version == self.state.version:
-            self._keep(key, value, version, outcomes, effects, out[start:], command_activity,
-                       delivery_activity)  # fmt: skip
-
-    def _keep(
-        self,
-        key: tuple[str, tuple[Any, ...]],
-        value: bytes,
-        version: int,
-        outcomes: list[Processed],
-        effects: list[Effect],
-        records: list[OutRecord],
-        command_activity: bytes,
-        delivery_activity: list[bytes],
-    ) -> None:
-        assert self.plans is not None
-        if len(outcomes) != 1 or any(type(effect) is not Deliver for effect in effects):
-            return  # not a plain answer (PublicationPlans.keep would refuse it too)
-        self.plans.keep(
-            key, value, version, outcomes, effects, records, self.outputs.dead_letter_topic,
-            command_activity, delivery_activity,
-        )  # fmt: skip
+            plans.keep(
+                key, value, version, outcomes, effects, out[start:],
+                self.outputs.dead_letter_topic, command_activity, delivery_activity,
+            )  # fmt: skip
 
     def _replay(
         self,

@@ -104,7 +104,17 @@ def mqmd_from_headers(
     """The MQMD the headers describe, and the headers that are not MQMD fields (in order)."""
     if headers is None:
         return MQMD_DEFAULT, []
-    rest, msg_id = split_msg_id(headers)
+    return mqmd_from_split(headers, *split_msg_id(headers))
+
+
+def mqmd_from_split(
+    headers: Iterable[KafkaHeader] | None,
+    rest: tuple[KafkaHeader, ...],
+    msg_id: bytes | None,
+) -> tuple[MQMD, list[KafkaHeader]]:
+    """``mqmd_from_headers`` for headers already ``split_msg_id`` into ``rest`` and ``msg_id``."""
+    if headers is None:
+        return MQMD_DEFAULT, []
     if msg_id is None:  # not one valid MsgId: the full decode says what is wrong
         md, others = _mqmd_from_headers(tuple(headers))
         return md, others

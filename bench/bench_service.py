@@ -27,7 +27,7 @@ from typing import Any
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench.bench_relay import plain_relay
-from bench.kafka_env import create_topic, fill, kafka
+from bench.kafka_env import committed_reader, create_topic, fill, kafka
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
@@ -83,15 +83,7 @@ def delivered_span(
     bootstrap: str, topics: list[str], expect: int, timeout: float = 600
 ) -> tuple[int, float]:
     """Read ``expect`` committed records from ``topics``; (count, seconds first→last commit)."""
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": uuid.uuid4().hex,
-            "auto.offset.reset": "earliest",
-            "isolation.level": "read_committed",
-            "enable.auto.commit": False,
-        }
-    )
+    consumer = committed_reader(bootstrap)
     consumer.subscribe(topics)
     seen, first, last = 0, None, 0.0
     deadline = time.monotonic() + timeout

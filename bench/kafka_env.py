@@ -74,9 +74,9 @@ def fill(
     producer.flush(60)
 
 
-def drain_count(bootstrap: str, topic: str, expect: int, timeout: float = 300.0) -> float:
-    """Read ``expect`` committed records from ``topic``; the time the last one was appended."""
-    consumer = Consumer(
+def committed_reader(bootstrap: str) -> Consumer:
+    """A consumer of its own group that reads committed records from the beginning."""
+    return Consumer(
         {
             "bootstrap.servers": bootstrap,
             "group.id": uuid.uuid4().hex,
@@ -85,6 +85,11 @@ def drain_count(bootstrap: str, topic: str, expect: int, timeout: float = 300.0)
             "enable.auto.commit": False,
         }
     )
+
+
+def drain_count(bootstrap: str, topic: str, expect: int, timeout: float = 300.0) -> float:
+    """Read ``expect`` committed records from ``topic``; the time the last one was appended."""
+    consumer = committed_reader(bootstrap)
     consumer.subscribe([topic])
     seen, last_ts, deadline = 0, 0.0, time.monotonic() + timeout
     try:

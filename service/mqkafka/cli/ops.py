@@ -111,30 +111,34 @@ def _report(result: Any) -> int:
     return 0 if result.completion == "warning" else 1
 
 
-def publish_cmd(args: argparse.Namespace) -> int:
+def _send(args: argparse.Namespace, command: Any) -> int:
+    """Send one command message with ``command(client)`` and print the broker's reply."""
     client = _client(args)
     try:
-        result = client.publish(
-            args.topic, args.data.encode(), retain=args.retain, stream=args.stream,
-            persistent=args.persistent,
-        )  # fmt: skip
+        result = command(client)
     except TimeoutError as error:
         raise UserError(str(error)) from None
     finally:
         client.close()
     return _report(result)
+
+
+def publish_cmd(args: argparse.Namespace) -> int:
+    return _send(
+        args,
+        lambda client: client.publish(
+            args.topic, args.data.encode(), retain=args.retain, stream=args.stream,
+            persistent=args.persistent,
+        ),
+    )  # fmt: skip
 
 
 def subscribe_cmd(args: argparse.Namespace) -> int:
     correl = bytes.fromhex(args.correl_id).ljust(24, b"\0") if args.correl_id else None
-    client = _client(args)
-    try:
-        result = client.register(
+    return _send(
+        args,
+        lambda client: client.register(
             args.topic, queue=args.queue, options=args.option, correl_id=correl,
             sub_name=args.name, filter=args.filter,
-        )  # fmt: skip
-    except TimeoutError as error:
-        raise UserError(str(error)) from None
-    finally:
-        client.close()
-    return _report(result)
+        ),
+    )  # fmt: skip

@@ -146,12 +146,7 @@ class PubSub:
         reply: bool = True,
         **fields: Any,
     ) -> CommandReply | None:
-        md = self.command_md(reply=reply, correl_id=correl_id)
-        with _mqi():
-            command = RegSub(
-                topics=tuple(topics), options=options, md=md, q_name=queue or md.ReplyToQ, **fields
-            )
-        return self.request(command) if reply else self._datagram(command)
+        return self._subscriber_command(RegSub, topics, queue, options, correl_id, reply, fields)
 
     def deregister_subscriber(
         self,
@@ -163,9 +158,22 @@ class PubSub:
         reply: bool = True,
         **fields: Any,
     ) -> CommandReply | None:
+        return self._subscriber_command(DeregSub, topics, queue, options, correl_id, reply, fields)
+
+    def _subscriber_command(
+        self,
+        kind: type[RegSub] | type[DeregSub],
+        topics: Sequence[str],
+        queue: str | None,
+        options: RegOpt,
+        correl_id: bytes | None,
+        reply: bool,
+        fields: dict[str, Any],
+    ) -> CommandReply | None:
+        """RegSub or DeregSub for the subscriber queue ``queue`` (default: the reply queue)."""
         md = self.command_md(reply=reply, correl_id=correl_id)
         with _mqi():
-            command = DeregSub(
+            command = kind(
                 topics=tuple(topics), options=options, md=md, q_name=queue or md.ReplyToQ, **fields
             )
         return self.request(command) if reply else self._datagram(command)

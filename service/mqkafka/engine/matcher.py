@@ -106,10 +106,15 @@ def _collect(current: object, out: set[object]) -> None:
 class _Node:
     """A filter prefix of whole levels. ``children``: literal levels; ``plus``/``hash``:
     TOPIC wildcard levels; ``keys``: TOPIC filters ending here; ``buckets`` (by head) and
-    ``head_lengths``: CHAR filters whose literal prefix levels end here. Fields stay None
-    until used: most nodes use one or two of them."""
+    ``heads``: CHAR filters whose literal prefix levels end here. Fields stay None
+    until used: most nodes use one or two of them.
 
-    __slots__ = ("buckets", "children", "hash", "head_lengths", "keys", "plus")
+    ``heads`` holds, per head length present, the bounds of what a matching topic has left
+    after the head: a topic outside them is not looked up in ``buckets`` at all (a bucket
+    dict of thousands of heads is a cache miss per lookup, and ``team-12?`` cannot match
+    ``team-12345``). Bounds only widen while the head length stays: still true, maybe loose."""
+
+    __slots__ = ("buckets", "children", "hash", "heads", "keys", "plus")
 
     def __init__(self) -> None:
         self.children: dict[str, _Node] | None = None
@@ -117,7 +122,7 @@ class _Node:
         self.hash: _Node | None = None
         self.keys: object = _NO_KEY
         self.buckets: dict[str, _Bucket] | None = None
-        self.head_lengths: tuple[int, ...] = ()
+        self.heads: tuple[tuple[int, int, int], ...] = ()  # (head length, rest min, max)
 
     def is_empty(self) -> bool:
         return (
@@ -247,6 +252,8 @@ class _CharShape:
     middle_regex: str | None  # None when the middle holds wildcards only
     middle_length: int  # how many `?` the middle holds
     open_ended: bool  # whether the middle holds a `*`
+    rest_min: int  # the fewest characters a matching topic has after the head
+    rest_max: int  # the most (sys.maxsize when the middle holds a `*`)
 
     @classmethod
     def of(cls, flt: TopicFilter) -> _CharShape:
@@ -269,6 +276,12 @@ class _CharShape:
             (".*" if token.text == ANY_CHARS else ".") if token.wildcard else re.escape(token.text)
             for token in middle
         )
+        # every character after the head is the middle's (one per `?` or literal character,
+        # any number per `*`), then `/` and the tail
+        rest_min = sum(map(len, literal_runs)) + wildcards.count(ONE_CHAR)
+        if tail is not None:
+            rest_min += 1 + len(tail)
+        open_ended = ANY_CHARS in wildcards
         return cls(
             prefix_levels=tuple(prefix_levels),
             head=head,
@@ -276,7 +289,9 @@ class _CharShape:
             anchor=_pick_anchor(literal_runs),
             middle_regex=regex if literal_runs else None,
             middle_length=wildcards.count(ONE_CHAR),
-            open_ended=ANY_CHARS in wildcards,
+            open_ended=open_ended,
+            rest_min=rest_min,
+            rest_max=sys.maxsize if open_ended else rest_min,
         )
 
 
@@ -394,6 +409,16 @@ def _sizes_with(sizes: tuple[int, ...], size: int) -> tuple[int, ...]:
     return sizes if size in sizes else tuple(sorted((*sizes, size)))
 
 
+def _heads_with(
+    heads: tuple[tuple[int, int, int], ...], length: int, rest_min: int, rest_max: int
+) -> tuple[tuple[int, int, int], ...]:
+    """``heads`` with the bounds of ``length`` widened to take in another filter's."""
+    others = [head for head in heads if head[0] != length]
+    for _, low, high in (head for head in heads if head[0] == length):
+        rest_min, rest_max = min(low, rest_min), max(high, rest_max)
+    return tuple(sorted((*others, (length, rest_min, rest_max))))
+
+
 def _sizes_after_removal(
     sizes: tuple[int, ...], keys: dict[str, Any], size_of: Callable[[str], int]
 ) -> tuple[int, ...]:
@@ -412,9 +437,12 @@ def _collect_buckets(
     buckets = node.buckets
     assert buckets is not None
     size = len(text)
-    for head_length in node.head_lengths:
+    rest = size - offset  # what the topic has left from this level on
+    for head_length, rest_min, rest_max in node.heads:
         if head_length > len(level):
             break
+        if not rest_min <= rest - head_length <= rest_max:
+            continue
         bucket = buckets.get(level[:head_length])
         if bucket is None:
             continue
@@ -505,7 +533,7 @@ class _Space:
         bucket = node.buckets.get(shape.head)
         if bucket is None:
             bucket = node.buckets[shape.head] = _Bucket()
-            node.head_lengths = _sizes_with(node.head_lengths, len(shape.head))
+        node.heads = _heads_with(node.heads, len(shape.head), shape.rest_min, shape.rest_max)
         entry = _CharEntry(shape)
         bucket.group(shape.tail).add(shape.anchor, entry)
         return entry
@@ -534,7 +562,10 @@ class _Space:
         assert node.buckets is not None
         if node.buckets[shape.head].discard_in(shape.tail, shape.anchor, entry):
             del node.buckets[shape.head]
-            node.head_lengths = _sizes_after_removal(node.head_lengths, node.buckets, len)
+            lengths = _sizes_after_removal(
+                tuple(length for length, _, _ in node.heads), node.buckets, len
+            )
+            node.heads = tuple(head for head in node.heads if head[0] in lengths)
             node.buckets = node.buckets or None
         self._prune(node, path, literal=True)
 

@@ -132,7 +132,27 @@ WALK_CASES = [
     ("a/*/b", CHAR, "a/b", False),  # the `/` before a tail comes after the head
     ("a*/b", CHAR, "a/b", True),
     ("*/", CHAR, "/", True),
+    # what a topic has left after the head must fit the filter's middle and tail
+    ("team-12?/Score", CHAR, "team-123/Score", True),
+    ("team-12?/Score", CHAR, "team-1234/Score", False),
+    ("team-12?/Score", CHAR, "team-12/Score", False),
+    ("team-12%?x", CHAR, "team-12?x", True),  # an escaped `?` is one literal character
+    ("team-12%?x", CHAR, "team-12?xy", False),
+    ("team-12*x", CHAR, "team-12x", True),  # a `*` may be empty ...
+    ("team-12*x", CHAR, "team-12/a/b/x", True),  # ... or cross levels
 ]
+
+
+def test_bounds_of_a_head_length_stay_true_as_filters_come_and_go() -> None:
+    index: SubscriptionIndex[str] = SubscriptionIndex(cache_size=0)
+    index.add("fixed", DEFAULT_STREAM, TopicFilter("Sport/team-1?", CHAR))
+    index.add("open", DEFAULT_STREAM, TopicFilter("Sport/team-2*", CHAR))  # same head length
+    assert index.match(DEFAULT_STREAM, TopicString("Sport/team-2/x/y")) == {"open"}
+    index.remove("open")
+    index.add("longer", DEFAULT_STREAM, TopicFilter("Sport/team-3??", CHAR))
+    assert index.match(DEFAULT_STREAM, TopicString("Sport/team-1x")) == {"fixed"}
+    assert index.match(DEFAULT_STREAM, TopicString("Sport/team-3xy")) == {"longer"}
+    assert index.match(DEFAULT_STREAM, TopicString("Sport/team-2/x/y")) == set()
 
 
 @pytest.mark.parametrize(("flt", "scheme", "topic", "selected"), WALK_CASES)

@@ -13,6 +13,7 @@ BENCHES = [
     "bench_state",
     "bench_mqi",
     "bench_relay",
+    "bench_fanout",
     "bench_service",
 ]
 

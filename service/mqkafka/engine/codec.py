@@ -28,7 +28,6 @@ from typing import Any
 
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Processed, Reply
-from mqkafka.engine.fastvalues import copier, template_values
 from mqkafka.engine.handle import handle, step
 from mqkafka.engine.replies import respond
 from mqkafka.engine.state import EngineState
@@ -43,6 +42,7 @@ from mqkafka.mq.commands import (
     command_from_rfh1,
 )
 from mqkafka.mq.errors import MQError
+from mqkafka.mq.fastvalues import copier, template_values
 from mqkafka.mq.folders import Folder, parse_folder, render_folder
 from mqkafka.mq.message import Header, decode_message
 from mqkafka.mq.mqmd import MQFMT_NONE, MQFMT_RF_HEADER_1, MQFMT_RF_HEADER_2, MQMD

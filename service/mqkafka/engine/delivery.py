@@ -28,11 +28,11 @@ import time
 
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import Deliver
-from mqkafka.engine.fastvalues import copier, template_values
 from mqkafka.engine.records import Publication, Subscription
 from mqkafka.engine.state import Live
 from mqkafka.engine.topicspace import Namespace, NamespaceKind, TopicString, topic_text_for
 from mqkafka.mq.commands import Interface, PublicationContent, RegOpt
+from mqkafka.mq.fastvalues import copier, template_values
 from mqkafka.mq.mqmd import (
     MQAT,
     MQFMT_RF_HEADER_1,

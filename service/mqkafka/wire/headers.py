@@ -19,8 +19,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
-from mqkafka.engine.fastvalues import copier, template_values
 from mqkafka.mq.errors import MQError
+from mqkafka.mq.fastvalues import copier, template_values
 from mqkafka.mq.mqmd import (
     FIELD_NAMES,
     ID_FIELDS,

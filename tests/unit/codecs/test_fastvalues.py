@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mqkafka.engine.effects import Deliver
-from mqkafka.engine.fastvalues import copier, template_values
 from mqkafka.mq.commands import EMPTY_CONTENT, Interface
+from mqkafka.mq.fastvalues import copier, template_values
 from mqkafka.mq.mqmd import MQMD
 
 CHANGED = ("MsgId", "Expiry", "Priority", "Persistence", "PutDate", "PutTime")

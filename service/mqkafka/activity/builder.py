@@ -28,8 +28,8 @@ class ActivityRecorder:
         self.encoder = FastEncoder()
         self.blocks: list[bytes] = []  # Avro array blocks of the events not yet written
         # blocks of replayed publications by (plan, put time, size), for the batch at hand
-        self._same: dict[tuple[object, int, int, bytes], bytes] = {}
-        self._same_ms = -1
+        self._pieces: dict[tuple[object, int, int], list[bytes]] = {}
+        self._pieces_ms = -1
 
     def command(self, done: Processed, size: int, put_ms: int, now_ms: int) -> bytes:
         """Record the command event; its middle (``FastEncoder.middle``) is returned."""
@@ -101,22 +101,21 @@ class ActivityRecorder:
         size: int,
         body_size: int,
     ) -> None:
-        """The events of a replayed publication plan (``FastEncoder.publication_block``). Put
-        in the same millisecond with the same size and MsgId (a publisher that leaves it to
-        the default), processed in the same millisecond, they are the same bytes: under load
-        most are, and one block object serves them all."""
-        if now_ms != self._same_ms:
-            self._same.clear()
-            self._same_ms = now_ms
-        key = (plan, put_ms, size, msg_id)
-        block = self._same.get(key)
-        if block is None:
-            block = self.encoder.publication_block(
-                now_ms, put_ms, msg_id, command, size, copies, body_size
+        """The events of a replayed publication plan (``FastEncoder.publication_pieces``).
+        Processed in the same millisecond, put in the same millisecond with the same size, they
+        differ only in the MsgId: under load most do, and one set of pieces serves them all."""
+        if now_ms != self._pieces_ms:
+            self._pieces.clear()
+            self._pieces_ms = now_ms
+        key = (plan, put_ms, size)
+        pieces = self._pieces.get(key)
+        if pieces is None:
+            pieces = self.encoder.publication_pieces(
+                now_ms, put_ms, command, size, copies, body_size
             )
-            if len(self._same) < 4096:
-                self._same[key] = block
-        self.blocks.append(block)
+            if len(self._pieces) < 4096:
+                self._pieces[key] = pieces
+        self.blocks.append(self.encoder.publication_id(msg_id).join(pieces))
 
     def records(self) -> list[OutRecord]:
         """The events collected since the last call, as ActivityBatch records."""

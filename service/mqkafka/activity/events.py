@@ -264,33 +264,37 @@ class FastEncoder:
             )
         )
 
-    def publication_block(
+    def publication_pieces(
         self,
         time_ms: int,
         put_time_ms: int,
-        msg_id: bytes,
         command: tuple[bytes, bytes],
         size: int,
         copies: Sequence[tuple[bytes, bytes, int]],
         body_size: int,
-    ) -> bytes:
+    ) -> list[bytes]:
         """One publication's events as one Avro array block (its count, then the events): the
         command event (``command``: its middle and persistence byte; ``size`` the message's)
-        and a delivery event per copy (its middle, persistence byte, and size less the body)."""
+        and a delivery event per copy (its middle, persistence byte, and size less the body).
+
+        Every event names the publication's MsgId; the block is returned as the pieces
+        between those, so that ``publication_id(msg_id).join(pieces)`` is the block of any
+        MsgId: MQ gives each message a new one, and the pieces serve them all."""
         varint = self.varint
         stamp = varint(time_ms) + varint(put_time_ms)
-        publication = varint(len(msg_id)) + msg_id
         latency = _DOUBLE.pack(float(time_ms - put_time_ms))
         middle, persistent = command
-        parts = [
-            varint(1 + len(copies)), b"\x00", stamp, middle, publication, persistent,
-            varint(size), latency,
-        ]  # fmt: skip
+        pieces = [varint(1 + len(copies)) + b"\x00" + stamp + middle]
+        close = persistent + varint(size) + latency
         for middle, persistent, head in copies:
-            parts += (
-                b"\x02", stamp, middle, publication, persistent, varint(head + body_size), latency
-            )  # fmt: skip
-        return b"".join(parts)
+            pieces.append(close + b"\x02" + stamp + middle)
+            close = persistent + varint(head + body_size) + latency
+        pieces.append(close)
+        return pieces
+
+    def publication_id(self, msg_id: bytes) -> bytes:
+        """The ``publication`` field of an event: the MsgId as Avro bytes."""
+        return self.varint(len(msg_id)) + msg_id
 
 
 KIND_BYTES: Final = (b"\x00", b"\x02")  # COMMAND, DELIVERY as the enum's zigzag index

@@ -27,7 +27,8 @@ class ActivityRecorder:
         self.key = key.encode() or None
         self.encoder = FastEncoder()
         self.blocks: list[bytes] = []  # Avro array blocks of the events not yet written
-        # blocks of replayed publications by (plan, put time, size), for the batch at hand
+        # the event blocks of replayed publications, as the pieces around their MsgId, by
+        # (plan, put time, size), for the millisecond at hand
         self._pieces: dict[tuple[object, int, int], list[bytes]] = {}
         self._pieces_ms = -1
 

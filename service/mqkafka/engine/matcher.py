@@ -36,7 +36,7 @@ import re
 import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeAlias, TypeVar, cast, final
 
 from mqkafka.mq.topics import (
     ANY_CHARS,
@@ -103,26 +103,28 @@ def _collect(current: object, out: set[object]) -> None:
 # --------------------------------------------------------------------------------------
 
 
+@final
 class _Node:
     """A filter prefix of whole levels. ``children``: literal levels; ``plus``/``hash``:
-    TOPIC wildcard levels; ``keys``: TOPIC filters ending here; ``buckets`` (by head) and
-    ``heads``: CHAR filters whose literal prefix levels end here. Fields stay None
-    until used: most nodes use one or two of them.
+    TOPIC wildcard levels; ``keys``: TOPIC filters ending here; ``buckets``: CHAR filters
+    whose literal prefix levels end here. Fields stay None until used: most nodes use one
+    or two of them.
 
-    ``heads`` holds, per head length present, the bounds of what a matching topic has left
-    after the head: a topic outside them is not looked up in ``buckets`` at all (a bucket
-    dict of thousands of heads is a cache miss per lookup, and ``team-12?`` cannot match
-    ``team-12345``). Bounds only widen while the head length stays: still true, maybe loose."""
+    Most nodes below a rare level (a team, a device) have one child and one CHAR bucket,
+    and each of them is a cache miss of its own when the index is big: a lone child is
+    held as itself (its ``level`` tells which it is) and a lone bucket as itself (it knows
+    its head), a dict of either only from the second on; a dict is two objects to fetch
+    (the dict and its table), a node that does not match costs one."""
 
-    __slots__ = ("buckets", "children", "hash", "heads", "keys", "plus")
+    __slots__ = ("buckets", "children", "hash", "keys", "level", "plus")
 
-    def __init__(self) -> None:
-        self.children: dict[str, _Node] | None = None
+    def __init__(self, level: str = "") -> None:
+        self.level = level  # the literal level that leads here (for a lone child)
+        self.children: _Node | dict[str, _Node] | None = None
         self.plus: _Node | None = None
         self.hash: _Node | None = None
         self.keys: object = _NO_KEY
-        self.buckets: dict[str, _Bucket] | None = None
-        self.heads: tuple[tuple[int, int, int], ...] = ()  # (head length, rest min, max)
+        self.buckets: _Bucket | _Buckets | None = None
 
     def is_empty(self) -> bool:
         return (
@@ -146,11 +148,21 @@ class _Node:
         return self.literal_child(level, create)
 
     def literal_child(self, level: str, create: bool) -> _Node | None:
-        child = self.children.get(level) if self.children is not None else None
+        children = self.children
+        if children is None:
+            child = None
+        elif type(children) is _Node:
+            child = children if children.level == level else None
+        else:
+            child = children.get(level)
         if child is None and create:
-            if self.children is None:
-                self.children = {}
-            child = self.children[sys.intern(level)] = _Node()
+            child = _Node(sys.intern(level))
+            if children is None:
+                self.children = child
+            elif type(children) is _Node:
+                self.children = {children.level: children, child.level: child}
+            else:
+                children[child.level] = child
         return child
 
     def detach(self, level: str, literal: bool) -> None:
@@ -158,10 +170,14 @@ class _Node:
             self.hash = None
         elif not literal and level == SINGLE_LEVEL:
             self.plus = None
+        elif type(self.children) is _Node:
+            assert self.children.level == level
+            self.children = None
         else:
             assert self.children is not None
             del self.children[level]
-            self.children = self.children or None
+            if len(self.children) == 1:
+                self.children = next(iter(self.children.values()))
 
 
 def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
@@ -191,13 +207,21 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
                 if plus.hash is not None:
                     _enter_hashes(plus, loopers, out)
             children = literal.children
-            literal = children.get(level) if children is not None else None
+            if children is None:
+                literal = None
+            elif type(children) is _Node:
+                literal = children if children.level == level else None
+            else:
+                literal = children.get(level)
             if literal is not None and literal.hash is not None:
                 _enter_hashes(literal, loopers, out)
         for node in active:
             children = node.children
             if children is not None:
-                child = children.get(level)
+                if type(children) is _Node:
+                    child = children if children.level == level else None
+                else:
+                    child = children.get(level)
                 if child is not None:
                     advanced.append(child)
                     if child.hash is not None:
@@ -317,36 +341,65 @@ class _CharEntry:
         self.open_ended = shape.open_ended
 
 
+_Entries: TypeAlias = tuple["_CharEntry", ...] | list["_CharEntry"]
+
+_SMALL = 16  # up to this many entries are a tuple (one object to fetch, not two)
+
+_SHARED: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _shared(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """One object per distinct tuple of small numbers (tail sizes, head bounds): many nodes
+    hold the same, and a shared one stays in the CPU caches where one per node would not."""
+    return _SHARED.setdefault(sizes, sizes)
+
+
+def _with_entry(entries: _Entries | None, entry: _CharEntry) -> _Entries:
+    if entries is None:
+        return (entry,)
+    if type(entries) is list:
+        entries.append(entry)
+        return entries
+    return (*entries, entry) if len(entries) < _SMALL else [*entries, entry]
+
+
+def _without_entry(entries: _Entries, entry: _CharEntry) -> _Entries | None:
+    left = [other for other in entries if other is not entry]
+    assert len(left) == len(entries) - 1
+    if not left:
+        return None
+    return tuple(left) if len(left) <= _SMALL else left
+
+
 class _Group:
     """Entries with one prefix, head and tail; those with an anchor are keyed by it."""
 
     __slots__ = ("anchored", "plain")
 
     def __init__(self) -> None:
-        self.plain: list[_CharEntry] | None = None
-        self.anchored: dict[str, list[_CharEntry]] | None = None
+        self.plain: _Entries | None = None
+        self.anchored: dict[str, _Entries] | None = None
 
     def add(self, anchor: str | None, entry: _CharEntry) -> None:
         if anchor is None:
-            if self.plain is None:
-                self.plain = []
-            self.plain.append(entry)
+            self.plain = _with_entry(self.plain, entry)
         else:
             if self.anchored is None:
                 self.anchored = {}
-            self.anchored.setdefault(sys.intern(anchor), []).append(entry)
+            anchor = sys.intern(anchor)
+            self.anchored[anchor] = _with_entry(self.anchored.get(anchor), entry)
 
     def discard(self, anchor: str | None, entry: _CharEntry) -> None:
         if anchor is None:
             assert self.plain is not None
-            self.plain.remove(entry)
-            self.plain = self.plain or None
+            self.plain = _without_entry(self.plain, entry)
         else:
             assert self.anchored is not None
-            entries = self.anchored[anchor]
-            entries.remove(entry)
-            if not entries:
+            entries = _without_entry(self.anchored[anchor], entry)
+            if entries is None:
                 del self.anchored[anchor]
+            else:
+                self.anchored[anchor] = entries
             self.anchored = self.anchored or None
 
     def is_empty(self) -> bool:
@@ -366,17 +419,26 @@ class _Group:
                     _check_entries(entries, text, start, end, out)
 
 
+@final
 class _Bucket(_Group):
     """Entries at one node with the same head: itself the group of those without a tail,
     with the groups of those with a tail keyed by it and looked up once per distinct number
-    of tail levels."""
+    of tail levels. ``rest_min``/``rest_max`` bound what a matching topic has left after
+    the head (they only widen: still true, maybe loose)."""
 
-    __slots__ = ("tail_counts", "tails")
+    __slots__ = ("head", "rest_max", "rest_min", "tail_counts", "tails")
 
-    def __init__(self) -> None:
+    def __init__(self, head: str) -> None:
         super().__init__()
+        self.head = head
+        self.rest_min = sys.maxsize
+        self.rest_max = 0
         self.tails: dict[str, _Group] | None = None
         self.tail_counts: tuple[int, ...] = ()
+
+    def widen(self, rest_min: int, rest_max: int) -> None:
+        self.rest_min = min(self.rest_min, rest_min)
+        self.rest_max = max(self.rest_max, rest_max)
 
     def group(self, tail: str | None) -> _Group:
         if tail is None:
@@ -386,7 +448,7 @@ class _Bucket(_Group):
         group = self.tails.get(tail)
         if group is None:
             group = self.tails[sys.intern(tail)] = _Group()
-            self.tail_counts = _sizes_with(self.tail_counts, _tail_size(tail))
+            self.tail_counts = _shared(_sizes_with(self.tail_counts, _tail_size(tail)))
         return group
 
     def discard_in(self, tail: str | None, anchor: str | None, entry: _CharEntry) -> bool:
@@ -396,9 +458,32 @@ class _Bucket(_Group):
         if tail is not None and group.is_empty():
             assert self.tails is not None
             del self.tails[tail]
-            self.tail_counts = _sizes_after_removal(self.tail_counts, self.tails, _tail_size)
+            self.tail_counts = _shared(
+                _sizes_after_removal(self.tail_counts, self.tails, _tail_size)
+            )
             self.tails = self.tails or None
         return self.is_empty() and self.tails is None
+
+
+@final
+class _Buckets:
+    """Two or more buckets at one node, by head. ``heads`` holds, per head length present,
+    the bounds of what a matching topic has left after the head: a topic outside them is
+    not looked up at all (a dict of thousands of heads is a cache miss per lookup, and
+    ``team-12?`` cannot match ``team-12345``). Bounds only widen while the head length
+    stays: still true, maybe loose."""
+
+    __slots__ = ("by_head", "heads")
+
+    def __init__(self, buckets: Iterable[_Bucket]) -> None:
+        self.by_head: dict[str, _Bucket] = {}
+        self.heads: tuple[tuple[int, ...], ...] = ()  # (head length, rest min, max)
+        for bucket in buckets:
+            self.by_head[bucket.head] = bucket
+            self.widen(bucket)
+
+    def widen(self, bucket: _Bucket) -> None:
+        self.heads = _heads_with(self.heads, len(bucket.head), bucket.rest_min, bucket.rest_max)
 
 
 def _tail_size(tail: str) -> int:
@@ -410,13 +495,13 @@ def _sizes_with(sizes: tuple[int, ...], size: int) -> tuple[int, ...]:
 
 
 def _heads_with(
-    heads: tuple[tuple[int, int, int], ...], length: int, rest_min: int, rest_max: int
-) -> tuple[tuple[int, int, int], ...]:
+    heads: tuple[tuple[int, ...], ...], length: int, rest_min: int, rest_max: int
+) -> tuple[tuple[int, ...], ...]:
     """``heads`` with the bounds of ``length`` widened to take in another filter's."""
     others = [head for head in heads if head[0] != length]
     for _, low, high in (head for head in heads if head[0] == length):
         rest_min, rest_max = min(low, rest_min), max(high, rest_max)
-    return tuple(sorted((*others, (length, rest_min, rest_max))))
+    return tuple(sorted((*others, _shared((length, rest_min, rest_max)))))
 
 
 def _sizes_after_removal(
@@ -434,44 +519,56 @@ def _collect_buckets(
 ) -> None:
     """The CHAR filters hanging from ``node``, for a topic whose next level is ``level``
     (starting at ``offset``): by head, then without a tail or by tail."""
-    buckets = node.buckets
-    assert buckets is not None
-    size = len(text)
-    rest = size - offset  # what the topic has left from this level on
-    for head_length, rest_min, rest_max in node.heads:
+    chars = node.buckets
+    rest = len(text) - offset  # what the topic has left from this level on
+    if type(chars) is _Bucket:
+        head_length = len(chars.head)
+        if (
+            chars.rest_min <= rest - head_length <= chars.rest_max
+            and level[:head_length] == chars.head
+        ):
+            _collect_bucket(chars, offset + head_length, text, levels, out)
+        return
+    assert type(chars) is _Buckets
+    buckets = chars.by_head
+    for head_length, rest_min, rest_max in chars.heads:
         if head_length > len(level):
             break
         if not rest_min <= rest - head_length <= rest_max:
             continue
         bucket = buckets.get(level[:head_length])
-        if bucket is None:
-            continue
-        start = offset + head_length
-        if bucket.plain is not None:
-            _check_entries(bucket.plain, text, start, size, out)
-        if bucket.anchored is not None:
-            _Group.collect(bucket, text, start, size, levels, out)
-        tails = bucket.tails
-        if tails is None:
-            continue
-        tail_start = size + 1  # where the last `count` levels start
-        count = 0
-        for wanted in bucket.tail_counts:
-            if wanted >= len(levels):  # a tail needs a level before it
-                break
-            while count < wanted:
-                count += 1
-                tail_start -= len(levels[-count]) + 1
-            if tail_start <= start:  # the `/` before the tail must come after the head
-                break
-            group = tails.get(levels[-1] if count == 1 else text[tail_start:])
-            if group is not None:
-                group.collect(text, start, tail_start - 1, levels, out)
+        if bucket is not None:
+            _collect_bucket(bucket, offset + head_length, text, levels, out)
 
 
-def _check_entries(
-    entries: list[_CharEntry], text: str, start: int, end: int, out: set[object]
+def _collect_bucket(
+    bucket: _Bucket, start: int, text: str, levels: list[str], out: set[object]
 ) -> None:
+    """A bucket whose head the topic has, up to ``start``."""
+    size = len(text)
+    if bucket.plain is not None:
+        _check_entries(bucket.plain, text, start, size, out)
+    if bucket.anchored is not None:
+        _Group.collect(bucket, text, start, size, levels, out)
+    tails = bucket.tails
+    if tails is None:
+        return
+    tail_start = size + 1  # where the last `count` levels start
+    count = 0
+    for wanted in bucket.tail_counts:
+        if wanted >= len(levels):  # a tail needs a level before it
+            break
+        while count < wanted:
+            count += 1
+            tail_start -= len(levels[-count]) + 1
+        if tail_start <= start:  # the `/` before the tail must come after the head
+            break
+        group = tails.get(levels[-1] if count == 1 else text[tail_start:])
+        if group is not None:
+            group.collect(text, start, tail_start - 1, levels, out)
+
+
+def _check_entries(entries: _Entries, text: str, start: int, end: int, out: set[object]) -> None:
     span = end - start
     for entry in entries:
         regex = entry.regex
@@ -528,12 +625,23 @@ class _Space:
             child = node.literal_child(level, create=True)
             assert child is not None
             node = child
-        if node.buckets is None:
-            node.buckets = {}
-        bucket = node.buckets.get(shape.head)
-        if bucket is None:
-            bucket = node.buckets[shape.head] = _Bucket()
-        node.heads = _heads_with(node.heads, len(shape.head), shape.rest_min, shape.rest_max)
+        chars = node.buckets
+        if chars is None:
+            bucket = node.buckets = _Bucket(shape.head)
+        elif type(chars) is _Bucket:
+            if chars.head == shape.head:
+                bucket = chars
+            else:
+                bucket = _Bucket(shape.head)
+                chars = node.buckets = _Buckets((chars, bucket))
+        else:
+            assert type(chars) is _Buckets
+            found = chars.by_head.get(shape.head)
+            bucket = found if found is not None else _Bucket(shape.head)
+            chars.by_head[bucket.head] = bucket
+        bucket.widen(shape.rest_min, shape.rest_max)
+        if type(chars) is _Buckets:
+            chars.widen(bucket)
         entry = _CharEntry(shape)
         bucket.group(shape.tail).add(shape.anchor, entry)
         return entry
@@ -559,14 +667,22 @@ class _Space:
 
     def _unplace(self, shape: _CharShape, entry: _CharEntry) -> None:
         node, path = self._path(shape.prefix_levels, literal=True)
-        assert node.buckets is not None
-        if node.buckets[shape.head].discard_in(shape.tail, shape.anchor, entry):
-            del node.buckets[shape.head]
-            lengths = _sizes_after_removal(
-                tuple(length for length, _, _ in node.heads), node.buckets, len
-            )
-            node.heads = tuple(head for head in node.heads if head[0] in lengths)
-            node.buckets = node.buckets or None
+        chars = node.buckets
+        if type(chars) is _Bucket:
+            if chars.discard_in(shape.tail, shape.anchor, entry):
+                node.buckets = None
+        else:
+            assert type(chars) is _Buckets
+            buckets = chars.by_head
+            if buckets[shape.head].discard_in(shape.tail, shape.anchor, entry):
+                del buckets[shape.head]
+                if len(buckets) == 1:
+                    node.buckets = next(iter(buckets.values()))
+                else:
+                    lengths = _sizes_after_removal(
+                        tuple(head[0] for head in chars.heads), buckets, len
+                    )
+                    chars.heads = tuple(head for head in chars.heads if head[0] in lengths)
         self._prune(node, path, literal=True)
 
     def _path(self, levels: Iterable[str], literal: bool) -> tuple[_Node, list[tuple[_Node, str]]]:

@@ -276,8 +276,9 @@ class _CharShape:
     middle_regex: str | None  # None when the middle holds wildcards only
     middle_length: int  # how many `?` the middle holds
     open_ended: bool  # whether the middle holds a `*`
-    rest_min: int  # the fewest characters a matching topic has after the head
-    rest_max: int  # the most (sys.maxsize when the middle holds a `*`)
+    tail_count: int  # how many levels the tail has (0 without one)
+    span_min: int  # the fewest characters a matching topic has between head and tail
+    span_max: int  # the most (sys.maxsize when the middle holds a `*`)
 
     @classmethod
     def of(cls, flt: TopicFilter) -> _CharShape:
@@ -302,9 +303,7 @@ class _CharShape:
         )
         # every character after the head is the middle's (one per `?` or literal character,
         # any number per `*`), then `/` and the tail
-        rest_min = sum(map(len, literal_runs)) + wildcards.count(ONE_CHAR)
-        if tail is not None:
-            rest_min += 1 + len(tail)
+        span_min = sum(map(len, literal_runs)) + wildcards.count(ONE_CHAR)
         open_ended = ANY_CHARS in wildcards
         return cls(
             prefix_levels=tuple(prefix_levels),
@@ -314,8 +313,9 @@ class _CharShape:
             middle_regex=regex if literal_runs else None,
             middle_length=wildcards.count(ONE_CHAR),
             open_ended=open_ended,
-            rest_min=rest_min,
-            rest_max=sys.maxsize if open_ended else rest_min,
+            tail_count=0 if tail is None else _tail_size(tail),
+            span_min=span_min,
+            span_max=sys.maxsize if open_ended else span_min,
         )
 
 
@@ -423,22 +423,21 @@ class _Group:
 class _Bucket(_Group):
     """Entries at one node with the same head: itself the group of those without a tail,
     with the groups of those with a tail keyed by it and looked up once per distinct number
-    of tail levels. ``rest_min``/``rest_max`` bound what a matching topic has left after
-    the head (they only widen: still true, maybe loose)."""
+    of tail levels. ``spans`` bound, per number of tail levels, what a matching topic has
+    between the head and the tail, as (tail levels, fewest, most) (they only widen: still
+    true, maybe loose)."""
 
-    __slots__ = ("head", "rest_max", "rest_min", "tail_counts", "tails")
+    __slots__ = ("head", "spans", "tail_counts", "tails")
 
     def __init__(self, head: str) -> None:
         super().__init__()
         self.head = head
-        self.rest_min = sys.maxsize
-        self.rest_max = 0
+        self.spans: tuple[tuple[int, ...], ...] = ()
         self.tails: dict[str, _Group] | None = None
         self.tail_counts: tuple[int, ...] = ()
 
-    def widen(self, rest_min: int, rest_max: int) -> None:
-        self.rest_min = min(self.rest_min, rest_min)
-        self.rest_max = max(self.rest_max, rest_max)
+    def widen(self, tail_count: int, span_min: int, span_max: int) -> None:
+        self.spans = _spans_with(self.spans, (tail_count,), span_min, span_max)
 
     def group(self, tail: str | None) -> _Group:
         if tail is None:
@@ -467,23 +466,25 @@ class _Bucket(_Group):
 
 @final
 class _Buckets:
-    """Two or more buckets at one node, by head. ``heads`` holds, per head length present,
-    the bounds of what a matching topic has left after the head: a topic outside them is
-    not looked up at all (a dict of thousands of heads is a cache miss per lookup, and
-    ``team-12?`` cannot match ``team-12345``). Bounds only widen while the head length
+    """Two or more buckets at one node, by head. ``heads`` holds, per head length and
+    number of tail levels present, the bounds of what a matching topic has between head and
+    tail: a topic outside them is not looked up at all (a dict of thousands of heads is a
+    cache miss per lookup, and ``team-12?/Score`` can match ``team-123/Score`` but neither
+    ``team-1234/Score`` nor ``team-12/Score``). Bounds only widen while the head length
     stays: still true, maybe loose."""
 
     __slots__ = ("by_head", "heads")
 
     def __init__(self, buckets: Iterable[_Bucket]) -> None:
         self.by_head: dict[str, _Bucket] = {}
-        self.heads: tuple[tuple[int, ...], ...] = ()  # (head length, rest min, max)
+        self.heads: tuple[tuple[int, ...], ...] = ()  # (head length, tail levels, min, max)
         for bucket in buckets:
             self.by_head[bucket.head] = bucket
             self.widen(bucket)
 
     def widen(self, bucket: _Bucket) -> None:
-        self.heads = _heads_with(self.heads, len(bucket.head), bucket.rest_min, bucket.rest_max)
+        for tail_count, low, high in bucket.spans:
+            self.heads = _spans_with(self.heads, (len(bucket.head), tail_count), low, high)
 
 
 def _tail_size(tail: str) -> int:
@@ -494,14 +495,17 @@ def _sizes_with(sizes: tuple[int, ...], size: int) -> tuple[int, ...]:
     return sizes if size in sizes else tuple(sorted((*sizes, size)))
 
 
-def _heads_with(
-    heads: tuple[tuple[int, ...], ...], length: int, rest_min: int, rest_max: int
+def _spans_with(
+    spans: tuple[tuple[int, ...], ...], where: tuple[int, ...], low: int, high: int
 ) -> tuple[tuple[int, ...], ...]:
-    """``heads`` with the bounds of ``length`` widened to take in another filter's."""
-    others = [head for head in heads if head[0] != length]
-    for _, low, high in (head for head in heads if head[0] == length):
-        rest_min, rest_max = min(low, rest_min), max(high, rest_max)
-    return tuple(sorted((*others, _shared((length, rest_min, rest_max)))))
+    """``spans`` (sorted tuples of ``where`` then the bounds of a span) with the bounds at
+    ``where`` widened to take in another filter's."""
+    width = len(where)
+    others = [span for span in spans if span[:width] != where]
+    for span in spans:
+        if span[:width] == where:
+            low, high = min(span[width], low), max(span[width + 1], high)
+    return tuple(sorted((*others, _shared((*where, low, high)))))
 
 
 def _sizes_after_removal(
@@ -518,27 +522,47 @@ def _collect_buckets(
     node: _Node, level: str, offset: int, text: str, levels: list[str], out: set[object]
 ) -> None:
     """The CHAR filters hanging from ``node``, for a topic whose next level is ``level``
-    (starting at ``offset``): by head, then without a tail or by tail."""
+    (starting at ``offset``): by head, then without a tail or by tail. A bucket is only
+    visited when what the topic has between head and tail, for some number of tail levels
+    of its filters, fits their bounds."""
     chars = node.buckets
     rest = len(text) - offset  # what the topic has left from this level on
     if type(chars) is _Bucket:
         head_length = len(chars.head)
-        if (
-            chars.rest_min <= rest - head_length <= chars.rest_max
-            and level[:head_length] == chars.head
-        ):
-            _collect_bucket(chars, offset + head_length, text, levels, out)
+        if level[:head_length] != chars.head:
+            return
+        rest -= head_length
+        for tail_count, low, high in chars.spans:
+            if low <= rest - _tail_length(levels, tail_count) <= high:
+                _collect_bucket(chars, offset + head_length, text, levels, out)
+                return
         return
     assert type(chars) is _Buckets
     buckets = chars.by_head
-    for head_length, rest_min, rest_max in chars.heads:
+    looked = -1
+    for head_length, tail_count, low, high in chars.heads:
         if head_length > len(level):
             break
-        if not rest_min <= rest - head_length <= rest_max:
+        if head_length == looked or not (
+            low <= rest - head_length - _tail_length(levels, tail_count) <= high
+        ):
             continue
+        looked = head_length
         bucket = buckets.get(level[:head_length])
         if bucket is not None:
             _collect_bucket(bucket, offset + head_length, text, levels, out)
+
+
+def _tail_length(levels: list[str], count: int) -> int:
+    """The characters the last ``count`` levels take with the `/` before them; more than
+    the whole topic when it has no level before them (a tail needs one)."""
+    if count == 0:
+        return 0
+    if count == 1:
+        return len(levels[-1]) + 1 if len(levels) > 1 else sys.maxsize
+    if count >= len(levels):
+        return sys.maxsize
+    return sum(map(len, levels[-count:])) + count
 
 
 def _collect_bucket(
@@ -639,7 +663,7 @@ class _Space:
             found = chars.by_head.get(shape.head)
             bucket = found if found is not None else _Bucket(shape.head)
             chars.by_head[bucket.head] = bucket
-        bucket.widen(shape.rest_min, shape.rest_max)
+        bucket.widen(shape.tail_count, shape.span_min, shape.span_max)
         if type(chars) is _Buckets:
             chars.widen(bucket)
         entry = _CharEntry(shape)

@@ -36,7 +36,7 @@ import re
 import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeAlias, TypeVar, cast, final
+from typing import Any, Generic, TypeAlias, TypeVar, final
 
 from mqkafka.mq.topics import (
     ANY_CHARS,
@@ -193,13 +193,16 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
     if root.hash is not None:
         _enter_hashes(root, loopers, out)
     offset = 0  # where `level` starts in text
+    tails: tuple[int, ...] | None = None  # _tail_lengths(levels), once a bucket needs it
     for level in levels:
         advanced: list[_Node] = []
         # `#` nodes entered while reading this level start consuming at the next one
         active = others + loopers if loopers else others
         if literal is not None:
             if literal.buckets is not None:
-                _collect_buckets(literal, level, offset, text, levels, out)
+                if tails is None:
+                    tails = _tail_lengths(levels)
+                _collect_buckets(literal, level, offset, text, levels, tails, out)
             offset += len(level) + 1
             plus = literal.plus
             if plus is not None:
@@ -519,7 +522,13 @@ def _sizes_after_removal(
 
 
 def _collect_buckets(
-    node: _Node, level: str, offset: int, text: str, levels: list[str], out: set[object]
+    node: _Node,
+    level: str,
+    offset: int,
+    text: str,
+    levels: list[str],
+    tails: tuple[int, ...],
+    out: set[object],
 ) -> None:
     """The CHAR filters hanging from ``node``, for a topic whose next level is ``level``
     (starting at ``offset``): by head, then without a tail or by tail. A bucket is only
@@ -533,7 +542,8 @@ def _collect_buckets(
             return
         rest -= head_length
         for tail_count, low, high in chars.spans:
-            if low <= rest - _tail_length(levels, tail_count) <= high:
+            tail = tails[tail_count] if tail_count < 3 else _tail_length(levels, tail_count)
+            if low <= rest - tail <= high:
                 _collect_bucket(chars, offset + head_length, text, levels, out)
                 return
         return
@@ -543,14 +553,24 @@ def _collect_buckets(
     for head_length, tail_count, low, high in chars.heads:
         if head_length > len(level):
             break
-        if head_length == looked or not (
-            low <= rest - head_length - _tail_length(levels, tail_count) <= high
-        ):
+        if head_length == looked:
+            continue
+        tail = tails[tail_count] if tail_count < 3 else _tail_length(levels, tail_count)
+        if not low <= rest - head_length - tail <= high:
             continue
         looked = head_length
         bucket = buckets.get(level[:head_length])
         if bucket is not None:
             _collect_bucket(bucket, offset + head_length, text, levels, out)
+
+
+def _tail_lengths(levels: list[str]) -> tuple[int, int, int]:
+    """``_tail_length`` of 0, 1 and 2 levels, the usual numbers of tail levels."""
+    count = len(levels)
+    if count <= 1:
+        return (0, sys.maxsize, sys.maxsize)
+    last = len(levels[-1]) + 1
+    return (0, last, last + len(levels[-2]) + 1 if count > 2 else sys.maxsize)
 
 
 def _tail_length(levels: list[str], count: int) -> int:
@@ -728,9 +748,10 @@ class _Space:
             node = parent
 
     def match(self, text: str, out: set[object]) -> None:
-        _collect(self.exact.get(text, _NO_KEY), out)
-        if not self.root.is_empty():
-            _walk(self.root, text, text.split(LEVEL_SEPARATOR), out)
+        keys = self.exact.get(text, _NO_KEY)
+        if keys is not _NO_KEY:
+            _collect(keys, out)
+        _walk(self.root, text, text.split(LEVEL_SEPARATOR), out)
 
 
 class _Subscriptions(Generic[K]):
@@ -765,13 +786,14 @@ class SubscriptionIndex(_Subscriptions[K]):
     namespace is added or removed; ``cache_size=0`` turns this off.
     """
 
-    __slots__ = ("_cache_size", "_results", "_spaces")
+    __slots__ = ("_cache_size", "_last", "_results", "_spaces")
 
     def __init__(self, cache_size: int = 65_536) -> None:
         super().__init__()
         self._spaces: dict[Namespace, _Space] = {}
         self._results: dict[Namespace, dict[str, frozenset[K]]] = {}
         self._cache_size = cache_size
+        self._last: tuple[Namespace | None, _Space | None] = (None, None)  # last one matched
 
     @property
     def cache_size(self) -> int:
@@ -798,21 +820,27 @@ class SubscriptionIndex(_Subscriptions[K]):
         space.remove(flt, key)
         if space.is_empty():
             del self._spaces[namespace]
+            self._last = (None, None)
         self._results.pop(namespace, None)
 
     def match(self, namespace: Namespace, topic: TopicString) -> frozenset[K]:
         """The keys of every subscription in ``namespace`` whose filter selects ``topic``."""
         text = topic.text
-        results = self._results.get(namespace)
+        results = self._results.get(namespace) if self._cache_size else None
         if results is not None:
-            found = results.get(text)
-            if found is not None:
-                return found
-        out: set[object] = set()
-        space = self._spaces.get(namespace)
+            hit = results.get(text)
+            if hit is not None:
+                return hit
+        out: set[Any] = set()
+        if namespace is self._last[0]:  # publishers keep to a namespace: spare its hash
+            space: _Space | None = self._last[1]
+        else:
+            space = self._spaces.get(namespace)
+            if space is not None:
+                self._last = (namespace, space)
         if space is not None:
             space.match(text, out)
-        found = cast("frozenset[K]", frozenset(out))
+        found: frozenset[K] = frozenset(out)
         if self._cache_size:
             if results is None:
                 results = self._results[namespace] = {}

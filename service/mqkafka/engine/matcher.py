@@ -201,16 +201,16 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
     if root.hash is not None:
         _enter_hashes(root, loopers, out)
     offset = 0  # where `level` starts in text
-    tails: tuple[int, ...] | None = None  # _tail_lengths(levels), once a bucket needs it
+    tail_lengths: tuple[int, ...] | None = None  # once a bucket needs them
     for level in levels:
         advanced: list[_Node] = []
         # `#` nodes entered while reading this level start consuming at the next one
         active = others + loopers if loopers else others
         if literal is not None:
             if literal.buckets is not None:
-                if tails is None:
-                    tails = _tail_lengths(levels)
-                _collect_buckets(literal, level, offset, text, levels, tails, out)
+                if tail_lengths is None:
+                    tail_lengths = _tail_lengths(levels)
+                _collect_buckets(literal, level, offset, text, levels, tail_lengths, out)
             offset += len(level) + 1
             plus = literal.plus
             if plus is not None:
@@ -535,7 +535,7 @@ def _collect_buckets(
     offset: int,
     text: str,
     levels: list[str],
-    tails: tuple[int, ...],
+    tail_lengths: tuple[int, ...],
     out: set[object],
 ) -> None:
     """The CHAR filters hanging from ``node``, for a topic whose next level is ``level``
@@ -550,9 +550,9 @@ def _collect_buckets(
             return
         rest -= head_length
         for tail_count, low, high in chars.spans:
-            tail = tails[tail_count] if tail_count < 3 else _tail_length(levels, tail_count)
+            tail = tail_lengths[tail_count] if tail_count < 3 else _tail_length(levels, tail_count)
             if low <= rest - tail <= high:
-                _collect_bucket(chars, offset + head_length, text, levels, out)
+                _collect_bucket(chars, offset + head_length, text, levels, tail_lengths, out)
                 return
         return
     assert type(chars) is _Buckets
@@ -563,13 +563,13 @@ def _collect_buckets(
             break
         if head_length == looked:
             continue
-        tail = tails[tail_count] if tail_count < 3 else _tail_length(levels, tail_count)
+        tail = tail_lengths[tail_count] if tail_count < 3 else _tail_length(levels, tail_count)
         if not low <= rest - head_length - tail <= high:
             continue
         looked = head_length
         bucket = buckets.get(level[:head_length])
         if bucket is not None:
-            _collect_bucket(bucket, offset + head_length, text, levels, out)
+            _collect_bucket(bucket, offset + head_length, text, levels, tail_lengths, out)
 
 
 def _tail_lengths(levels: list[str]) -> tuple[int, int, int]:
@@ -594,7 +594,12 @@ def _tail_length(levels: list[str], count: int) -> int:
 
 
 def _collect_bucket(
-    bucket: _Bucket, start: int, text: str, levels: list[str], out: set[object]
+    bucket: _Bucket,
+    start: int,
+    text: str,
+    levels: list[str],
+    tail_lengths: tuple[int, ...],
+    out: set[object],
 ) -> None:
     """A bucket whose head the topic has, up to ``start``."""
     size = len(text)
@@ -605,14 +610,9 @@ def _collect_bucket(
     tails = bucket.tails
     if tails is None:
         return
-    tail_start = size + 1  # where the last `count` levels start
-    count = 0
-    for wanted in bucket.tail_counts:
-        if wanted >= len(levels):  # a tail needs a level before it
-            break
-        while count < wanted:
-            count += 1
-            tail_start -= len(levels[-count]) + 1
+    for count in bucket.tail_counts:
+        # where the last `count` levels start (far before the topic without a level before)
+        tail_start = size + 1 - (tail_lengths[count] if count < 3 else _tail_length(levels, count))
         if tail_start <= start:  # the `/` before the tail must come after the head
             break
         group = tails.get(levels[-1] if count == 1 else text[tail_start:])

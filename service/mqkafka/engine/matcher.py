@@ -261,7 +261,12 @@ def _enter_hashes(node: _Node, loopers: list[_Node], out: set[object]) -> None:
     active those with filter levels after them. A chain already active is so to its end."""
     hash_node = node.hash
     while hash_node is not None and hash_node not in loopers:
-        _collect(hash_node.keys, out)
+        keys = hash_node.keys
+        if keys is not _NO_KEY:
+            if type(keys) is _KeyBag:
+                out.update(keys)
+            else:
+                out.add(keys)
         if hash_node.children is not None or hash_node.plus is not None:
             loopers.append(hash_node)
         hash_node = hash_node.hash

@@ -388,11 +388,13 @@ def _without_entry(entries: _Entries, entry: _CharEntry) -> _Entries | None:
 
 
 class _Group:
-    """Entries with one prefix, head and tail; those with an anchor are keyed by it."""
+    """Entries with one prefix, head and tail; those with an anchor are keyed by it.
+    ``tail`` is the tail itself, for a bucket's lone group with one."""
 
-    __slots__ = ("anchored", "plain")
+    __slots__ = ("anchored", "plain", "tail")
 
-    def __init__(self) -> None:
+    def __init__(self, tail: str | None = None) -> None:
+        self.tail = tail
         self.plain: _Entries | None = None
         self.anchored: dict[str, _Entries] | None = None
 
@@ -438,10 +440,10 @@ class _Group:
 @final
 class _Bucket(_Group):
     """Entries at one node with the same head: itself the group of those without a tail,
-    with the groups of those with a tail keyed by it and looked up once per distinct number
-    of tail levels. ``spans`` bound, per number of tail levels, what a matching topic has
-    between the head and the tail, as (tail levels, fewest, most) (they only widen: still
-    true, maybe loose)."""
+    with the groups of those with a tail keyed by it (a lone one held as itself) and looked
+    up once per distinct number of tail levels. ``spans`` bound, per number of tail levels,
+    what a matching topic has between the head and the tail, as (tail levels, fewest, most)
+    (they only widen: still true, maybe loose)."""
 
     __slots__ = ("head", "spans", "tail_counts", "tails")
 
@@ -449,7 +451,7 @@ class _Bucket(_Group):
         super().__init__()
         self.head = head
         self.spans: tuple[tuple[int, ...], ...] = ()
-        self.tails: dict[str, _Group] | None = None
+        self.tails: _Group | dict[str, _Group] | None = None
         self.tail_counts: tuple[int, ...] = ()
 
     def widen(self, tail_count: int, span_min: int, span_max: int) -> None:
@@ -458,11 +460,22 @@ class _Bucket(_Group):
     def group(self, tail: str | None) -> _Group:
         if tail is None:
             return self
-        if self.tails is None:
-            self.tails = {}
-        group = self.tails.get(tail)
+        tails = self.tails
+        if tails is None:
+            group = None
+        elif isinstance(tails, _Group):
+            group = tails if tails.tail == tail else None
+        else:
+            group = tails.get(tail)
         if group is None:
-            group = self.tails[sys.intern(tail)] = _Group()
+            group = _Group(sys.intern(tail))
+            if tails is None:
+                self.tails = group
+            elif isinstance(tails, _Group):
+                assert tails.tail is not None
+                self.tails = {tails.tail: tails, tail: group}
+            else:
+                tails[tail] = group
             self.tail_counts = _shared(_sizes_with(self.tail_counts, _tail_size(tail)))
         return group
 
@@ -471,12 +484,18 @@ class _Bucket(_Group):
         group = self.group(tail)
         group.discard(anchor, entry)
         if tail is not None and group.is_empty():
-            assert self.tails is not None
-            del self.tails[tail]
-            self.tail_counts = _shared(
-                _sizes_after_removal(self.tail_counts, self.tails, _tail_size)
-            )
-            self.tails = self.tails or None
+            tails = self.tails
+            assert tails is not None
+            if isinstance(tails, _Group):
+                self.tails = None
+                self.tail_counts = ()
+            else:
+                del tails[tail]
+                self.tail_counts = _shared(
+                    _sizes_after_removal(self.tail_counts, tails, _tail_size)
+                )
+                if len(tails) == 1:
+                    self.tails = next(iter(tails.values()))
         return self.is_empty() and self.tails is None
 
 
@@ -620,7 +639,11 @@ def _collect_bucket(
         tail_start = size + 1 - (tail_lengths[count] if count < 3 else _tail_length(levels, count))
         if tail_start <= start:  # the `/` before the tail must come after the head
             break
-        group = tails.get(levels[-1] if count == 1 else text[tail_start:])
+        tail = levels[-1] if count == 1 else text[tail_start:]
+        if isinstance(tails, _Group):
+            group = tails if tails.tail == tail else None
+        else:
+            group = tails.get(tail)
         if group is not None:
             group.collect(text, start, tail_start - 1, levels, out)
 

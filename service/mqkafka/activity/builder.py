@@ -8,6 +8,7 @@ per event would cost more than the publication it describes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder, join_blocks
 from mqkafka.engine.effects import Deliver, Processed
@@ -29,7 +30,7 @@ class ActivityRecorder:
         self.blocks: list[bytes] = []  # Avro array blocks of the events not yet written
         # the event blocks of replayed publications, as the pieces around their MsgId, by
         # (plan, put time, size), for the millisecond at hand
-        self._pieces: dict[tuple[object, int, int], list[bytes]] = {}
+        self._pieces: dict[tuple[object, int, int], list[Any]] = {}  # [pieces, MsgId, block]
         self._pieces_ms = -1
 
     def command(self, done: Processed, size: int, put_ms: int, now_ms: int) -> bytes:
@@ -104,19 +105,24 @@ class ActivityRecorder:
     ) -> None:
         """The events of a replayed publication plan (``FastEncoder.publication_pieces``).
         Processed in the same millisecond, put in the same millisecond with the same size, they
-        differ only in the MsgId: under load most do, and one set of pieces serves them all."""
+        differ only in the MsgId: under load most do, and one set of pieces serves them all.
+        With the MsgId of the one before (a publisher that leaves it to the default) they are
+        the same bytes, and the same block object serves again."""
         if now_ms != self._pieces_ms:
             self._pieces.clear()
             self._pieces_ms = now_ms
         key = (plan, put_ms, size)
-        pieces = self._pieces.get(key)
-        if pieces is None:
+        kept = self._pieces.get(key)
+        if kept is None:
             pieces = self.encoder.publication_pieces(
                 now_ms, put_ms, command, size, copies, body_size
             )
+            kept = [pieces, None, b""]
             if len(self._pieces) < 4096:
-                self._pieces[key] = pieces
-        self.blocks.append(self.encoder.publication_id(msg_id).join(pieces))
+                self._pieces[key] = kept
+        if kept[1] != msg_id:
+            kept[1], kept[2] = msg_id, self.encoder.publication_id(msg_id).join(kept[0])
+        self.blocks.append(kept[2])
 
     def records(self) -> list[OutRecord]:
         """The events collected since the last call, as ActivityBatch records."""

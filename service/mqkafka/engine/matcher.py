@@ -66,6 +66,9 @@ K = TypeVar("K", bound=Hashable)
 # --------------------------------------------------------------------------------------
 # Key holders: nothing, one key, or a _KeyBag of several
 # --------------------------------------------------------------------------------------
+# Collecting a holder's keys (``out.update`` for a bag, ``out.add`` for one key), and finding
+# a lone child or tail group held as itself or in a dict, are written out where a
+# publication is matched: there a function call costs more than the work it would hold.
 
 
 class _NoKey:
@@ -97,13 +100,6 @@ def _release(current: object, key: object) -> object:
         current.discard(key)
         return next(iter(current)) if len(current) == 1 else current
     return _NO_KEY
-
-
-def _collect(current: object, out: set[object]) -> None:
-    if type(current) is _KeyBag:
-        out.update(current)
-    elif current is not _NO_KEY:
-        out.add(current)
 
 
 # --------------------------------------------------------------------------------------

@@ -189,7 +189,12 @@ def latency(
     bootstrap: str, rate: int, seconds: float, size: int
 ) -> tuple[float, float, float, float]:
     """p50 / p99 / max put-to-delivery (ms) at a steady ``rate`` of publications per second
-    over ``seconds`` after a first second, and that first second's p99."""
+    over ``seconds`` after a first second, and that first second's p99.
+
+    In a full run this comes after the throughput runs, on a warm broker. Alone
+    (``--only latency``) on a broker just started, it measures the broker's JVM warming up:
+    p99 of seconds, whatever the service does; give such a broker a few
+    minutes of load (``MQK_BOOTSTRAP_SERVERS`` to reuse it) before reading the figure."""
     ns = namespace_for(bootstrap)
     with tempfile.TemporaryDirectory() as state:
         service = Service(bootstrap, ns, Path(state))

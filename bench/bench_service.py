@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import statistics
@@ -193,8 +194,9 @@ def latency(
 
     In a full run this comes after the throughput runs, on a warm broker. Alone
     (``--only latency``) on a broker just started, it measures the broker's JVM warming up:
-    p99 of seconds, whatever the service does; give such a broker a few
-    minutes of load (``MQK_BOOTSTRAP_SERVERS`` to reuse it) before reading the figure."""
+    p99 of seconds, whatever the service does; give such a broker a few minutes of load
+    (``MQK_BOOTSTRAP_SERVERS`` to reuse it) before reading the figure. Publications not
+    delivered by the deadline count as infinitely late, so the percentiles say so."""
     ns = namespace_for(bootstrap)
     with tempfile.TemporaryDirectory() as state:
         service = Service(bootstrap, ns, Path(state))
@@ -252,6 +254,8 @@ def latency(
             p99s = [round(s[int(len(s) * 0.99) - 1] * 1000) for s in per_second]
             print("p99 per second (ms):", p99s)
         service.stop()
+    # what had not arrived by the deadline is later than anything that had
+    samples += [math.inf] * (total - len(samples))
     first = sorted(samples[:rate])
     samples = sorted(samples[rate:])
     return (

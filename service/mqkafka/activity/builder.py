@@ -8,7 +8,6 @@ per event would cost more than the publication it describes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder, join_blocks
 from mqkafka.engine.effects import Deliver, Processed
@@ -21,6 +20,18 @@ _ONE = b"\x02"  # an array block's count of one event
 MAX_BATCH_BYTES = 256 * 1024
 
 
+class _Replayed:
+    """The event pieces of one replayed plan, and the block last joined from them with its
+    MsgId (a publisher leaving the MsgId to the default sends the same one again)."""
+
+    __slots__ = ("block", "msg_id", "pieces")
+
+    def __init__(self, pieces: list[bytes]) -> None:
+        self.pieces = pieces
+        self.msg_id: bytes | None = None
+        self.block = b""
+
+
 class ActivityRecorder:
     def __init__(self, topic: str, qmgr: str, key: str = "") -> None:
         self.topic = topic
@@ -30,7 +41,7 @@ class ActivityRecorder:
         self.blocks: list[bytes] = []  # Avro array blocks of the events not yet written
         # the event blocks of replayed publications, as the pieces around their MsgId, by
         # (plan, put time, size), for the millisecond at hand
-        self._pieces: dict[tuple[object, int, int], list[Any]] = {}  # [pieces, MsgId, block]
+        self._pieces: dict[tuple[object, int, int], _Replayed] = {}
         self._pieces_ms = -1
 
     def command(self, done: Processed, size: int, put_ms: int, now_ms: int) -> bytes:
@@ -117,12 +128,12 @@ class ActivityRecorder:
             pieces = self.encoder.publication_pieces(
                 now_ms, put_ms, command, size, copies, body_size
             )
-            kept = [pieces, None, b""]
+            kept = _Replayed(pieces)
             if len(self._pieces) < 4096:
                 self._pieces[key] = kept
-        if kept[1] != msg_id:
-            kept[1], kept[2] = msg_id, self.encoder.publication_id(msg_id).join(kept[0])
-        self.blocks.append(kept[2])
+        if kept.msg_id != msg_id:
+            kept.msg_id, kept.block = msg_id, self.encoder.publication_id(msg_id).join(kept.pieces)
+        self.blocks.append(kept.block)
 
     def records(self) -> list[OutRecord]:
         """The events collected since the last call, as ActivityBatch records."""

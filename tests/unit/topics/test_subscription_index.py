@@ -3,13 +3,14 @@ subscription), keeps namespaces apart and forgets removed subscriptions."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqkafka.engine.matcher import NaiveIndex, SubscriptionIndex
+from mqkafka.engine.matcher import NaiveIndex, SubscriptionIndex, _level_dict
 from mqkafka.mq.topics import (
     DEFAULT_STREAM,
     DEFAULT_SUBPOINT,
@@ -256,6 +257,30 @@ def test_a_change_in_a_namespace_is_seen_by_the_next_match(cache_size: int) -> N
     assert index.match(DEFAULT_STREAM, topic) == {"b"}
     index.add("b", DEFAULT_STREAM, TopicFilter("Other", TOPIC))  # replaced
     assert index.match(DEFAULT_STREAM, topic) == set()
+
+
+def test_a_full_result_cache_starts_again_and_still_answers_right() -> None:
+    index: SubscriptionIndex[str] = SubscriptionIndex(cache_size=2)
+    index.add("a", DEFAULT_STREAM, TopicFilter("Sport/+/Score", TOPIC))
+    index.add("b", DEFAULT_STREAM, TopicFilter("Sport/Soccer/*", CHAR))
+    expected = {"Soccer": {"a", "b"}, "Rugby": {"a"}, "Golf": {"a"}, "Chess": {"a"}}
+    for _ in range(3):  # more topics than the cache holds, in turn
+        for sport, keys in expected.items():
+            assert index.match(DEFAULT_STREAM, TopicString(f"Sport/{sport}/Score")) == keys
+
+
+def test_level_dicts_keep_each_keys_hash_in_their_table_as_they_grow() -> None:
+    """Why the index's dicts are made by ``_level_dict``: one of str keys alone holds no
+    hashes (16 bytes an entry, not 24), so every probe reads a key object."""
+    plain: dict[str, int] = {}
+    level = _level_dict(("team-0", 0))
+    for n in range(1, 5000):
+        plain[f"team-{n}"] = level[f"team-{n}"] = n
+    plain["team-0"] = 0
+    assert level == plain
+    assert sys.getsizeof(level) > sys.getsizeof(plain) * 1.3
+    del level["team-0"]
+    assert "team-0" not in level and level["team-4999"] == 4999
 
 
 def test_results_are_immutable_so_a_cached_one_cannot_be_spoiled() -> None:

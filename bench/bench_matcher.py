@@ -1,6 +1,6 @@
 """Benchmark of the indexed subscription matcher; prints figures, asserts nothing.
 
-    python -m bench.bench_matcher [--subs 1000 1000000] [--pubs 200000] [--seed 7]
+    python -m bench.bench_matcher [--subs 1000 1000000] [--pubs 200000] [--seed 7] [--rounds 9]
 
 For each size it builds a SubscriptionIndex of mixed subscriptions over a realistic topic
 tree ``Sport/<sport>/<team>/<event>/<detail>`` (exact, ``+``, ``#``, character-scheme exact,
@@ -11,7 +11,8 @@ cold on 50 topics only (the same work with the CPU caches holding what it touche
 difference to cold is memory latency, not index work) and warm (result cache on; topics
 repeat as publishers repeat them). The number of teams grows with
 the number of subscriptions, so a publication reaches a handful of subscriptions at every
-size: what is measured is the cost of the unrelated ones.
+size: what is measured is the cost of the unrelated ones. Last, the smallest and the largest
+index are timed cold in turn (``--rounds``), so that their ratio is taken side by side.
 
 Targets: ≥ 100,000 publications/s with 1M subscriptions, ≤ 2× the time per publication of
 1k, ≤ 1.5 GB RSS with 1M.
@@ -23,6 +24,7 @@ import argparse
 import gc
 import random
 import resource
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -183,7 +185,15 @@ def publish(index: SubscriptionIndex[int], topics: list[TopicString]) -> Run:
     return Run(len(topics), time.process_time() - started, matched)
 
 
-def measure(count: int, pubs: int, seed: int) -> Figures:
+@dataclass(frozen=True)
+class Built:
+    """An index kept after its figures, with its publications, for the alternating runs."""
+
+    index: SubscriptionIndex[int]
+    topics: list[TopicString]
+
+
+def measure(count: int, pubs: int, seed: int) -> tuple[Figures, Built]:
     rnd = random.Random(seed)
     gc.collect()
     before = rss_mb()
@@ -204,10 +214,24 @@ def measure(count: int, pubs: int, seed: int) -> Figures:
     index.cache_size = 65_536
     warm = publish(index, topics)
     gc.unfreeze()
-    figures = Figures(count, build, rss, rss - before, cold, hot, warm)
-    del index, subs, topics
+    index.cache_size = 0
+    del subs
     gc.collect()
-    return figures
+    return Figures(count, build, rss, rss - before, cold, hot, warm), Built(index, topics)
+
+
+def alternate(small: Built, large: Built, rounds: int) -> tuple[float, float, float]:
+    """Cold time per publication (µs) of each index, medians of ``rounds`` runs taken in
+    turn, and the median of the rounds' ratios: a shared machine's speed drifts by up to
+    1.5x within minutes, which the one-after-the-other figures above take in whole."""
+    share = len(small.topics) // rounds
+    times: tuple[list[float], list[float]] = ([], [])
+    for round_ in range(rounds):
+        part = slice(round_ * share, (round_ + 1) * share)
+        for built, seen in ((small, times[0]), (large, times[1])):
+            seen.append(publish(built.index, built.topics[part]).microseconds)
+    ratios = [large_us / small_us for small_us, large_us in zip(*times, strict=True)]
+    return statistics.median(times[0]), statistics.median(times[1]), statistics.median(ratios)
 
 
 def main() -> None:
@@ -215,11 +239,14 @@ def main() -> None:
     parser.add_argument("--subs", type=int, nargs="+", default=[1_000, 1_000_000])
     parser.add_argument("--pubs", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
     results = []
+    kept: list[Built] = []  # the smallest and the largest index, for alternating runs
     for count in sorted(args.subs):
-        figures = measure(count, args.pubs, args.seed)
+        figures, built = measure(count, args.pubs, args.seed)
         results.append(figures)
+        kept = [*kept[:1], built]
         print(
             f"{figures.subs:>9,} subscriptions: built in {figures.build_seconds:.2f} s CPU"
             f" ({figures.subs / figures.build_seconds:,.0f}/s); RSS {figures.rss_mb:.1f} MB"
@@ -241,6 +268,13 @@ def main() -> None:
             f" cold {large.cold.microseconds / small.cold.microseconds:.2f}x,"
             f" cold on 50 topics {large.hot.microseconds / small.hot.microseconds:.2f}x,"
             f" warm {large.warm.microseconds / small.warm.microseconds:.2f}x"
+        )
+        gc.freeze()
+        small_us, large_us, ratio = alternate(kept[0], kept[-1], args.rounds)
+        print(
+            f"cold, the two in turn ({args.rounds} rounds, medians): {small.subs:,}"
+            f" {small_us:.2f} µs, {large.subs:,} {large_us:.2f} µs ({1e6 / large_us:,.0f}/s);"
+            f" ratio {ratio:.2f}x"
         )
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f} MB")
 

@@ -176,6 +176,16 @@ def publications(count: int, subs: int, rnd: random.Random) -> list[TopicString]
     return [pool[rnd.randrange(len(pool))] for _ in range(count)]
 
 
+def build_index(subs: list[tuple[int, Namespace, TopicFilter]]) -> SubscriptionIndex[int]:
+    """The index of ``subs``, result cache off; the collector is left disabled: the build
+    allocates millions of long-lived objects, and GC passes over them only cost."""
+    index: SubscriptionIndex[int] = SubscriptionIndex(cache_size=0)
+    gc.disable()
+    for key, namespace, flt in subs:
+        index.add(key, namespace, flt)
+    return index
+
+
 def publish(index: SubscriptionIndex[int], topics: list[TopicString]) -> Run:
     matched = 0
     match = index.match
@@ -198,11 +208,8 @@ def measure(count: int, pubs: int, seed: int) -> tuple[Figures, Built]:
     gc.collect()
     before = rss_mb()
     subs = subscriptions(count, rnd)
-    index: SubscriptionIndex[int] = SubscriptionIndex(cache_size=0)
-    gc.disable()  # the build allocates millions of long-lived objects; GC passes only cost
     started = time.process_time()
-    for key, namespace, flt in subs:
-        index.add(key, namespace, flt)
+    index = build_index(subs)
     build = time.process_time() - started
     gc.enable()
     gc.collect()

@@ -30,8 +30,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from bench.bench_matcher import publications, subscriptions
-from mqkafka.engine.matcher import SubscriptionIndex
+from bench.bench_matcher import build_index, publications, subscriptions
 from mqkafka.mq.topics import DEFAULT_STREAM
 
 SEED = 7
@@ -41,10 +40,7 @@ TOPIC_POOL = 40_000  # publications drawn whatever --pubs is, so that both runs 
 def child(subs: int, pubs: int) -> None:
     """Build the index, then match the first ``pubs`` publications (run under cachegrind)."""
     rnd = random.Random(SEED)
-    index: SubscriptionIndex[int] = SubscriptionIndex(cache_size=0)
-    gc.disable()
-    for key, namespace, flt in subscriptions(subs, rnd):
-        index.add(key, namespace, flt)
+    index = build_index(subscriptions(subs, rnd))
     topics = publications(max(TOPIC_POOL, pubs), subs, rnd)[:pubs]
     gc.freeze()
     matched = sum(len(index.match(DEFAULT_STREAM, topic)) for topic in topics)
@@ -68,6 +64,10 @@ def _counts(path: Path) -> tuple[dict[str, int], dict[str, Counter[str]]]:
             counts = per_function.setdefault(function, Counter())
             counts.update(dict(zip(events, map(int, line.split()[1:]), strict=False)))
     return summary, per_function
+
+
+def _ll_misses(counts: Counter[str]) -> int:
+    return counts["DLmr"] + counts["DLmw"]
 
 
 def main() -> None:
@@ -121,12 +121,7 @@ def main() -> None:
         f" {per_pub['DLmr'] + per_pub['DLmw']:.2f} last-level misses"
     )
     misses = {
-        function: (
-            counts["DLmr"]
-            + counts["DLmw"]
-            - base_functions.get(function, Counter())["DLmr"]
-            - base_functions.get(function, Counter())["DLmw"]
-        )
+        function: (_ll_misses(counts) - _ll_misses(base_functions.get(function, Counter())))
         / args.pubs
         for function, counts in full_functions.items()
     }

@@ -901,11 +901,9 @@ class SubscriptionIndex(_Subscriptions[K]):
             space.match(text, out)
         found: frozenset[K] = frozenset(out)
         if self._cache_size:
-            if results is None:
-                results = self._results[namespace] = _level_dict()
-            elif len(results) >= self._cache_size:
-                # a new one rather than clear(): cheaper than LRU order, as good for
-                # repeating topics, and cleared would lose the hashes kept in its table
+            if results is None or len(results) >= self._cache_size:
+                # a full one starts again: cheaper than LRU order, as good for repeating
+                # topics; a new dict, as clear() would drop the hashes kept in its table
                 results = self._results[namespace] = _level_dict()
             results[text] = found
         return found

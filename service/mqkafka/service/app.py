@@ -8,7 +8,6 @@ committed, the state and its offsets are flushed and marked clean.
 
 from __future__ import annotations
 
-import gc
 import logging
 import signal
 import threading
@@ -31,6 +30,7 @@ from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
 from mqkafka.service.queues import QueueDirectory
 from mqkafka.service.replica import StateReplica
+from mqkafka.service.tuning import tune_collector, tune_malloc
 from mqkafka.state.rocks import RocksState
 from mqkafka.wire.names import queue_to_topic
 
@@ -151,11 +151,8 @@ class BrokerService:
         self.loop.stop()
 
     def run(self) -> None:
-        # Everything built at start-up (state, indexes, caches) lives on; keeping it out of
-        # the collector's sight, and collecting young objects less often, saves ~7-10% CPU.
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(50_000, 20, 20)
+        tune_malloc()
+        tune_collector()
         if self.config.metrics_port is not None:
             self.metrics.serve(self.config.metrics_port)
         try:

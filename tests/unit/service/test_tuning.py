@@ -1,0 +1,32 @@
+"""The service's process-wide memory settings take effect (and undo cleanly in the test)."""
+
+from __future__ import annotations
+
+import gc
+import platform
+
+import pytest
+
+from mqkafka.service.tuning import YOUNG_THRESHOLD, tune_collector, tune_malloc
+
+
+@pytest.fixture
+def collector_restored():
+    before = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*before)
+
+
+def test_collector_freezes_start_up_objects_and_collects_young_ones_rarely(collector_restored):
+    built_at_start_up = [object() for _ in range(10)]
+    tune_collector()
+    assert gc.get_threshold()[0] == YOUNG_THRESHOLD
+    assert gc.get_freeze_count() >= len(built_at_start_up)
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="mallopt is glibc's")
+def test_malloc_fastbins_are_turned_off_on_glibc():
+    assert tune_malloc() is True
+    # the allocator still serves small and large blocks afterwards
+    assert len(bytearray(40)) == 40 and len(bytearray(1 << 20)) == 1 << 20

@@ -31,6 +31,7 @@ from mqkafka.service.dispatcher import Dispatcher
 from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
 from mqkafka.service.queues import QueueDirectory
+from mqkafka.service.tuning import tune_collector, tune_malloc
 from mqkafka.wire.headers import mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
 
@@ -130,6 +131,8 @@ def main() -> None:
     )
     batch = publications(args.batch, args.size)
     fans = {1: dispatcher(1), 10: dispatcher(10)}
+    tune_malloc()  # the memory settings `mqk serve` runs with
+    tune_collector()
     best: dict[int, tuple[float, float]] = {n: (1e9, 1e9) for n in fans}
     for _ in range(args.batches):  # interleaved, best of: the machine is shared
         for n, d in fans.items():

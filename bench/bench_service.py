@@ -65,13 +65,35 @@ class Service:
     def cpu_seconds(self) -> float:
         """CPU time of the service process so far (all its threads)."""
         assert self.proc is not None
-        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(f"/proc/{self.proc.pid}/stat")
+
+    def main_thread_cpu_seconds(self) -> float:
+        """CPU time of the thread that runs Python (the one that holds the GIL)."""
+        assert self.proc is not None
+        return cpu_seconds(f"/proc/{self.proc.pid}/task/{self.proc.pid}/stat")
 
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.send_signal(signal.SIGTERM)
             self.proc.wait(120)
+
+
+def cpu_seconds(stat: str) -> float:
+    """User + system CPU seconds from a /proc stat file."""
+    fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def local_broker_pid() -> int | None:
+    """The Kafka broker's JVM when it runs on this machine (else None)."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if b"kafka.Kafka" in (entry / "cmdline").read_bytes():
+                    return int(entry.name)
+            except OSError:
+                continue
+    return None
 
 
 def publication(size: int, persistent: bool, topic: str = "Bench/Topic") -> tuple[bytes, list]:
@@ -102,6 +124,9 @@ def delivered_span(
 
 
 CPU_US: list[float] = []  # the service's CPU µs per publication, one entry per throughput run
+# per copy written, one entry per throughput run: CPU µs of the service's Python thread, of
+# its other threads (librdkafka's), and of the broker's JVM when it runs on this machine
+CPU_SPLIT: list[tuple[float, float, float | None]] = []
 
 
 def wait_committed(
@@ -161,12 +186,22 @@ def throughput(
             headers = lambda i: [*fixed, ("mqmd.MsgId", (i + 1).to_bytes(24, "big"))]  # noqa: E731
         fill(bootstrap, queue_to_topic(DEFAULT_STREAM, ns), records, headers=headers, value=value)
         service.start()
-        cpu_before = service.cpu_seconds()
+        jvm = local_broker_pid()
+        jvm_stat = f"/proc/{jvm}/stat"
+        before = (service.cpu_seconds(), service.main_thread_cpu_seconds())
+        jvm_before = cpu_seconds(jvm_stat) if jvm is not None else 0.0
         # The copies are read once the service is done (their timestamps are when it wrote
         # them), so no reader competes with it for the CPU either.
         stream = queue_to_topic(DEFAULT_STREAM, ns)
         wait_committed(bootstrap, ns + "mqk-broker", stream, records)
-        CPU_US.append((service.cpu_seconds() - cpu_before) / records * 1e6)
+        total = service.cpu_seconds() - before[0]
+        main = service.main_thread_cpu_seconds() - before[1]
+        jvm_used = cpu_seconds(jvm_stat) - jvm_before if jvm is not None else None
+        CPU_US.append(total / records * 1e6)
+        per_copy = 1e6 / (records * fanout)  # µs per copy of one CPU second
+        CPU_SPLIT.append(
+            (main * per_copy, (total - main) * per_copy, jvm_used and jvm_used * per_copy)
+        )
         service.stop()
         seen, span = delivered_span(
             bootstrap, [queue_to_topic(q, ns) for q in queues], records * fanout
@@ -321,6 +356,26 @@ def restart(bootstrap: str, retained: int, subscriptions: int) -> dict[str, floa
     return figures
 
 
+def cpu_per_copy(label: str, runs: list[tuple[float, float, float | None]]) -> dict[str, Any]:
+    """Where a copy's CPU goes (medians of the runs). The Python thread holds one core; what
+    the client threads and a local broker do runs beside it, so on a 2-core machine their sum
+    bounds the copies per second even if the Python thread cost nothing."""
+    main = statistics.median(run[0] for run in runs)
+    clients = statistics.median(run[1] for run in runs)
+    jvms = [run[2] for run in runs if run[2] is not None]
+    figures: dict[str, Any] = {
+        f"{label} CPU µs per copy: service's Python thread": main,
+        f"{label} CPU µs per copy: service's librdkafka threads": clients,
+    }
+    if jvms:
+        jvm = statistics.median(jvms)
+        figures[f"{label} CPU µs per copy: local broker JVM"] = jvm
+        figures[f"{label} copies/s the second core allows (librdkafka + JVM)"] = 1e6 / (
+            clients + jvm
+        )
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     # 300k: with 100k a relay's figure is mostly its start (350k/s, against 120-130k/s after)
@@ -342,16 +397,18 @@ def main() -> None:
             # without activity events are each the median of three, interleaved.
             # So are the other variants measured against fan-out 1: a single run swings ±25%.
             relays, fan1s, quiets, memories, persistents, fan10s, mq_idss = ([] for _ in range(7))
-            cpu_with, cpu_without = [], []
+            cpu_with, cpu_without, split1, split10 = [], [], [], []
             for _ in range(3):
                 relays.append(relay_baseline(bootstrap, n, size))
                 fan1s.append(throughput(bootstrap, n, size, 1))
                 cpu_with.append(CPU_US[-1])
+                split1.append(CPU_SPLIT[-1])
                 quiets.append(throughput(bootstrap, n, size, 1, activity=False))
                 cpu_without.append(CPU_US[-1])
                 memories.append(throughput(bootstrap, n, size, 1, memory=True))
                 persistents.append(throughput(bootstrap, n, size, 1, persistent=True))
                 fan10s.append(throughput(bootstrap, n // 2, size, 10))  # 5 copies per record
+                split10.append(CPU_SPLIT[-1])
                 mq_idss.append(throughput(bootstrap, n, size, 1, new_msg_ids=True))
             relay, fan1, quiet, memory, persistent, fan10, mq_ids = (
                 sorted(runs)[1]
@@ -379,6 +436,8 @@ def main() -> None:
                 ],
                 "activity events' share of the service's CPU": 1
                 - sorted(cpu_without)[1] / sorted(cpu_with)[1],
+                **cpu_per_copy("fan-out 1", split1),
+                **cpu_per_copy("fan-out 10", split10),
             }
         if want("latency"):
             p50, p99, worst, start_p99 = latency(bootstrap, 1000, 10.0, size)

@@ -187,21 +187,20 @@ def throughput(
         fill(bootstrap, queue_to_topic(DEFAULT_STREAM, ns), records, headers=headers, value=value)
         service.start()
         jvm = local_broker_pid()
-        jvm_stat = f"/proc/{jvm}/stat"
+        jvm_stat = None if jvm is None else f"/proc/{jvm}/stat"
         before = (service.cpu_seconds(), service.main_thread_cpu_seconds())
-        jvm_before = cpu_seconds(jvm_stat) if jvm is not None else 0.0
+        jvm_before = 0.0 if jvm_stat is None else cpu_seconds(jvm_stat)
         # The copies are read once the service is done (their timestamps are when it wrote
         # them), so no reader competes with it for the CPU either.
         stream = queue_to_topic(DEFAULT_STREAM, ns)
         wait_committed(bootstrap, ns + "mqk-broker", stream, records)
         total = service.cpu_seconds() - before[0]
         main = service.main_thread_cpu_seconds() - before[1]
-        jvm_used = cpu_seconds(jvm_stat) - jvm_before if jvm is not None else None
+        jvm_used = None if jvm_stat is None else cpu_seconds(jvm_stat) - jvm_before
         CPU_US.append(total / records * 1e6)
         per_copy = 1e6 / (records * fanout)  # µs per copy of one CPU second
-        CPU_SPLIT.append(
-            (main * per_copy, (total - main) * per_copy, jvm_used and jvm_used * per_copy)
-        )
+        jvm_per_copy = None if jvm_used is None else jvm_used * per_copy
+        CPU_SPLIT.append((main * per_copy, (total - main) * per_copy, jvm_per_copy))
         service.stop()
         seen, span = delivered_span(
             bootstrap, [queue_to_topic(q, ns) for q in queues], records * fanout

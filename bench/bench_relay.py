@@ -13,7 +13,7 @@ import argparse
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from confluent_kafka import Consumer, Producer
@@ -111,7 +111,7 @@ def main() -> None:
         source = create_topic(bootstrap)
         fill(bootstrap, source, args.records)
         results = {}
-        for name, run in (
+        runs: list[tuple[str, Callable[[str], float]]] = [
             (
                 "batched confluent-kafka relay",
                 lambda t: plain_relay(bootstrap, source, t, args.records),
@@ -124,7 +124,8 @@ def main() -> None:
                 "TransactionalLoop, exactly once",
                 lambda t: loop_relay(bootstrap, source, t, args.records, True),
             ),
-        ):
+        ]
+        for name, run in runs:
             target = create_topic(bootstrap)
             rate = run(target)
             drain_count(bootstrap, target, args.records)

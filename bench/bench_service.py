@@ -96,7 +96,9 @@ def local_broker_pid() -> int | None:
     return None
 
 
-def publication(size: int, persistent: bool, topic: str = "Bench/Topic") -> tuple[bytes, list]:
+def publication(
+    size: int, persistent: bool, topic: str = "Bench/Topic"
+) -> tuple[bytes, list[tuple[str, bytes]]]:
     md = MQMD(Persistence=MQPER.PERSISTENT if persistent else MQPER.NOT_PERSISTENT)
     md, value = command_message([("Command", "Publish"), ("Topic", topic)], body=b"x" * size, md=md)
     return value, mqmd_to_headers(md)
@@ -180,10 +182,13 @@ def throughput(
         # The stream is filled while the service is stopped, as the relay's input is filled
         # before it runs: the producer does not compete with the service for the CPU.
         service.stop()
-        value, headers = publication(size, persistent)
-        if new_msg_ids:  # as MQ puts them (MQPMO_NEW_MSG_ID): a MsgId header per message
-            fixed = headers
-            headers = lambda i: [*fixed, ("mqmd.MsgId", (i + 1).to_bytes(24, "big"))]  # noqa: E731
+        value, fixed = publication(size, persistent)
+
+        def with_msg_id(i: int) -> list[tuple[str, bytes]]:
+            return [*fixed, ("mqmd.MsgId", (i + 1).to_bytes(24, "big"))]
+
+        # with new_msg_ids, as MQ puts them (MQPMO_NEW_MSG_ID): a MsgId header per message
+        headers = with_msg_id if new_msg_ids else fixed
         fill(bootstrap, queue_to_topic(DEFAULT_STREAM, ns), records, headers=headers, value=value)
         service.start()
         jvm = local_broker_pid()

@@ -7,13 +7,15 @@ import os
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from mqkafka.kafka.localbroker import LocalBroker
+
+Headers = list[tuple[str, bytes]]
 
 
 @contextlib.contextmanager
@@ -46,7 +48,7 @@ def fill(
     topic: str,
     count: int,
     size: int = 256,
-    headers=None,
+    headers: Headers | Callable[[int], Headers] | None = None,
     value: bytes | None = None,
 ) -> None:
     """``count`` copies of ``value`` (default: ``size`` bytes of x) keyed over 64 keys;

@@ -28,7 +28,7 @@ from typing import Any
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench.bench_relay import plain_relay
-from bench.kafka_env import committed_reader, create_topic, fill, kafka
+from bench.kafka_env import Headers, committed_reader, create_topic, fill, kafka
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
@@ -96,9 +96,7 @@ def local_broker_pid() -> int | None:
     return None
 
 
-def publication(
-    size: int, persistent: bool, topic: str = "Bench/Topic"
-) -> tuple[bytes, list[tuple[str, bytes]]]:
+def publication(size: int, persistent: bool, topic: str = "Bench/Topic") -> tuple[bytes, Headers]:
     md = MQMD(Persistence=MQPER.PERSISTENT if persistent else MQPER.NOT_PERSISTENT)
     md, value = command_message([("Command", "Publish"), ("Topic", topic)], body=b"x" * size, md=md)
     return value, mqmd_to_headers(md)
@@ -184,7 +182,7 @@ def throughput(
         service.stop()
         value, fixed = publication(size, persistent)
 
-        def with_msg_id(i: int) -> list[tuple[str, bytes]]:
+        def with_msg_id(i: int) -> Headers:
             return [*fixed, ("mqmd.MsgId", (i + 1).to_bytes(24, "big"))]
 
         # with new_msg_ids, as MQ puts them (MQPMO_NEW_MSG_ID): a MsgId header per message

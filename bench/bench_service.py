@@ -11,6 +11,7 @@ Run: ``python -m bench.bench_service [--records N] [--only NAME ...]``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -84,15 +85,22 @@ def cpu_seconds(stat: str) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def local_broker_pid() -> int | None:
-    """The Kafka broker's JVM when it runs on this machine (else None)."""
+def local_broker_pid(bootstrap: str) -> int | None:
+    """The process listening on the first bootstrap address's port when it runs on this
+    machine (a broker elsewhere, or one this user cannot see: None)."""
+    port = int(bootstrap.split(",")[0].rsplit(":", 1)[1])
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as rows:
+            for row in list(rows)[1:]:
+                fields = row.split()  # local address hex ip:port, state 0A = LISTEN
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    inodes.add(f"socket:[{fields[9]}]")
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if b"kafka.Kafka" in (entry / "cmdline").read_bytes():
+        if inodes and entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if any(os.readlink(fd) in inodes for fd in (entry / "fd").iterdir()):
                     return int(entry.name)
-            except OSError:
-                continue
     return None
 
 
@@ -189,7 +197,7 @@ def throughput(
         headers = with_msg_id if new_msg_ids else fixed
         fill(bootstrap, queue_to_topic(DEFAULT_STREAM, ns), records, headers=headers, value=value)
         service.start()
-        jvm = local_broker_pid()
+        jvm = local_broker_pid(bootstrap)
         jvm_stat = None if jvm is None else f"/proc/{jvm}/stat"
         before = (service.cpu_seconds(), service.main_thread_cpu_seconds())
         jvm_before = 0.0 if jvm_stat is None else cpu_seconds(jvm_stat)

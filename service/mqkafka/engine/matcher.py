@@ -227,10 +227,26 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
         # `#` nodes entered while reading this level start consuming at the next one
         active = others + loopers if loopers else others
         if literal is not None:
-            if literal.buckets is not None:
+            chars = literal.buckets
+            if chars is not None:
                 if tail_lengths is None:
                     tail_lengths = _tail_lengths(levels)
-                _collect_buckets(literal, level, offset, text, levels, tail_lengths, out)
+                if type(chars) is _Bucket:  # one head: checked here, a call less
+                    head = chars.head
+                    if level[: len(head)] == head:
+                        span = len(text) - offset - len(head)  # after the head, tail included
+                        for tail_count, low, high in chars.spans:
+                            if tail_count < 3:
+                                tail = tail_lengths[tail_count]
+                            else:
+                                tail = _tail_length(levels, tail_count)
+                            if low <= span - tail <= high:
+                                _collect_bucket(
+                                    chars, offset + len(head), text, levels, tail_lengths, out
+                                )
+                                break
+                else:
+                    _collect_buckets(chars, level, offset, text, levels, tail_lengths, out)
             offset += len(level) + 1
             plus = literal.plus
             if plus is not None:
@@ -244,8 +260,21 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
                 literal = children if children.level == level else None
             else:
                 literal = children.get(level)
-            if literal is not None and literal.hash is not None:
-                _enter_hashes(literal, loopers, out)
+            if literal is not None:
+                hash_node = literal.hash
+                if hash_node is not None:
+                    # _enter_hashes written out for the literal path, where most `#` are
+                    # met; its node is new (it has one parent), so no looper holds it yet
+                    keys = hash_node.keys
+                    if keys is not _NO_KEY:
+                        if type(keys) is _KeyBag:
+                            out.update(keys)
+                        else:
+                            out.add(keys)
+                    if hash_node.children is not None or hash_node.plus is not None:
+                        loopers.append(hash_node)
+                    if hash_node.hash is not None:
+                        _enter_hashes(hash_node, loopers, out)
         for node in active:
             children = node.children
             if children is not None:
@@ -574,7 +603,7 @@ def _sizes_after_removal(
 
 
 def _collect_buckets(
-    node: _Node,
+    chars: _Buckets,
     level: str,
     offset: int,
     text: str,
@@ -582,28 +611,17 @@ def _collect_buckets(
     tail_lengths: tuple[int, ...],
     out: set[object],
 ) -> None:
-    """The CHAR filters hanging from ``node``, for a topic whose next level is ``level``
-    (starting at ``offset``): by head, then without a tail or by tail. A bucket is only
-    visited when what the topic has between head and tail, for some number of tail levels
-    of its filters, fits their bounds."""
-    chars = node.buckets
+    """The CHAR filters of a node with several heads, for a topic whose next level is
+    ``level`` (starting at ``offset``): by head, then without a tail or by tail. A bucket is
+    only visited when what the topic has between head and tail, for some number of tail
+    levels of its filters, fits their bounds. (A node with one head is checked in
+    ``_walk``.)"""
     rest = len(text) - offset  # what the topic has left from this level on
-    if type(chars) is _Bucket:
-        head_length = len(chars.head)
-        if level[:head_length] != chars.head:
-            return
-        rest -= head_length
-        for tail_count, low, high in chars.spans:
-            tail = tail_lengths[tail_count] if tail_count < 3 else _tail_length(levels, tail_count)
-            if low <= rest - tail <= high:
-                _collect_bucket(chars, offset + head_length, text, levels, tail_lengths, out)
-                return
-        return
-    assert type(chars) is _Buckets
+    size = len(level)
     buckets = chars.by_head
     looked = -1
     for head_length, tail_count, low, high in chars.heads:
-        if head_length > len(level):
+        if head_length > size:
             break
         if head_length == looked:
             continue
@@ -647,10 +665,10 @@ def _collect_bucket(
 ) -> None:
     """A bucket whose head the topic has, up to ``start``."""
     size = len(text)
-    if bucket.plain is not None:
-        _check_entries(bucket.plain, text, start, size, out)
     if bucket.anchored is not None:
-        _Group.collect(bucket, text, start, size, levels, out)
+        _Group.collect(bucket, text, start, size, levels, out)  # its plain entries too
+    elif bucket.plain is not None:
+        _check_entries(bucket.plain, text, start, size, out)
     tails = bucket.tails
     if tails is None:
         return

@@ -260,21 +260,8 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
                 literal = children if children.level == level else None
             else:
                 literal = children.get(level)
-            if literal is not None:
-                hash_node = literal.hash
-                if hash_node is not None:
-                    # _enter_hashes written out for the literal path, where most `#` are
-                    # met; its node is new (it has one parent), so no looper holds it yet
-                    keys = hash_node.keys
-                    if keys is not _NO_KEY:
-                        if type(keys) is _KeyBag:
-                            out.update(keys)
-                        else:
-                            out.add(keys)
-                    if hash_node.children is not None or hash_node.plus is not None:
-                        loopers.append(hash_node)
-                    if hash_node.hash is not None:
-                        _enter_hashes(hash_node, loopers, out)
+            if literal is not None and literal.hash is not None:
+                _enter_hashes(literal, loopers, out)
         for node in active:
             children = node.children
             if children is not None:

@@ -96,8 +96,10 @@ def local_broker_pid(bootstrap: str) -> int | None:
                 fields = row.split()  # local address hex ip:port, state 0A = LISTEN
                 if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
                     inodes.add(f"socket:[{fields[9]}]")
+    if not inodes:
+        return None
     for entry in Path("/proc").iterdir():
-        if inodes and entry.name.isdigit():
+        if entry.name.isdigit():
             with contextlib.suppress(OSError):
                 if any(os.readlink(fd) in inodes for fd in (entry / "fd").iterdir()):
                     return int(entry.name)

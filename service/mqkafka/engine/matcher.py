@@ -232,18 +232,16 @@ def _walk(root: _Node, text: str, levels: list[str], out: set[object]) -> None:
                 if tail_lengths is None:
                     tail_lengths = _tail_lengths(levels)
                 if type(chars) is _Bucket:  # one head: checked here, a call less
-                    head = chars.head
-                    if level[: len(head)] == head:
-                        span = len(text) - offset - len(head)  # after the head, tail included
+                    if level.startswith(chars.head):
+                        start = offset + len(chars.head)
+                        span = len(text) - start  # after the head, tail included
                         for tail_count, low, high in chars.spans:
                             if tail_count < 3:
                                 tail = tail_lengths[tail_count]
                             else:
                                 tail = _tail_length(levels, tail_count)
                             if low <= span - tail <= high:
-                                _collect_bucket(
-                                    chars, offset + len(head), text, levels, tail_lengths, out
-                                )
+                                _collect_bucket(chars, start, text, levels, tail_lengths, out)
                                 break
                 else:
                     _collect_buckets(chars, level, offset, text, levels, tail_lengths, out)
@@ -604,11 +602,11 @@ def _collect_buckets(
     levels of its filters, fits their bounds. (A node with one head is checked in
     ``_walk``.)"""
     rest = len(text) - offset  # what the topic has left from this level on
-    size = len(level)
+    level_length = len(level)
     buckets = chars.by_head
     looked = -1
     for head_length, tail_count, low, high in chars.heads:
-        if head_length > size:
+        if head_length > level_length:
             break
         if head_length == looked:
             continue

@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 from bench.bench_matcher import build_index, publications, subscriptions
@@ -66,8 +67,9 @@ def _counts(path: Path) -> tuple[dict[str, int], dict[str, Counter[str]]]:
     return summary, per_function
 
 
-def _ll_misses(counts: Counter[str]) -> int:
-    return counts["DLmr"] + counts["DLmw"]
+def _ll_misses(counts: Mapping[str, float]) -> float:
+    """Last-level misses, reads and writes."""
+    return counts.get("DLmr", 0) + counts.get("DLmw", 0)
 
 
 def main() -> None:
@@ -118,7 +120,7 @@ def main() -> None:
         f"{args.subs:,} subscriptions, {args.pubs:,} random publications, last level"
         f" {args.ll_mb} MB: per publication {per_pub['Ir']:,.0f} instructions,"
         f" {per_pub['D1mr'] + per_pub['D1mw']:.1f} L1 data misses,"
-        f" {per_pub['DLmr'] + per_pub['DLmw']:.2f} last-level misses"
+        f" {_ll_misses(per_pub):.2f} last-level misses"
     )
     misses = {
         function: (_ll_misses(counts) - _ll_misses(base_functions.get(function, Counter())))

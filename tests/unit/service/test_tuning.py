@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import platform
 
 import pytest
 
-from mqkafka.service.tuning import YOUNG_THRESHOLD, tune_collector, tune_malloc
+from mqkafka.service.tuning import M_MXFAST, YOUNG_THRESHOLD, tune_collector, tune_malloc
+
+GLIBC = platform.libc_ver()[0] == "glibc"
+DEFAULT_MXFAST = 64 * ctypes.sizeof(ctypes.c_size_t) // 4  # glibc malloc.c's DEFAULT_MXFAST
 
 
 @pytest.fixture
@@ -28,8 +32,15 @@ def test_collector_freezes_start_up_objects_and_collects_young_ones_rarely(colle
     assert any(obj is built_later for obj in gc.get_objects())
 
 
-def test_malloc_fastbins_are_turned_off_where_the_c_library_is_glibc():
+@pytest.fixture
+def fastbins_restored():
+    yield
+    if GLIBC:  # the rest of the test session runs with glibc's default again
+        ctypes.CDLL(None).mallopt(M_MXFAST, DEFAULT_MXFAST)
+
+
+def test_malloc_fastbins_are_turned_off_where_the_c_library_is_glibc(fastbins_restored):
     # glibc has mallopt; elsewhere nothing is changed and the service says so
-    assert tune_malloc() is (platform.libc_ver()[0] == "glibc")
+    assert tune_malloc() is GLIBC
     # the allocator still serves small and large blocks afterwards
     assert len(bytearray(40)) == 40 and len(bytearray(1 << 20)) == 1 << 20

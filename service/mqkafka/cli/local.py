@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -103,13 +104,25 @@ def run_stack(args: argparse.Namespace) -> int:
     pid = _start_service(broker.home, info.bootstrap)
     print(f"broker service: running (pid {pid}, log {broker.home / 'serve.log'}, metrics :9464)")
     print()
-    print("Next:")
-    print(f"  export MQK_BOOTSTRAP_SERVERS={info.bootstrap}")
-    print("  mqk subscribe 'Sport/#' --queue MY.QUEUE    # RegSub")
-    print("  mqk publish Sport/Soccer '4-1' --retain      # Publish")
-    print("  mqk sub list; mqk retained list              # the broker's state")
-    print("  mqk stop                                     # stop the service and Kafka")
+    bin_dir = Path(sys.executable).parent  # the virtualenv's, where `mqk` is installed
+    print("\n".join(next_steps(info.bootstrap, broker.home, bin_dir, shutil.which("mqk"))))
     return 0
+
+
+def next_steps(bootstrap: str, home: Path, bin_dir: Path, mqk_on_path: str | None) -> list[str]:
+    """What to type after ``mqk run``. The shell that typed ``make run`` has neither the
+    Makefile's ``MQK_HOME`` (without it ``mqk stop`` looks in ``~/.mqk`` and finds nothing)
+    nor, often, the virtualenv's ``bin`` on its PATH."""
+    steps = ["Next:", f"  export MQK_BOOTSTRAP_SERVERS={bootstrap} MQK_HOME={home}"]
+    if mqk_on_path is None or Path(mqk_on_path).parent.resolve() != bin_dir.resolve():
+        steps.append(f'  export PATH="{bin_dir}:$PATH"')
+    return [
+        *steps,
+        "  mqk subscribe 'Sport/#' --queue MY.QUEUE    # RegSub",
+        "  mqk publish Sport/Soccer '4-1' --retain      # Publish",
+        "  mqk sub list; mqk retained list              # the broker's state",
+        "  mqk stop                                     # stop the service and Kafka",
+    ]
 
 
 def _service_pid(home: Path) -> int | None:

@@ -139,6 +139,7 @@ def _start_service(home: Path, bootstrap: str, timeout: float = 120.0) -> int:
         return running
     log_path = home / "serve.log"
     with log_path.open("ab") as log:
+        since = log.tell()  # the log is kept across runs: an older "broker ready" is not this one
         proc = subprocess.Popen(
             [sys.executable, "-m", "mqkafka.cli", "serve", "--bootstrap-servers", bootstrap,
              "--metrics-port", "9464"],
@@ -146,13 +147,26 @@ def _start_service(home: Path, bootstrap: str, timeout: float = 120.0) -> int:
             start_new_session=True,
         )  # fmt: skip
     (home / "serve.pid").write_text(str(proc.pid))
+    wait_until_ready(proc, log_path, since, timeout)
+    return proc.pid
+
+
+def wait_until_ready(
+    proc: subprocess.Popen[bytes], log_path: Path, since: int, timeout: float
+) -> None:
+    """Until the service ``proc`` logs "broker ready" after byte ``since`` of its log; a
+    UserError if it exits first or takes longer than ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            tail = "\n".join(log_path.read_text(errors="replace").splitlines()[-20:])
+        exited = proc.poll() is not None  # before reading: all it wrote is then in the log
+        with log_path.open("rb") as log:
+            log.seek(since)
+            written = log.read().decode(errors="replace")
+        if "broker ready" in written:
+            return
+        if exited:
+            tail = "\n".join(written.splitlines()[-20:])
             raise UserError(f"the broker service exited during start-up:\n{tail}")
-        if "broker ready" in log_path.read_text(errors="replace"):
-            return proc.pid
         time.sleep(0.2)
     raise UserError(f"the broker service did not become ready; see {log_path}")
 

@@ -39,6 +39,9 @@ def register(sub: Any) -> None:
     listing.set_defaults(func=topics_list)
 
     run = sub.add_parser("run", help="start Kafka, provision topics, start the broker service")
+    run.add_argument(
+        "--metrics-port", type=int, default=9464, help="the service's Prometheus port (9464)"
+    )
     run.set_defaults(func=run_stack)
     sub.add_parser("stop", help="stop what 'mqk run' started").set_defaults(func=stop_stack)
 
@@ -101,8 +104,11 @@ def run_stack(args: argparse.Namespace) -> int:
     actions = apply_catalogue(info.bootstrap)
     print(f"Kafka {info.version}: {info.bootstrap} (log {broker.log_file})")
     print(f"system topics: {len(load_catalogue())} declared, {len(actions)} change(s) applied")
-    pid = _start_service(broker.home, info.bootstrap)
-    print(f"broker service: running (pid {pid}, log {broker.home / 'serve.log'}, metrics :9464)")
+    pid = _start_service(broker.home, info.bootstrap, args.metrics_port)
+    print(
+        f"broker service: running (pid {pid}, log {broker.home / 'serve.log'},"
+        f" metrics :{args.metrics_port})"
+    )
     print()
     bin_dir = Path(sys.executable).parent  # the virtualenv's, where `mqk` is installed
     print("\n".join(next_steps(info.bootstrap, broker.home, bin_dir, shutil.which("mqk"))))
@@ -133,7 +139,7 @@ def _service_pid(home: Path) -> int | None:
     return pid if pid_alive(pid) else None
 
 
-def _start_service(home: Path, bootstrap: str, timeout: float = 120.0) -> int:
+def _start_service(home: Path, bootstrap: str, metrics_port: int, timeout: float = 120.0) -> int:
     running = _service_pid(home)
     if running is not None:
         return running
@@ -142,7 +148,7 @@ def _start_service(home: Path, bootstrap: str, timeout: float = 120.0) -> int:
         since = log.tell()  # the log is kept across runs: an older "broker ready" is not this one
         proc = subprocess.Popen(
             [sys.executable, "-m", "mqkafka.cli", "serve", "--bootstrap-servers", bootstrap,
-             "--metrics-port", "9464"],
+             "--metrics-port", str(metrics_port)],
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip

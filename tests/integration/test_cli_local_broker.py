@@ -7,6 +7,7 @@ import re
 import socket
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,46 @@ def test_a_broker_that_fails_to_start_reports_the_tail_of_its_log(tmp_path: Path
     assert result.returncode == 2
     assert "tail of" in result.stderr and "kafka.log" in result.stderr
     assert kafka_processes(home.resolve()) == []
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _ready_lines(home: Path) -> int:
+    return (home / "serve.log").read_text(errors="replace").count("broker ready")
+
+
+def _run(home: Path, metrics_port: int) -> dict[str, str]:
+    """``mqk run``; the environment its next steps export."""
+    started = mqk(home, "run", "--metrics-port", str(metrics_port))
+    assert started.returncode == 0, started.stdout + started.stderr
+    exports = re.search(r"export MQK_BOOTSTRAP_SERVERS=(\S+) MQK_HOME=(\S+)", started.stdout)
+    assert exports is not None, started.stdout
+    return {"MQK_BOOTSTRAP_SERVERS": exports.group(1), "MQK_HOME": exports.group(2)}
+
+
+def test_run_starts_the_stack_its_next_steps_work_and_stop_ends_it(tmp_path: Path) -> None:
+    home = (tmp_path / "home").resolve()
+    metrics_port = _free_port()
+    try:
+        env = _run(home, metrics_port)
+        assert env["MQK_HOME"] == str(home)  # without it `mqk stop` would look in ~/.mqk
+        assert _ready_lines(home) == 1
+        subscribed = mqk(home, "subscribe", "Sport/#", "--queue", "MY.QUEUE", env=env)
+        assert subscribed.returncode == 0, subscribed.stderr
+        assert "broker service stopped" in mqk(home, "stop").stdout
+
+        env = _run(home, metrics_port)  # again, with the first start's serve.log kept
+        assert _ready_lines(home) == 2  # it waited for this start's service, not the line before
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10):
+            pass
+        listed = mqk(home, "sub", "list", env=env)  # the subscription outlived the restart
+        assert "Sport/#" in listed.stdout and "MY.QUEUE" in listed.stdout, listed.stdout
+    finally:
+        stopped = mqk(home, "stop")
+    assert stopped.returncode == 0 and "Kafka stopped" in stopped.stdout, stopped.stdout
+    assert kafka_processes(home) == []
+    assert not (home / "serve.pid").exists()

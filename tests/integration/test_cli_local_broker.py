@@ -114,7 +114,9 @@ def test_run_starts_the_stack_its_next_steps_work_and_stop_ends_it(tmp_path: Pat
         assert subscribed.returncode == 0, subscribed.stderr
         assert "broker service stopped" in mqk(home, "stop").stdout
 
+        first = env
         env = _run(home, metrics_port)  # again, with the first start's serve.log kept
+        assert env == first  # the same address: what the user exported still holds
         assert _ready_lines(home) == 2  # it waited for this start's service, not the line before
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10):
             pass
@@ -125,3 +127,18 @@ def test_run_starts_the_stack_its_next_steps_work_and_stop_ends_it(tmp_path: Pat
     assert stopped.returncode == 0 and "Kafka stopped" in stopped.stdout, stopped.stdout
     assert kafka_processes(home) == []
     assert not (home / "serve.pid").exists()
+
+
+def test_run_with_its_metrics_port_taken_fails_and_says_so(tmp_path: Path) -> None:
+    home = (tmp_path / "home").resolve()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        try:
+            started = mqk(home, "run", "--metrics-port", str(port))
+        finally:
+            stopped = mqk(home, "stop")
+    assert started.returncode == 2, started.stdout + started.stderr
+    assert f"metrics port {port}: Address already in use" in started.stderr, started.stderr
+    assert stopped.returncode == 0 and kafka_processes(home) == []

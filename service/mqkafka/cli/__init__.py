@@ -8,8 +8,11 @@ message and a non-zero exit code.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+
+from confluent_kafka import KafkaException
 
 from mqkafka.cli import common, local, ops, pipeline, serve
 
@@ -31,6 +34,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except common.UserError as error:
         print(f"mqk: {error}", file=sys.stderr)
+        return 2
+    except KafkaException as error:  # most often: nothing listens at the bootstrap address
+        where = getattr(args, "bootstrap_servers", None) or os.environ.get("MQK_BOOTSTRAP_SERVERS")
+        print(f"mqk: Kafka at {where or 'the local broker'} failed: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

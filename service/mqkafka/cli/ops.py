@@ -41,7 +41,9 @@ def register(sub: Any) -> None:
     subscribe.add_argument("topic")
     subscribe.add_argument("--queue", required=True, help="the subscriber queue")
     subscribe.add_argument("--option", action="append", default=[], help="a RegOpt (repeatable)")
-    subscribe.add_argument("--correl-id", help="CorrelId as hex (with --option CorrelAsId)")
+    subscribe.add_argument(
+        "--correl-id", type=correl_id, help="CorrelId as hex, up to 24 bytes (with CorrelAsId)"
+    )
     subscribe.add_argument("--name", help="SubName")
     subscribe.add_argument("--filter", help="content filter (SQL92 selector)")
     add_bootstrap(subscribe)
@@ -95,6 +97,17 @@ def retained_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def correl_id(text: str) -> bytes:
+    """A CorrelId given as hex: at most MQ's 24 bytes, padded with zeros to 24."""
+    try:
+        value = bytes.fromhex(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not hexadecimal") from None
+    if len(value) > 24:
+        raise argparse.ArgumentTypeError(f"{len(value)} bytes: a CorrelId has at most 24")
+    return value.ljust(24, b"\0")
+
+
 def _client(args: argparse.Namespace) -> Any:
     from mqkafka.client.kafka_pubsub import KafkaPubSub
 
@@ -134,11 +147,10 @@ def publish_cmd(args: argparse.Namespace) -> int:
 
 
 def subscribe_cmd(args: argparse.Namespace) -> int:
-    correl = bytes.fromhex(args.correl_id).ljust(24, b"\0") if args.correl_id else None
     return _send(
         args,
         lambda client: client.register(
-            args.topic, queue=args.queue, options=args.option, correl_id=correl,
+            args.topic, queue=args.queue, options=args.option, correl_id=args.correl_id,
             sub_name=args.name, filter=args.filter,
         ),
     )  # fmt: skip

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mqkafka.cli import logs
-from mqkafka.cli.common import add_bootstrap, bootstrap_of
+from mqkafka.cli.common import UserError, add_bootstrap, bootstrap_of
 from mqkafka.mq.commands import DEFAULT_STREAM
 
 
@@ -49,7 +49,7 @@ def register(sub: Any) -> None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from mqkafka.service.app import serve_until_signalled
+    from mqkafka.service.app import ServiceError, serve_until_signalled
     from mqkafka.service.config import ServiceConfig
 
     logs.setup(args.log_level)
@@ -69,5 +69,8 @@ def run_serve(args: argparse.Namespace) -> int:
         activity=not args.no_activity,
         **options,
     )
-    serve_until_signalled(config)
+    try:
+        serve_until_signalled(config)
+    except ServiceError as error:
+        raise UserError(f"the broker service cannot start: {error}") from None
     return 0

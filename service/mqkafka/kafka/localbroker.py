@@ -285,14 +285,38 @@ class LocalBroker:
         if port is not None and port_in_use(port):
             raise BrokerError(f"port {port} on 127.0.0.1 is already in use; choose another one")
         attempts = 1 if port is not None else 3
+        # the address of the last start where still free, so what users exported still holds
+        ports = (port, None) if port is not None else self._last_ports()
         last: BrokerError | None = None
         for _ in range(attempts):
             try:
-                return self._start_once(java, libs, port or free_port(), free_port(), timeout)
+                return self._start_once(
+                    java, libs, ports[0] or free_port(), ports[1] or free_port(), timeout
+                )
             except _PortRace as race:  # a free port was taken between picking and binding
                 last = BrokerError(str(race))
+                ports = (port, None)
         assert last is not None
         raise last
+
+    def _last_ports(self) -> tuple[int | None, int | None]:
+        """The client and controller ports of the last start, those not in use now."""
+        try:
+            lines = self.config_file.read_text().splitlines()
+        except OSError:
+            return None, None
+        found: dict[str, int] = {}
+        for line in lines:
+            if line.startswith("listeners="):
+                for listener in line.split("=", 1)[1].split(","):
+                    name, _, address = listener.partition("://")
+                    with contextlib.suppress(ValueError):
+                        found[name] = int(address.rsplit(":", 1)[1])
+        client, controller = (found.get(name) for name in ("PLAINTEXT", "CONTROLLER"))
+        return (
+            None if client is None or port_in_use(client) else client,
+            None if controller is None or port_in_use(controller) else controller,
+        )
 
     def _start_once(
         self, java: str, libs: Path, port: int, cport: int, timeout: float

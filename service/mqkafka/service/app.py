@@ -37,11 +37,22 @@ from mqkafka.wire.names import queue_to_topic
 log = logging.getLogger(__name__)
 
 
+class ServiceError(RuntimeError):
+    """The service cannot start as configured (said to the user in one line)."""
+
+
 class BrokerService:
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
         started = time.monotonic()
         self.metrics = Metrics()
+        if config.metrics_port is not None:  # first: a port in use fails the start, not later
+            try:
+                self.metrics.serve(config.metrics_port)
+            except OSError as error:
+                raise ServiceError(
+                    f"metrics port {config.metrics_port}: {error.strerror}"
+                ) from None
         self.admin = AdminClient({"bootstrap.servers": config.bootstrap})
         self.rocks = None if config.in_memory_state else self._open_rocks()
         offsets = self.rocks.offsets() if self.rocks is not None else {}
@@ -101,6 +112,8 @@ class BrokerService:
             transactional_id=f"{config.namespace}mqk-serve-{config.instance_id}",
         )
         self._last_flush = 0.0
+        self.metrics.subscriptions.set(len(self.state.subscriptions))
+        self.metrics.retained.set(len(self.state.retained))
         self.ready_seconds = time.monotonic() - started
         log.info(
             "broker ready in %.2fs: %d subscriptions, %d retained, %d state records applied",
@@ -112,9 +125,12 @@ class BrokerService:
 
     def _open_rocks(self) -> RocksState:
         state_dir = Path(self.config.state_dir) / self.config.instance_id
+        new = not state_dir.exists() or not any(state_dir.iterdir())
         state_dir.mkdir(parents=True, exist_ok=True)
         rocks = RocksState(state_dir)
-        if not rocks.was_clean():
+        if new:
+            log.info("new state in %s: building it from Kafka", state_dir)
+        elif not rocks.was_clean():
             # Killed last time: the store may hold changes of a transaction that never
             # committed. Kafka has the truth; start from it.
             log.info("state in %s was not closed cleanly: rebuilding from Kafka", state_dir)
@@ -153,8 +169,6 @@ class BrokerService:
     def run(self) -> None:
         tune_malloc()
         tune_collector()
-        if self.config.metrics_port is not None:
-            self.metrics.serve(self.config.metrics_port)
         try:
             self.loop.run()
         finally:

@@ -1,0 +1,47 @@
+"""Bad input on the command line gets one plain message and exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from confluent_kafka import KafkaError, KafkaException
+
+from mqkafka import cli
+from mqkafka.cli import ops
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("0102", b"\x01\x02" + bytes(22)),  # padded to MQ's 24 bytes
+        ("ab" * 24, b"\xab" * 24),
+    ],
+)
+def test_a_correl_id_is_hex_of_at_most_24_bytes(text, expected):
+    assert ops.correl_id(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "says"), [("zz", "not hexadecimal"), ("ab" * 25, "at most 24"), ("abc", "not hex")]
+)
+def test_a_bad_correl_id_is_refused_by_the_parser(text, says):
+    with pytest.raises(argparse.ArgumentTypeError, match=says):
+        ops.correl_id(text)
+
+
+def test_a_bad_correl_id_on_the_command_line_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["subscribe", "A/#", "--queue", "Q", "--correl-id", "zz"])
+    assert exit_.value.code == 2
+    assert "--correl-id: 'zz' is not hexadecimal" in capsys.readouterr().err
+
+
+def test_kafka_that_does_not_answer_is_named_in_one_line(monkeypatch, capsys):
+    def unreachable(args):
+        raise KafkaException(KafkaError(KafkaError._TRANSPORT, "Broker transport failure"))
+
+    monkeypatch.setattr(ops, "sub_list", unreachable)
+    assert cli.main(["sub", "list", "--bootstrap-servers", "127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mqk: Kafka at 127.0.0.1:1 failed:") and "transport" in err

@@ -118,8 +118,9 @@ def test_run_starts_the_stack_its_next_steps_work_and_stop_ends_it(tmp_path: Pat
         env = _run(home, metrics_port)  # again, with the first start's serve.log kept
         assert env == first  # the same address: what the user exported still holds
         assert _ready_lines(home) == 2  # it waited for this start's service, not the line before
-        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10):
-            pass
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as r:
+            metrics = r.read().decode()
+        assert "\nmqk_subscriptions 1.0\n" in metrics  # what the state holds, from the start
         listed = mqk(home, "sub", "list", env=env)  # the subscription outlived the restart
         assert "Sport/#" in listed.stdout and "MY.QUEUE" in listed.stdout, listed.stdout
     finally:

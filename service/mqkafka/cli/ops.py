@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from mqkafka.cli.common import UserError, add_bootstrap, bootstrap_of
@@ -114,18 +115,26 @@ def _client(args: argparse.Namespace) -> Any:
     return KafkaPubSub(bootstrap_of(args), namespace=args.namespace)
 
 
-def _report(result: Any) -> int:
+def _report(result: Any, explain: Callable[[int], str | None]) -> int:
     from mqkafka.mq.reasons import name_of
 
     if result.ok:
         print("ok")
         return 0
     print(f"{result.completion}: {name_of(result.reason)} ({result.reason})")
+    why = explain(result.reason)
+    if why:
+        print(f"  {why}")
     return 0 if result.completion == "warning" else 1
 
 
-def _send(args: argparse.Namespace, command: Any) -> int:
-    """Send one command message with ``command(client)`` and print the broker's reply."""
+def _send(
+    args: argparse.Namespace,
+    command: Any,
+    explain: Callable[[int], str | None] = lambda reason: None,
+) -> int:
+    """Send one command message with ``command(client)`` and print the broker's reply, and
+    what ``explain`` adds to its reason code."""
     client = _client(args)
     try:
         result = command(client)
@@ -133,7 +142,23 @@ def _send(args: argparse.Namespace, command: Any) -> int:
         raise UserError(str(error)) from None
     finally:
         client.close()
-    return _report(result)
+    return _report(result, explain)
+
+
+def filter_error(flt: str | None, reason: int) -> str | None:
+    """Where a Filter the broker refused (3150) is wrong. An RFH2 reply carries the reason
+    code only, as MQ's does, so the same compiler says it here."""
+    from mqkafka.mq.errors import MQError
+    from mqkafka.mq.reasons import RC
+    from mqkafka.selectors import compile_selector
+
+    if flt is None or reason != RC.CF_FILTER_ERROR:
+        return None
+    try:
+        compile_selector(flt)
+    except MQError as error:
+        return f"filter: {error.detail}"
+    return None
 
 
 def publish_cmd(args: argparse.Namespace) -> int:
@@ -153,4 +178,5 @@ def subscribe_cmd(args: argparse.Namespace) -> int:
             args.topic, queue=args.queue, options=args.option, correl_id=args.correl_id,
             sub_name=args.name, filter=args.filter,
         ),
+        lambda reason: filter_error(args.filter, reason),
     )  # fmt: skip

@@ -45,3 +45,20 @@ def test_kafka_that_does_not_answer_is_named_in_one_line(monkeypatch, capsys):
     assert cli.main(["sub", "list", "--bootstrap-servers", "127.0.0.1:1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("mqk: Kafka at 127.0.0.1:1 failed:") and "transport" in err
+
+
+@pytest.mark.parametrize(
+    ("flt", "reason", "says"),
+    [
+        ("Score >> 2", 3150, "filter: "),  # the broker refused it: say where
+        ("Score > 2", 3150, None),  # it compiles here: nothing to add
+        ("Score >> 2", 3073, None),  # another reason: not the filter's fault
+        (None, 3150, None),
+    ],
+)
+def test_a_refused_filter_is_explained_where_it_is_wrong(flt, reason, says):
+    explained = ops.filter_error(flt, reason)
+    if says is None:
+        assert explained is None
+    else:
+        assert explained is not None and explained.startswith(says) and "'>'" in explained

@@ -35,7 +35,7 @@ class OutRecord(NamedTuple):
     topic: str
     value: bytes | None
     key: bytes | None = None
-    headers: Sequence[tuple[str, bytes]] | None = None
+    headers: Sequence[tuple[str, bytes | None]] | None = None
     partition: int = -1  # -1: the producer's partitioner chooses
 
 

@@ -146,7 +146,7 @@ class Dispatcher:
         if queue is None:
             queue = self._queue_of[topic] = topic_to_queue(topic, self._namespace)
         try:
-            md, _others = mqmd_from_split(headers, key[1], msg_id)
+            md, others = mqmd_from_split(headers, key[1], msg_id)
         except MQError as error:
             out.append(
                 self.outputs.dead_letter(MQMD_DEFAULT, value, error.reason, queue, error.detail)
@@ -184,12 +184,20 @@ class Dispatcher:
         start = len(out)
         delivery_activity: list[bytes] = []
         copies = 0
+        # headers that are not the MQMD (trace context, an application's own) go on with the
+        # publication to its subscribers (wire contract §2); retained copies sent for a
+        # command are not this message's
+        forwarded = others if others and queue in self._streams else None
         for effect in effects:
             kind = type(effect)
             if kind is Deliver:
                 copies += 1
                 first = len(out)
                 out.extend(records(effect, queue))
+                if forwarded is not None:
+                    for at in range(first, len(out)):
+                        copy = out[at]
+                        out[at] = copy._replace(headers=[*(copy.headers or ()), *forwarded])
                 delivery_activity.append(
                     b""
                     if activity is None

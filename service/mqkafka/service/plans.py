@@ -29,7 +29,7 @@ from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.commands import Publish
 
 MSG_ID, PUT_DATE, PUT_TIME = "mqmd.MsgId", "mqmd.PutDate", "mqmd.PutTime"
-Header = tuple[str, bytes]
+Header = tuple[str, bytes | None]  # a Kafka header: its value may be null
 _MAX_GROUPS = 4096  # distinct (queue topic, MQMD headers); forgotten all at once when full
 _MAX_HEADS = 256  # distinct RFH headers per group
 _new_record = tuple.__new__

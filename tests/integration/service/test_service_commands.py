@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import time
+import uuid
 from collections.abc import Callable
 
 import pytest
+from confluent_kafka import Consumer, Producer
 
-from mqkafka.client.kafka_pubsub import KafkaPubSub
+from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message, parse_received
+from mqkafka.mq.commands import DEFAULT_STREAM
+from mqkafka.mq.mqmd import MQMD, MQMT
 from mqkafka.mq.reasons import RC
+from mqkafka.wire.headers import mqmd_to_headers
+from mqkafka.wire.names import queue_to_topic
 
 pytestmark = pytest.mark.kafka
 
@@ -120,3 +127,57 @@ def test_without_auto_create_an_unknown_subscriber_queue_fails_the_regsub(
     admin.create_topics([NewTopic(topic, 1, 1)])[topic].result()
     defined = client.register("Any/#", queue="APP.DEFINED")
     assert defined is not None and defined.ok, defined
+
+
+def test_a_publications_own_kafka_headers_go_on_to_its_subscribers(
+    start_service: Callable[..., object], client: KafkaPubSub, kafka_bootstrap: str, namespace: str
+) -> None:
+    """Wire contract §2: headers that are not the MQMD are kept when a message is forwarded,
+    so trace context put with a publication reaches the subscriber's copy."""
+    start_service()
+    assert client.register("Trace/#", queue="APP.TRACED").ok  # type: ignore[union-attr]
+    own = [("traceparent", b"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")]
+    producer = Producer({"bootstrap.servers": kafka_bootstrap})
+    for n in range(2):  # the second is like the first: its answer is replayed, not recomputed
+        md = MQMD(MsgType=MQMT.DATAGRAM, MsgId=uuid.uuid4().bytes + bytes(8))
+        md, value = command_message(
+            [("Command", "Publish"), ("Topic", "Trace/Order")], body=b"order %d" % n, md=md
+        )
+        producer.produce(
+            queue_to_topic(DEFAULT_STREAM, namespace),
+            value=value,
+            key=b"one publisher",
+            headers=[*mqmd_to_headers(md), *own],
+        )
+    producer.flush(30)
+    copies = _raw_records(kafka_bootstrap, queue_to_topic("APP.TRACED", namespace), count=2)
+    assert [parse_received(value, headers).body for value, headers in copies] == [
+        b"order 0",
+        b"order 1",
+    ]
+    for _value, headers in copies:
+        assert [h for h in headers if not h[0].startswith("mqmd.")] == own
+
+
+def _raw_records(
+    bootstrap: str, topic: str, count: int, timeout: float = 30.0
+) -> list[tuple[bytes, list[tuple[str, bytes]]]]:
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"raw-{uuid.uuid4().hex}",
+            "isolation.level": "read_committed",
+            "auto.offset.reset": "earliest",
+        }
+    )
+    consumer.subscribe([topic])
+    found: list[tuple[bytes, list[tuple[str, bytes]]]] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while len(found) < count and time.monotonic() < deadline:
+            message = consumer.poll(0.5)
+            if message is not None and message.error() is None:
+                found.append((message.value() or b"", list(message.headers() or ())))
+    finally:
+        consumer.close()
+    return found

@@ -94,6 +94,10 @@ class Connection:
         self.settings = settings
         self.authority = authority
         self.id = uuid.uuid4().hex
+        # The Kafka key of what this connection puts without a CorrelId: one partition per
+        # queue, so the queue manager processes its messages in the order they were put
+        # (wire contract §2); with a CorrelId the key is the CorrelId (putmd.prepare).
+        self.key = self.id.encode()
         self.admin = QueueAdmin(settings)
         try:
             ensure_state_topics(self.admin, settings)

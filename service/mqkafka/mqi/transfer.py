@@ -102,7 +102,7 @@ def put(
         if len(data) > handle.traits.max_msg_length:
             raise failed(RC.MSG_TOO_BIG_FOR_Q, f"{len(data)} bytes")
         headers = default.render(conn.ids, conn.clock)
-        _produce(conn, handle.topic, data, None, headers, default.persistent, durable)
+        _produce(conn, handle.topic, data, conn.key, headers, default.persistent, durable)
         if durable is not None and not durable.done() and not default.persistent:
             durable.set_result(None)
         return
@@ -119,13 +119,12 @@ def put(
     )
     if options & C.MQPMO_SYNCPOINT:
         first = handle.name not in conn.uow.work()
-        conn.uow.put(handle.name, handle.topic, data, prepared.key, prepared.headers)
+        conn.uow.put(handle.name, handle.topic, data, prepared.key or conn.key, prepared.headers)
         if first:
             conn.beat()  # others must see the uncommitted work (MQCO_DELETE_PURGE fails on it)
     else:
-        _produce(
-            conn, handle.topic, data, prepared.key, prepared.headers, prepared.persistent, durable
-        )
+        key = prepared.key or conn.key
+        _produce(conn, handle.topic, data, key, prepared.headers, prepared.persistent, durable)
     queued_is_done = not prepared.persistent or options & C.MQPMO_SYNCPOINT
     if durable is not None and not durable.done() and queued_is_done:
         # done once queued, as the blocking put (under syncpoint, MQCMIT is the point)

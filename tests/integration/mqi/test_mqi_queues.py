@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from collections.abc import Callable
 
 import pytest
@@ -327,3 +328,38 @@ def test_connecting_to_nothing_is_2059(namespace: str) -> None:
         QueueManager("QM1", bootstrap_servers="127.0.0.1:1", namespace=namespace, admin_timeout=2)
     assert raised.value.reason == RC.Q_MGR_NOT_AVAILABLE
     assert time.monotonic() - started < 30
+
+
+def test_what_one_connection_puts_to_a_queue_of_several_partitions_keeps_its_order(
+    connect: Callable[..., QueueManager], kafka_bootstrap: str, namespace: str
+) -> None:
+    """Wire contract §2: one producer's messages to one queue are processed in put order,
+    which Kafka keeps within a partition: a connection keys what it puts without a CorrelId
+    by itself, so its messages share one partition (without a key they would be spread)."""
+    from confluent_kafka import Consumer
+
+    from mqkafka.wire.names import queue_to_topic
+
+    qmgr = connect(queue_partitions=4)
+    name = f"APP.{uuid.uuid4().hex[:10].upper()}"
+    qmgr.define_queue(name)
+    queue = Queue(qmgr, name)
+    for n in range(40):
+        queue.put(b"%d" % n)
+    reader = Consumer(
+        {
+            "bootstrap.servers": kafka_bootstrap,
+            "group.id": f"raw-{uuid.uuid4().hex}",
+            "auto.offset.reset": "earliest",
+        }
+    )
+    reader.subscribe([queue_to_topic(name, namespace)])
+    records = []
+    deadline = time.monotonic() + 30
+    while len(records) < 40 and time.monotonic() < deadline:
+        message = reader.poll(0.5)
+        if message is not None and message.error() is None:
+            records.append((message.partition(), message.value()))
+    reader.close()
+    assert len({partition for partition, _ in records}) == 1
+    assert [value for _, value in records] == [b"%d" % n for n in range(40)]

@@ -23,9 +23,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, cast
 
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 log = logging.getLogger(__name__)
+
+MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~15 s of pauses)
 
 
 class OutRecord(NamedTuple):
@@ -94,6 +96,7 @@ class TransactionalLoop:
         self.stats = LoopStats()
         self._stop = threading.Event()
         self._on_error = on_error
+        self._failures = 0  # transactions failed in a row
         self.consumer = Consumer(
             {
                 "bootstrap.servers": bootstrap,
@@ -233,9 +236,15 @@ class TransactionalLoop:
             else:
                 self.producer.flush(30)
                 self.consumer.commit(offsets=offsets, asynchronous=False)
+        except KafkaException as error:
+            self._abort(consumed or batch, hooks)
+            if not self._retry_after(error):
+                raise
+            return
         except Exception:
             self._abort(consumed or batch, hooks)
             raise
+        self._failures = 0
         if hooks is not None:
             hooks.committed()
         stats = self.stats
@@ -245,6 +254,20 @@ class TransactionalLoop:
         stats.last_commit_at = time.time()
         if len(stats.batch_seconds) < 100000:
             stats.batch_seconds.append(time.perf_counter() - started)
+
+    def _retry_after(self, error: KafkaException) -> bool:
+        """Whether the batch, rewound by the abort, is to be tried again: yes after a failure
+        that the next transaction can escape (a topic deleted under a record written to it,
+        a broker that was briefly away), with a growing pause; no after a fatal one (this
+        producer is fenced) or ``MAX_RETRIES`` in a row, which stop the loop."""
+        failure = error.args[0] if error.args else None
+        fatal = isinstance(failure, KafkaError) and failure.fatal()
+        self._failures += 1
+        if fatal or self._failures > MAX_RETRIES:
+            return False
+        log.warning("transaction failed (%s); trying the batch again", error)
+        self._stop.wait(min(5.0, 0.1 * 2**self._failures))
+        return True
 
     def _produce(self, out: OutRecord) -> None:
         produce = self.producer.produce

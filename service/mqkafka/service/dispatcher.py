@@ -94,6 +94,7 @@ class Dispatcher:
         self._pending_latency.clear()
         if self.activity is not None:
             self.activity.blocks.clear()
+        self.outputs.queues.forget()
         self.metrics.aborts.inc()
         log.warning("transaction aborted; %d state change(s) undone", undone)
 

@@ -43,6 +43,12 @@ class QueueDirectory:
     def default_priority(self, queue: str) -> int:
         return 0
 
+    def forget(self) -> None:
+        """Ask the cluster again before the next write: a topic known here may have been
+        deleted since (an MQI client deleted its queue, an operator the topic), which is
+        what fails a transaction that writes to it."""
+        self._known.clear()
+
     def exists(self, queue: str) -> bool:
         return self.auto_create or self.is_topic(queue)
 

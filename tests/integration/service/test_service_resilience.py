@@ -170,3 +170,33 @@ def test_two_workers_split_the_load_and_stay_consistent(
         publisher.close()
     assert first.proc is not None and second.proc is not None
     assert first.proc.poll() is None and second.proc.poll() is None
+
+
+def test_a_subscriber_queue_deleted_under_its_subscription_stops_nothing_and_loses_nothing(
+    start_service: Callable[..., ServiceProcess],
+    client: KafkaPubSub,
+    kafka_bootstrap: str,
+    namespace: str,
+) -> None:
+    """The topic of a subscriber queue is deleted while the service knows it (an MQI client
+    deleted the queue, an operator removed the topic): the next publication's transaction
+    fails, and the service must neither stop nor lose the publication."""
+    service = start_service()
+    assert client.register("Gone/#", queue="APP.GONE").ok  # type: ignore[union-attr]
+    assert client.publish("Gone/1", b"first").ok  # type: ignore[union-attr]
+    assert [m.body for m in client.read_queue("APP.GONE", count=1, timeout=20)] == [b"first"]
+    topic = queue_to_topic("APP.GONE", namespace)
+    admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
+    admin.delete_topics([topic], operation_timeout=30)[topic].result()
+    assert wait_until(lambda: topic not in admin.list_topics(timeout=10).topics)
+    second = client.publish("Gone/2", b"second", wait=120)
+    assert second is not None and second.ok, second
+    assert client.publish("Gone/3", b"third").ok  # type: ignore[union-attr]
+    bodies = [m.body for m in client.read_queue("APP.GONE", count=2, timeout=60)]
+    assert bodies == [b"second", b"third"]  # the queue is created again, as for a new one
+    assert service.proc is not None and service.proc.poll() is None
+    said = service.messages()
+    # the way there: the transaction writing to the deleted topic failed, was aborted and
+    # tried again once the service had asked the cluster which topics exist
+    assert any(m.startswith("transaction failed") for m in said), said
+    assert sum(m == f"created queue topic {topic}" for m in said) == 2, said

@@ -174,6 +174,8 @@ def diff_cmd(args: argparse.Namespace) -> int:
     from mqkafka.pipeline import snapshot_job
 
     config = _config(args)
+    for snapshot in (args.old, args.new):
+        _check_snapshot(snapshot_job.snapshot_path(config, args.name), snapshot)
     spark = _session(args, "mqk-pipeline-diff")
     try:
         changes = snapshot_job.diff(spark, config, args.name, args.old, args.new)
@@ -184,6 +186,19 @@ def diff_cmd(args: argparse.Namespace) -> int:
         print(f"{row['change']:8} {row['key'].replace(chr(0), ' | ')}")
     print(f"{len(rows)} change(s)", file=sys.stderr)
     return 0
+
+
+def _check_snapshot(root: str, snapshot: str) -> None:
+    """A snapshot id that is not there would read as an empty snapshot (every key "added" or
+    "removed"): refuse it, naming those there are. Local tables only; a cluster's file
+    system (``s3a://``, ``hdfs://``) is Spark's to read."""
+    if "://" in root:
+        return
+    if not (Path(root) / f"snapshot={snapshot}").is_dir():
+        there = sorted(p.name.partition("=")[2] for p in Path(root).glob("snapshot=*"))
+        raise UserError(
+            f"no snapshot {snapshot!r} in {root}; there are: {', '.join(there) or 'none'}"
+        )
 
 
 def packages_cmd(args: argparse.Namespace) -> int:

@@ -312,6 +312,9 @@ class Subscription:
         topic = sd.ObjectString.decode("utf-8", "replace")
         if not topic and not mqchars(sd.ObjectName):
             raise failed(RC.TOPIC_STRING_ERROR, "no topic string and no topic object")
+        if name and not options & (C.MQSO_RESUME | C.MQSO_ALTER) and self._exists(name):
+            # a RegSub would re-point the name; MQSUB with MQSO_CREATE alone refuses it
+            raise failed(RC.SUB_ALREADY_EXISTS, f"subscription {name} exists")
         queue = self._destination(sd, sub_queue, durable)
         correl = self._correl_id(sd)
         reg = RegOpt.CORREL_ID_AS_IDENTITY
@@ -355,6 +358,11 @@ class Subscription:
                 raise failed(RC.CORREL_ID_ERROR, "MQSO_SET_CORREL_ID with a zero SubCorrelId")
             return given
         return self.qmgr.connection.ids.new()
+
+    def _exists(self, name: str) -> bool:
+        """Whether a subscription has this SubName (a RegSub that alters nothing)."""
+        reply = self.pubsub.register_subscriber([], options=RegOpt.NO_ALTERATION, sub_name=name)
+        return reply is not None and reply.completion is not Completion.ERROR
 
     def _resume(self, sd: SD, name: str | None) -> Queue:
         if not name:

@@ -14,6 +14,7 @@ import threading
 import time
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient
@@ -30,9 +31,13 @@ from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
 from mqkafka.service.queues import QueueDirectory
 from mqkafka.service.replica import StateReplica
+from mqkafka.service.tempqueues import TemporaryQueueWatch
 from mqkafka.service.tuning import tune_collector, tune_malloc
 from mqkafka.state.rocks import RocksState
 from mqkafka.wire.names import queue_to_topic
+
+if TYPE_CHECKING:
+    from mqkafka.mqi import QueueManager
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +87,12 @@ class BrokerService:
             authority=_authority(config),
             queues=self.queues,
         )
-        self.deleted_at_start = _start_queue_manager(config)
+        self.qmgr, temporary_at_start, self.deleted_at_start = _start_queue_manager(config)
+        catalogue = self.qmgr.connection.replica.catalogue
+        temporary_queues = TemporaryQueueWatch(
+            lambda: (d.name for d in catalogue.definitions() if d.is_temporary_dynamic),
+            gone_at_start=temporary_at_start,
+        )
         self.replica = StateReplica(config, self.state, self.admin, offsets)
         rebuilt = self.replica.catch_up(timeout=600)
         self.dispatcher = Dispatcher(
@@ -98,6 +108,7 @@ class BrokerService:
             )
             if config.activity
             else None,
+            temporary_queues=temporary_queues,
         )
         topics = [
             queue_to_topic(q, config.namespace) for q in (config.control_queue, *config.streams)
@@ -172,6 +183,7 @@ class BrokerService:
         try:
             self.loop.run()
         finally:
+            self.qmgr.disconnect()
             self.replica.close()
             if self.rocks is not None:
                 self.rocks.set_offsets(dict(self.replica.positions))
@@ -181,8 +193,12 @@ class BrokerService:
             log.info("broker stopped cleanly")
 
 
-def _start_queue_manager(config: ServiceConfig) -> list[str]:
-    """Seed 004: temporary dynamic queues "are deleted when the queue manager is started"."""
+def _start_queue_manager(config: ServiceConfig) -> tuple[QueueManager, list[str], list[str]]:
+    """Seed 004: temporary dynamic queues "are deleted when the queue manager is started".
+
+    The connection stays: the service reads the queue catalogue through it (subscriptions of
+    temporary dynamic queues go with their queues). Also returns the temporary dynamic
+    queues there were, and the queues deleted."""
     from mqkafka.mqi import QueueManager
     from mqkafka.mqi.reaper import start_queue_manager
 
@@ -191,12 +207,17 @@ def _start_queue_manager(config: ServiceConfig) -> list[str]:
     )
     try:
         connection = qmgr.connection
+        connection.replica.sync()
+        temporary = [
+            d.name for d in connection.replica.catalogue.definitions() if d.is_temporary_dynamic
+        ]
         deleted = start_queue_manager(connection.replica, connection.effects)
-    finally:
+    except BaseException:
         qmgr.disconnect()
+        raise
     if deleted:
         log.info("queue manager start: deleted %d temporary dynamic queue(s)", len(deleted))
-    return deleted
+    return qmgr, temporary, deleted
 
 
 def _authority(config: ServiceConfig) -> AuthorityPort:

@@ -26,6 +26,7 @@ from mqkafka.engine.codec import process_message
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Processed, Reply
 from mqkafka.engine.state import EngineState
+from mqkafka.engine.unsubscribe import forget_queue
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQMD_DEFAULT
@@ -35,6 +36,7 @@ from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
 from mqkafka.service.plans import Plan, PublicationPlans, put_headers
 from mqkafka.service.replica import StateReplica
+from mqkafka.service.tempqueues import TemporaryQueueWatch
 from mqkafka.wire.headers import mqmd_from_split, split_msg_id
 from mqkafka.wire.names import topic_to_queue
 
@@ -54,6 +56,7 @@ class Dispatcher:
         on_commit: Any = None,
         activity: ActivityRecorder | None = None,
         plans: bool = True,
+        temporary_queues: TemporaryQueueWatch | None = None,
     ) -> None:
         self.state = state
         self.ctx = ctx
@@ -70,6 +73,8 @@ class Dispatcher:
         self.activity = activity
         self.plans = PublicationPlans() if plans else None
         self._outcomes: dict[tuple[str, int], int] = {}
+        self.temporary_queues = temporary_queues
+        self._forgetting: set[str] = set()  # gone queues whose subscriptions this batch removes
 
     # --- StateHooks --------------------------------------------------------------------
     def before_batch(self) -> None:
@@ -79,6 +84,7 @@ class Dispatcher:
 
     def committed(self) -> None:
         self.journal.clear()
+        self._forgetting = set()
         if self._pending_latency:
             now = time.time()
             observe = self.metrics.delivery_latency.observe
@@ -95,6 +101,9 @@ class Dispatcher:
         if self.activity is not None:
             self.activity.blocks.clear()
         self.outputs.queues.forget()
+        if self.temporary_queues is not None and self._forgetting:
+            self.temporary_queues.give_back(self._forgetting)
+            self._forgetting = set()
         self.metrics.aborts.inc()
         log.warning("transaction aborted; %d state change(s) undone", undone)
 
@@ -103,6 +112,8 @@ class Dispatcher:
         out: list[OutRecord] = []
         self._counts = [0, 0, 0]  # commands, publications, deliveries: added once per batch
         now = self.ctx.clock()  # the engine's clock: replayed plans and the engine agree
+        if self.temporary_queues is not None:
+            self._forget_gone_queues(out)
         for message in batch:
             self._one(message, out, now)
         if self.activity is not None:
@@ -115,6 +126,22 @@ class Dispatcher:
         self.metrics.publications.inc(publications)
         self.metrics.deliveries.inc(deliveries)
         return out
+
+    def _forget_gone_queues(self, out: list[OutRecord]) -> None:
+        """Before this batch's messages: the subscriptions of temporary dynamic queues deleted
+        since the last batch go, in this batch's transaction (reference §9.6)."""
+        assert self.temporary_queues is not None
+        gone = self.temporary_queues.gone()
+        if not gone:
+            return
+        qmgr = self.ctx.config.qmgr_name
+        effects = [e for queue in sorted(gone) for e in forget_queue(self.state, queue, qmgr)]
+        self.journal.apply(self.state, effects)
+        for effect in effects:
+            out.extend(self.outputs.records(effect, self.ctx.config.control_queue))
+        self._forgetting |= gone
+        if effects:
+            log.info("%d subscription(s) of deleted temporary queue(s) removed", len(effects))
 
     def _one(self, message: Any, out: list[OutRecord], now: float) -> None:
         topic = message.topic()

@@ -193,3 +193,48 @@ def test_request_update_with_and_without_retained_publications(
     body = Queue(app, subscriber_q, C.MQOO_INPUT_SHARED).get(None, MD(), WAIT)
     assert body.endswith(b"1-0")
     pubsub.close()
+
+
+def test_a_temporary_dynamic_subscriber_queue_takes_its_subscriptions_with_it(
+    served: Callable[..., QueueManager], kafka_bootstrap: str, namespace: str
+) -> None:
+    """Reference §9.6 (choice §10.3): "a subscription whose subscriber queue is a temp-dyn
+    queue is deregistered when the queue is closed" - and nothing is written to it after."""
+    from confluent_kafka.admin import AdminClient
+
+    from mqkafka.mqi import OD
+    from mqkafka.wire.names import queue_to_topic
+
+    app = served()
+    od = OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"TSUB.*")
+    temporary = Queue(app, od, C.MQOO_INPUT_EXCLUSIVE)
+    name = od.ObjectName.decode().strip()
+    pubsub = PubSub(app)
+    topic = f"Temp/{uuid.uuid4().hex[:6]}"
+    raise_for(pubsub.register_subscriber([topic], queue=name))
+    temporary.close()  # deletes the queue: the service reads that from the catalogue
+    time.sleep(1.0)  # the service's copy of the catalogue follows within ~50 ms
+    pubsub.publish([topic], b"after the close", reply=True)
+    reply = pubsub.deregister_subscriber([topic], queue=name)
+    assert reply is not None and reply.reason == RC.CF_NOT_REGISTERED  # it went with its queue
+    topics = AdminClient({"bootstrap.servers": kafka_bootstrap}).list_topics(timeout=10).topics
+    assert queue_to_topic(name, namespace) not in topics  # no copy brought the queue back
+    pubsub.close()
+
+
+def test_mqsub_create_of_a_durable_name_that_exists_is_2432_and_resume_finds_it(
+    served: Callable[..., QueueManager],
+) -> None:
+    """MQSUB with MQSO_CREATE and a SubName that is taken fails with
+    MQRC_SUB_ALREADY_EXISTS (a RegSub would re-point the name); MQSO_RESUME finds it."""
+    app = served()
+    name = f"DURABLE.{uuid.uuid4().hex[:8]}".encode()
+    options = C.MQSO_CREATE | C.MQSO_DURABLE | C.MQSO_MANAGED
+    first = Subscription(app)
+    queue = first.sub(sub_desc=SD(Options=options, ObjectString=b"News/#", SubName=name))
+    with pytest.raises(MQMIError) as again:
+        Subscription(app).sub(sub_desc=SD(Options=options, ObjectString=b"News/#", SubName=name))
+    assert again.value.reason == RC.SUB_ALREADY_EXISTS
+    resumed = Subscription(app).sub(sub_desc=SD(Options=C.MQSO_RESUME, SubName=name))
+    assert resumed.name == queue.name
+    first.close(C.MQCO_REMOVE_SUB)

@@ -62,3 +62,13 @@ def test_a_refused_filter_is_explained_where_it_is_wrong(flt, reason, says):
         assert explained is None
     else:
         assert explained is not None and explained.startswith(says) and "'>'" in explained
+
+
+def test_a_diff_of_a_snapshot_that_is_not_there_names_those_that_are(tmp_path, capsys):
+    root = tmp_path / "tables" / "snapshots" / "subscriptions"
+    (root / "snapshot=20261122T172328516987Z").mkdir(parents=True)
+    argv = ["pipeline", "diff", "subscriptions", "20261122T172328516987Z", "NOPE"]
+    argv += ["--tables", str(tmp_path / "tables"), "--bootstrap-servers", "127.0.0.1:1"]
+    assert cli.main(argv) == 2  # before any Spark session is started
+    err = capsys.readouterr().err
+    assert "no snapshot 'NOPE'" in err and "there are: 20261122T172328516987Z" in err

@@ -246,6 +246,11 @@ class Catalogue:
     def definitions(self) -> list[QueueDefinition]:
         return [self._by_name[name] for name in sorted(self._by_name)]
 
+    def temporary_dynamic_names(self) -> list[str]:
+        """The temporary dynamic queues. Safe while the replica's thread applies records: the
+        values are copied in one step (under the GIL), not looked up name by name."""
+        return [d.name for d in list(self._by_name.values()) if d.is_temporary_dynamic]
+
     def created_by_connection(self, connection: str) -> list[QueueDefinition]:
         return [d for d in self.definitions() if d.creator == connection]
 

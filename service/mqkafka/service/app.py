@@ -90,8 +90,7 @@ class BrokerService:
         self.qmgr, temporary_at_start, self.deleted_at_start = _start_queue_manager(config)
         catalogue = self.qmgr.connection.replica.catalogue
         temporary_queues = TemporaryQueueWatch(
-            lambda: (d.name for d in catalogue.definitions() if d.is_temporary_dynamic),
-            gone_at_start=temporary_at_start,
+            catalogue.temporary_dynamic_names, gone_at_start=temporary_at_start
         )
         self.replica = StateReplica(config, self.state, self.admin, offsets)
         rebuilt = self.replica.catch_up(timeout=600)
@@ -208,9 +207,7 @@ def _start_queue_manager(config: ServiceConfig) -> tuple[QueueManager, list[str]
     try:
         connection = qmgr.connection
         connection.replica.sync()
-        temporary = [
-            d.name for d in connection.replica.catalogue.definitions() if d.is_temporary_dynamic
-        ]
+        temporary = connection.replica.catalogue.temporary_dynamic_names()
         deleted = start_queue_manager(connection.replica, connection.effects)
     except BaseException:
         qmgr.disconnect()

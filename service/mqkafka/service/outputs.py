@@ -11,10 +11,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
 from mqkafka.engine.codec import encode_delivery, encode_reply
+from mqkafka.engine.delivery import put_time
 from mqkafka.engine.effects import (
     DeadLetter,
     DeleteRetained,
@@ -119,6 +121,7 @@ class Outputs:
         q_mgr: str = "",
         extra_headers: list[tuple[str, bytes]] | None = None,
     ) -> OutRecord:
+        stamp = put_time(time.time())
         header = DeadLetterHeader(
             reason=int(reason),
             dest_q_name=queue,
@@ -127,8 +130,9 @@ class Outputs:
             ccsid=md.CodedCharSetId,
             format=md.Format,
             put_appl_name=self.config.qmgr_name[:28],
-            put_date=md.PutDate,
-            put_time=md.PutTime,
+            # when it was put on the dead-letter queue (MQDLH), not when it was first put
+            put_date=stamp.date,
+            put_time=stamp.time,
         )
         dead_md = md.replace(Format=MQFMT_DEAD_LETTER_HEADER)
         headers: list[tuple[str, bytes]] = [

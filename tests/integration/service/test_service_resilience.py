@@ -65,6 +65,9 @@ def test_malformed_messages_are_answered_or_dead_lettered_and_the_partition_move
         md, value = record
         header, original = decode_dlh(value, md.Encoding)
         found.append((header.reason, header.dest_q_name, original))
+        # when it was put on the dead-letter queue (the originals carry no put time)
+        assert header.put_date.isdigit() and len(header.put_date) == 8, header
+        assert header.put_time.isdigit() and len(header.put_time) == 8, header
     assert (int(RC.RFH_ERROR), queue, b"\x00\x01junk") in found
     assert (int(RC.MD_ERROR), queue, b"x") in found
 

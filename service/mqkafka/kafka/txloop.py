@@ -27,7 +27,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, Topi
 
 log = logging.getLogger(__name__)
 
-MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~15 s of pauses)
+MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~21 s of pauses)
 
 
 class OutRecord(NamedTuple):

@@ -182,14 +182,14 @@ class BrokerService:
         try:
             self.loop.run()
         finally:
-            self.qmgr.disconnect()
             self.replica.close()
             if self.rocks is not None:
                 self.rocks.set_offsets(dict(self.replica.positions))
                 self.rocks.flush()
                 self.rocks.mark_clean()
                 self.rocks.close()
-            log.info("broker stopped cleanly")
+            self.qmgr.disconnect()
+        log.info("broker stopped cleanly")  # not when the loop stopped on an error
 
 
 def _start_queue_manager(config: ServiceConfig) -> tuple[QueueManager, list[str], list[str]]:

@@ -215,8 +215,13 @@ def kafka_processes(home: Path) -> list[int]:
 
 
 def random_cluster_id() -> str:
-    """Kafka's cluster id form: a UUID as 22 characters of URL-safe base64."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """Kafka's cluster id form: a UUID as 22 characters of URL-safe base64. Not one that
+    starts with '-' (1 in 64): the storage tool would read it as an option and refuse to
+    format ("--cluster-id: expected one argument"), as Kafka's own Uuid.randomUuid avoids."""
+    while True:
+        text = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not text.startswith("-"):
+            return text
 
 
 class LocalBroker:

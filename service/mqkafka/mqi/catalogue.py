@@ -211,6 +211,7 @@ class Catalogue:
 
     def __init__(self, definitions: Iterable[QueueDefinition] = ()) -> None:
         self._by_name: dict[str, QueueDefinition] = {d.name: d for d in definitions}
+        self.changes = 0  # records applied: a reader can tell whether anything changed
 
     @classmethod
     def with_system_objects(cls) -> Catalogue:
@@ -225,6 +226,7 @@ class Catalogue:
 
     def apply(self, record: CatalogueRecord) -> None:
         """Put or (tombstone) delete; a record whose key is not its name is damaged."""
+        self.changes += 1
         if record.value is None:
             self._by_name.pop(record.name, None)
             return

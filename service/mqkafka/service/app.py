@@ -88,9 +88,8 @@ class BrokerService:
             queues=self.queues,
         )
         self.qmgr, temporary_at_start, self.deleted_at_start = _start_queue_manager(config)
-        catalogue = self.qmgr.connection.replica.catalogue
         temporary_queues = TemporaryQueueWatch(
-            catalogue.temporary_dynamic_names, gone_at_start=temporary_at_start
+            self.qmgr.connection.replica.catalogue, gone_at_start=temporary_at_start
         )
         self.replica = StateReplica(config, self.state, self.admin, offsets)
         rebuilt = self.replica.catch_up(timeout=600)
@@ -122,8 +121,7 @@ class BrokerService:
             transactional_id=f"{config.namespace}mqk-serve-{config.instance_id}",
         )
         self._last_flush = 0.0
-        self.metrics.subscriptions.set(len(self.state.subscriptions))
-        self.metrics.retained.set(len(self.state.retained))
+        self._set_state_gauges()
         self.ready_seconds = time.monotonic() - started
         log.info(
             "broker ready in %.2fs: %d subscriptions, %d retained, %d state records applied",
@@ -155,9 +153,12 @@ class BrokerService:
         self._last_flush = now
         if self.rocks is not None:
             self.rocks.set_offsets(dict(self.replica.positions))
+        self._set_state_gauges()
+        self._record_lag()
+
+    def _set_state_gauges(self) -> None:
         self.metrics.subscriptions.set(len(self.state.subscriptions))
         self.metrics.retained.set(len(self.state.retained))
-        self._record_lag()
 
     def _record_lag(self) -> None:
         consumer = self.loop.consumer

@@ -9,19 +9,33 @@ queues it held last time are no longer there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from typing import Protocol
+
+
+class CatalogueView(Protocol):
+    """What the watch reads of the MQI's queue catalogue (``mqkafka.mqi.catalogue``)."""
+
+    changes: int  # records applied so far
+
+    def temporary_dynamic_names(self) -> Iterable[str]: ...
 
 
 class TemporaryQueueWatch:
-    def __init__(self, names: Callable[[], Iterable[str]], gone_at_start: Iterable[str] = ()):
-        """``names``: the temporary dynamic queues the catalogue holds now."""
-        self._names = names
-        self._seen = set(names())
+    def __init__(self, catalogue: CatalogueView, gone_at_start: Iterable[str] = ()):
+        self._catalogue = catalogue
+        self._changes = catalogue.changes
+        self._seen = set(catalogue.temporary_dynamic_names())
         self._gone = set(gone_at_start)
 
     def gone(self) -> set[str]:
-        """The temporary dynamic queues deleted since the last call (or given back)."""
-        current = set(self._names())
+        """The temporary dynamic queues deleted since the last call (or given back). Asked
+        before every batch: the catalogue is only read again when it has changed."""
+        changes = self._catalogue.changes
+        if changes == self._changes and not self._gone:
+            return set()
+        self._changes = changes
+        current = set(self._catalogue.temporary_dynamic_names())
         gone = (self._seen - current) | self._gone
         self._seen = current
         self._gone = set()

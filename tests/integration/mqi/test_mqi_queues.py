@@ -336,9 +336,8 @@ def test_what_one_connection_puts_to_a_queue_of_several_partitions_keeps_its_ord
     """Wire contract §2: one producer's messages to one queue are processed in put order,
     which Kafka keeps within a partition: a connection keys what it puts without a CorrelId
     by itself, so its messages share one partition (without a key they would be spread)."""
-    from confluent_kafka import Consumer
-
     from mqkafka.wire.names import queue_to_topic
+    from tests.integration.raw import read_records
 
     qmgr = connect(queue_partitions=4)
     name = f"APP.{uuid.uuid4().hex[:10].upper()}"
@@ -346,20 +345,9 @@ def test_what_one_connection_puts_to_a_queue_of_several_partitions_keeps_its_ord
     queue = Queue(qmgr, name)
     for n in range(40):
         queue.put(b"%d" % n)
-    reader = Consumer(
-        {
-            "bootstrap.servers": kafka_bootstrap,
-            "group.id": f"raw-{uuid.uuid4().hex}",
-            "auto.offset.reset": "earliest",
-        }
-    )
-    reader.subscribe([queue_to_topic(name, namespace)])
-    records = []
-    deadline = time.monotonic() + 30
-    while len(records) < 40 and time.monotonic() < deadline:
-        message = reader.poll(0.5)
-        if message is not None and message.error() is None:
-            records.append((message.partition(), message.value()))
-    reader.close()
+    records = [
+        (m.partition(), m.value())
+        for m in read_records(kafka_bootstrap, queue_to_topic(name, namespace), count=40)
+    ]
     assert len({partition for partition, _ in records}) == 1
     assert [value for _, value in records] == [b"%d" % n for n in range(40)]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Producer
 
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message, parse_received
 from mqkafka.mq.commands import DEFAULT_STREAM
@@ -15,6 +14,7 @@ from mqkafka.mq.mqmd import MQMD, MQMT
 from mqkafka.mq.reasons import RC
 from mqkafka.wire.headers import mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
+from tests.integration.raw import read_records
 
 pytestmark = pytest.mark.kafka
 
@@ -150,34 +150,10 @@ def test_a_publications_own_kafka_headers_go_on_to_its_subscribers(
             headers=[*mqmd_to_headers(md), *own],
         )
     producer.flush(30)
-    copies = _raw_records(kafka_bootstrap, queue_to_topic("APP.TRACED", namespace), count=2)
-    assert [parse_received(value, headers).body for value, headers in copies] == [
+    copies = read_records(kafka_bootstrap, queue_to_topic("APP.TRACED", namespace), count=2)
+    assert [parse_received(m.value(), m.headers()).body for m in copies] == [
         b"order 0",
         b"order 1",
     ]
-    for _value, headers in copies:
-        assert [h for h in headers if not h[0].startswith("mqmd.")] == own
-
-
-def _raw_records(
-    bootstrap: str, topic: str, count: int, timeout: float = 30.0
-) -> list[tuple[bytes, list[tuple[str, bytes]]]]:
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"raw-{uuid.uuid4().hex}",
-            "isolation.level": "read_committed",
-            "auto.offset.reset": "earliest",
-        }
-    )
-    consumer.subscribe([topic])
-    found: list[tuple[bytes, list[tuple[str, bytes]]]] = []
-    deadline = time.monotonic() + timeout
-    try:
-        while len(found) < count and time.monotonic() < deadline:
-            message = consumer.poll(0.5)
-            if message is not None and message.error() is None:
-                found.append((message.value() or b"", list(message.headers() or ())))
-    finally:
-        consumer.close()
-    return found
+    for copy in copies:
+        assert [h for h in copy.headers() if not h[0].startswith("mqmd.")] == own

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from mqkafka.mq.reasons import RC
 from mqkafka.wire.dlh import decode_dlh
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
+from tests.integration.raw import read_records
 from tests.integration.service.conftest import ServiceProcess, wait_until
 
 pytestmark = pytest.mark.kafka
@@ -80,23 +80,11 @@ class KafkaPubSubRaw:
         self.namespace = namespace
 
     def read(self, queue: str, count: int, timeout: float = 30) -> list[tuple[MQMD, bytes]]:
-        from confluent_kafka import Consumer, TopicPartition
-
-        consumer = Consumer(
-            {"bootstrap.servers": self.bootstrap, "group.id": uuid.uuid4().hex,
-             "isolation.level": "read_committed", "enable.auto.commit": False}
-        )  # fmt: skip
         topic = queue_to_topic(queue, self.namespace)
-        consumer.assign([TopicPartition(topic, 0, -2)])
-        found: list[tuple[MQMD, bytes]] = []
-        deadline = time.monotonic() + timeout
-        while len(found) < count and time.monotonic() < deadline:
-            for message in consumer.consume(100, 0.2):
-                if message.error() is None:
-                    md, _ = mqmd_from_headers(message.headers())
-                    found.append((md, message.value()))
-        consumer.close()
-        return found
+        return [
+            (mqmd_from_headers(m.headers())[0], m.value())
+            for m in read_records(self.bootstrap, topic, count, timeout)
+        ]
 
 
 def test_state_survives_a_restart_and_a_lost_rocksdb_directory(

@@ -11,6 +11,7 @@ identities, and the userid that owns them (seed 001, seed 002, reference §2.6).
 | SubIdentity: at most 128 (MQ_SUB_IDENTITY_LENGTH), not empty, no MQ prefix (S2) | 3154 |
 | another userid using an identity without VariableUserId (S0; choice §10.1)   | 3078   |
 | another userid with VariableUserId lacking browse/put authority (S0)         | 3081   |
+| ReqUpdate by SubName: the subscription's VariableUserId is enough (S0)        |        |
 
 Choices: a reserved ``MQ`` prefix is reported with the code of the malformed value (3153 /
 3154), the only codes that name a bad SubName / SubIdentity.
@@ -101,18 +102,28 @@ class Owner:
     namespace: Namespace
 
 
-def check_owner(owner: Owner, user_id: str, options: RegOpt, authority: AuthorityPort) -> None:
+def check_owner(
+    owner: Owner,
+    user_id: str,
+    options: RegOpt,
+    authority: AuthorityPort,
+    *,
+    named: bool = False,
+) -> None:
     """May ``user_id`` act on a registration owned by ``owner``?
 
     Same userid: yes. Otherwise only when the registration has VariableUserId and the command
     says VariableUserId too ("this must be set at request update time to indicate which
-    subscription is referred to", S0), and the user "has authority to browse the stream queue
-    and put to the subscriber queue" (S0) - else MQRCCF_NOT_AUTHORIZED. Any other case is
-    MQRCCF_DUPLICATE_IDENTITY, naming the owner (choice §10.1).
+    subscription is referred to", S0) - or, ``named``, found by its SubName, which overrides
+    that ("This is overridden, along with the other subscriber identifiers, if a subscription
+    name is supplied"; "unless VariableUserId is set on the subscription itself", S0) - and
+    the user "has authority to browse the stream queue and put to the subscriber queue" (S0),
+    else MQRCCF_NOT_AUTHORIZED. Any other case is MQRCCF_DUPLICATE_IDENTITY, naming the owner
+    (choice §10.1).
     """
     if owner.user_id == user_id:
         return
-    if owner.variable and RegOpt.VARIABLE_USER_ID in options:
+    if owner.variable and (named or RegOpt.VARIABLE_USER_ID in options):
         if authority.may_browse(user_id, stream_queue_of(owner.namespace)) and authority.may_put(
             user_id, owner.q_name
         ):

@@ -33,7 +33,8 @@ def request_update(state: EngineState, cmd: ReqUpdate, ctx: EngineContext) -> Ou
             # Topic, SubPoint, and Filter values" (S0).
             raise MQError(RC.CF_NOT_REGISTERED, "no subscription with that Topic/SubPoint/Filter")
         sub = found
-    check_owner(sub.owner, cmd.user_id, cmd.options, ctx.authority)
+    named = cmd.sub_name is not None
+    check_owner(sub.owner, cmd.user_id, cmd.options, ctx.authority, named=named)
     out = Outcome()
     if retained_copies(state, sub, ctx, out) == 0:
         # "If the queue manager has no matching retained publications, the request fails with

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from mqkafka.engine.authority import AclPolicy
+import pytest
+
+from mqkafka.engine.authority import ALLOW_ALL, AclPolicy
 from mqkafka.mq.commands import ReqUpdate, command_from_psc
 from mqkafka.mq.mqmd import MQMD
 from mqkafka.mq.reasons import RC
@@ -357,6 +359,44 @@ def test_variable_user_id_other_user_needs_browse_and_put_authority() -> None:
         SCORES, queue="RESULTS", sub_name="s", options="VariableUserId PubOnReqOnly"
     )
     assert allowed.request_update(SCORES, sub_name="s", user="bob", options="VariableUserId").ok
+
+
+# The rules of "SubName ... If VariableUserId is set, and the userid differs": bob names
+# alice's subscription by SubName alone, without repeating VariableUserId ("This is
+# overridden, along with the other subscriber identifiers, if a subscription name is
+# supplied"). (alice's options, ACL rules for bob or None for allow-all, reason, copies)
+_OPEN = "allow * alice *\nallow put * SYSTEM.BROKER.*\nallow subscribe * *\nallow publish * *\n"
+_VARIABLE = "VariableUserId PubOnReqOnly"
+SUB_NAME_OTHER_USER = [
+    (_VARIABLE, None, RC.NONE, 2),
+    (_VARIABLE, _OPEN + "allow browse bob *\nallow put bob RESULTS", RC.NONE, 2),
+    (_VARIABLE, _OPEN + "allow put bob RESULTS", RC.CF_NOT_AUTHORIZED, 0),
+    (_VARIABLE, _OPEN + "allow browse bob *", RC.CF_NOT_AUTHORIZED, 0),
+    ("PubOnReqOnly", None, RC.CF_DUPLICATE_IDENTITY, 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("options", "acl", "reason", "copies"),
+    SUB_NAME_OTHER_USER,
+    ids=["allow-all", "acl-allows", "acl-no-browse", "acl-no-put", "not-variable"],
+)
+def test_sub_name_with_variable_user_id_needs_no_option_on_the_request(
+    options: str, acl: str | None, reason: int, copies: int
+) -> None:
+    """SubName: "If VariableUserId is set, and the userid differs from that of the
+    subscription, the command succeeds if the userid of the new command message has authority
+    to browse the stream queue and put to the subscriber queue of the subscription. Otherwise,
+    the command fails with return code MQRCCF_NOT_AUTHORIZED." """
+    authority = AclPolicy.parse(acl) if acl is not None else ALLOW_ALL
+    broker = BrokerDriver(authority=authority)
+    retained_scores(broker)
+    assert broker.register_subscriber(
+        SCORES, queue="RESULTS", sub_name="scores", options=options, user="alice"
+    ).ok
+    outcome = broker.request_update(SCORES, queue="ELSEWHERE", sub_name="scores", user="bob")
+    assert outcome.reason == reason
+    assert len(broker.drain("RESULTS")) == copies
 
 
 def test_traditional_match_without_sub_name_is_sub_name_error(broker: BrokerDriver) -> None:

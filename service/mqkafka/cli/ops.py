@@ -146,13 +146,13 @@ def _send(
 
 
 def filter_error(flt: str | None, reason: int) -> str | None:
-    """Where a Filter the broker refused (3150) is wrong. An RFH2 reply carries the reason
-    code only, as MQ's does, so the same compiler says it here."""
+    """Where a Filter the broker refused (3150, or 2504 always false) is wrong. An RFH2 reply
+    carries the reason code only, as MQ's does, so the same compiler says it here."""
     from mqkafka.mq.errors import MQError
     from mqkafka.mq.reasons import RC
     from mqkafka.selectors import compile_selector
 
-    if flt is None or reason != RC.CF_FILTER_ERROR:
+    if flt is None or reason not in (RC.CF_FILTER_ERROR, RC.SELECTOR_ALWAYS_FALSE):
         return None
     try:
         compile_selector(flt)

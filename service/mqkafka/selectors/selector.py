@@ -6,9 +6,11 @@ Rules:
 * A syntax or static type error is ``MQRCCF_FILTER_ERROR`` 3150 at RegSub/ReqUpdate time,
   saying where. — reference §8; brief
 * A filter that is constant TRUE selects everything. — MQ8 "Selection behavior"
-* A filter that can never be TRUE without looking at a message (``1 = 2``,
-  ``x = 1 AND FALSE``) is rejected with 3150 and a detail saying "always false". — choice: MQ
-  returns MQRC_SELECTOR_ALWAYS_FALSE 2504 on MQSUB, the queued RegSub reply uses 3150.
+* A filter that constant folding shows can never be TRUE without looking at a message
+  (``1 = 2``, ``NOT TRUE``, ``'a' = 'b' AND x > 1``) is ``MQRC_SELECTOR_ALWAYS_FALSE`` 2504,
+  on RegSub as on MQSUB. — reference §8 "A selector that is constant-FALSE is rejected with
+  MQRC_SELECTOR_ALWAYS_FALSE 2504". A constant UNKNOWN (``1 / 0 = 1``) never selects either
+  and is refused the same way (choice: only TRUE selects, §8).
 * Evaluation never raises: a type mismatch, NULL or a broken body is UNKNOWN, and UNKNOWN is
   not delivered. — brief; JMS
 """
@@ -61,7 +63,8 @@ class Selector:
 
 
 def compile_selector(text: str, bodies: BodyCache | None = None) -> Selector:
-    """Compile a Filter; raise ``MQError(RC.CF_FILTER_ERROR, detail, position=...)`` if invalid.
+    """Compile a Filter; raise ``MQError(RC.CF_FILTER_ERROR, detail, position=...)`` if invalid,
+    ``MQError(RC.SELECTOR_ALWAYS_FALSE, ...)`` if it can never be TRUE.
 
     ``position`` is the 0-based offset of the offending token; the detail names the
     1-based column and the token. Selectors given the same ``bodies`` cache share the parse
@@ -79,9 +82,8 @@ def compile_selector(text: str, bodies: BodyCache | None = None) -> Selector:
         if compiled.value is True:
             return Selector(text, _select_all, selects_all=True)
         raise MQError(
-            RC.CF_FILTER_ERROR,
-            "filter is always false: it can never select a publication "
-            "(MQ reports MQRC_SELECTOR_ALWAYS_FALSE 2504 for such a selector)",
+            RC.SELECTOR_ALWAYS_FALSE,
+            "filter is always false: it can never select a publication",
             parm=FILTER_PARM,
             position=0,
         )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mqkafka.engine.filters import PASS_ALL, PassAllFilter, PassAllFilterPort
 from mqkafka.engine.ports import CompiledFilter
 from mqkafka.mq.reasons import RC
+from mqkafka.mq.responses import Completion
+from mqkafka.selectors import SelectorFilterPort
 from tests.unit.engine.driver import BrokerDriver
 from tests.unit.engine.fakes import EqualsFilterPort, usr
 
@@ -56,6 +60,26 @@ def test_an_invalid_filter_is_refused_at_registration() -> None:
         == RC.CF_FILTER_ERROR
     )
     assert len(broker.state.subscriptions) == 0
+
+
+@pytest.mark.parametrize(
+    ("flt", "reason"),
+    [
+        ("1 = 2", RC.SELECTOR_ALWAYS_FALSE),
+        ("NOT TRUE", RC.SELECTOR_ALWAYS_FALSE),
+        ("'a' = 'b' AND x > 1", RC.SELECTOR_ALWAYS_FALSE),
+        ("x >", RC.CF_FILTER_ERROR),
+    ],
+)
+def test_a_constant_false_filter_is_refused_as_always_false(flt: str, reason: int) -> None:
+    """§8: "A selector that is constant-FALSE is rejected with MQRC_SELECTOR_ALWAYS_FALSE
+    2504"; a syntax error stays MQRCCF_FILTER_ERROR 3150. Over the wire too: the reply's
+    Reason is the selector's."""
+    for wire in (False, True):
+        broker = BrokerDriver(filters=SelectorFilterPort(), wire=wire)
+        outcome = broker.register_subscriber("T", queue="Q", filter=flt)
+        assert (outcome.completion, outcome.reason) == (Completion.ERROR, reason)
+        assert len(broker.state.subscriptions) == 0
 
 
 class CountingPort:

@@ -158,14 +158,18 @@ def test_error_detail_names_the_offending_token() -> None:
         "2 BETWEEN 3 AND 4",
         "'x' IN ('y')",
         "1 IS NULL",
+        "'a' = 'b' AND x > 1",
+        "x > 1 AND NOT (2 > 1)",
+        "1 + 1 = 3 OR 'a' <> 'a'",
     ],
 )
 def test_always_false_filter_is_rejected(text: str) -> None:
     """Reference §8: "A selector that is constant-FALSE is rejected with
-    MQRC_SELECTOR_ALWAYS_FALSE 2504" — the queued RegSub reports it as 3150 (choice)."""
-    error = _error(text)
-    assert "always false" in error.detail
-    assert "2504" in error.detail
+    MQRC_SELECTOR_ALWAYS_FALSE 2504" - decided by constant folding, not by a message."""
+    with pytest.raises(MQError) as caught:
+        compile_selector(text)
+    assert (caught.value.reason, caught.value.parm) == (RC.SELECTOR_ALWAYS_FALSE, "Filter")
+    assert "always false" in caught.value.detail
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,8 @@ with the engine; here each rule is checked at the selector port the engine calls
 
 from __future__ import annotations
 
+import pytest
+
 from mqkafka.engine.ports import CompiledFilter, FilterPort, MessageView
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
@@ -78,6 +80,29 @@ def test_ref8_invalid_syntax_is_mqrccf_filter_error() -> None:
         assert error.position == len("Body.Score.Home >")
     else:
         raise AssertionError("an invalid filter was accepted")
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("1 = 2", RC.SELECTOR_ALWAYS_FALSE),
+        ("NOT TRUE", RC.SELECTOR_ALWAYS_FALSE),
+        ("'a' = 'b' AND x > 1", RC.SELECTOR_ALWAYS_FALSE),
+        ("x > 1 AND 1 = 2", RC.SELECTOR_ALWAYS_FALSE),
+        ("1 = 2 OR x > 1", None),  # FALSE OR x: depends on x
+        ("x >", RC.CF_FILTER_ERROR),  # a syntax error stays 3150
+        ("1 = 2 AND", RC.CF_FILTER_ERROR),  # even when what parses is constant
+    ],
+)
+def test_ref8_constant_false_is_selector_always_false(text: str, reason: int | None) -> None:
+    """§8: "A selector that is constant-FALSE is rejected with MQRC_SELECTOR_ALWAYS_FALSE
+    2504" - found by constant folding; "Invalid syntax → MQRCCF_FILTER_ERROR 3150"."""
+    try:
+        PORT.compile(text)
+    except MQError as error:
+        assert error.reason == reason
+    else:
+        assert reason is None
 
 
 def test_ref8_missing_property_is_null_and_only_true_selects() -> None:

@@ -110,7 +110,8 @@ def _read(value: bytes, md: MQMD) -> _Read:
             others = [t for t, n in zip(candidate.folders, names, strict=True) if n not in _PSC]
             break
     if command is None:
-        raise MQError(RC.RFH_COMMAND_ERROR, "no <psc> folder", parm="Command")
+        # No <psc>, so no Command: a mandatory property missing, 2339 (as in mq.commands).
+        raise MQError(RC.RFH_PARM_MISSING, "no <psc> folder", parm="Command")
     content = PublicationContent(
         body=message.body,
         folders=tuple(others),

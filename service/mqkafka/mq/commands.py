@@ -1,10 +1,10 @@
 """Typed queued pub/sub commands (reference §2), built from ``<psc>`` or RFH1 ``MQPS*`` pairs.
 
 A command is a frozen value that has already passed every check that needs only the command
-message itself (reference §2.1, §2.5, §2.6): first-tag ``Command`` (2336), known properties
-(2337), repetition (2338), mandatory properties (2339), option values and combinations
-(3083 / 3084 / 3087), a non-zero CorrelId with ``CorrelAsId`` (3080). Checks that need the
-broker's state (identities, names, retained publications) belong to the engine.
+message itself (reference §2.1, §2.5, §2.6): first-tag ``Command`` (2336; none at all,
+2339), known properties (2337), repetition (2338), mandatory properties (2339), option values
+and combinations (3083 / 3084 / 3087), a non-zero CorrelId with ``CorrelAsId`` (3080). Checks
+that need the broker's state (identities, names, retained publications) belong to the engine.
 
 Each command keeps the interface it came from (RFH2 ``<psc>`` or RFH1 name/value string): that
 chooses the wildcard scheme (reference §10.16) and the format of replies and deliveries.
@@ -605,8 +605,13 @@ def _build(
 ) -> Command:
     rfh1 = interface is Interface.RFH1
     command_tag = "MQPSCommand" if rfh1 else "Command"
-    # "MQPSCommand must be the first tag" (§2.3); a bad or missing Command gives 2336 (§2.1.5).
     if not pairs or pairs[0][0] != command_tag:
+        # Choice (the reference does not say which): no Command at all is a mandatory property
+        # missing, MQRC_RFH_PARM_MISSING 2339 - Command "must be specified" (S0) and §2.1.5
+        # gives "mandatory property missing -> 2339", "bad Command -> 2336". A Command that is
+        # there but not first is bad: "MQPSCommand must be the first tag" (§2.3), 2336.
+        if all(tag != command_tag for tag, _ in pairs):
+            raise MQError(RC.RFH_PARM_MISSING, "the message has no Command", parm=command_tag)
         raise MQError(RC.RFH_COMMAND_ERROR, "the first property must be Command", parm=command_tag)
     verb = pairs[0][1].strip()
     allowed = RFH1_COMMANDS if rfh1 else RFH2_COMMANDS

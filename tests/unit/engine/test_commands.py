@@ -245,7 +245,8 @@ def test_several_options_in_one_element() -> None:
 @pytest.mark.parametrize(
     ("pairs", "reason", "parm"),
     [
-        ([], RC.RFH_COMMAND_ERROR, "Command"),
+        ([], RC.RFH_PARM_MISSING, "Command"),  # choice: no Command is missing, not bad
+        ([("Topic", "T")], RC.RFH_PARM_MISSING, "Command"),
         ([("Topic", "T"), ("Command", "RegSub")], RC.RFH_COMMAND_ERROR, "Command"),
         ([("Command", "Subscribe")], RC.RFH_COMMAND_ERROR, "Command"),
         ([("Command", "regsub"), ("Topic", "T")], RC.RFH_COMMAND_ERROR, "Command"),
@@ -283,7 +284,8 @@ def test_several_options_in_one_element() -> None:
     ],
 )
 def test_psc_folder_rules(pairs: list[tuple[str, str]], reason: int, parm: str) -> None:
-    """2336 bad/missing-first Command, 2337 unknown property, 2338 repeated, 2339 missing."""
+    """2336 bad or not-first Command, 2337 unknown property, 2338 repeated, 2339 missing
+    (Command too)."""
     with pytest.raises(MQError) as raised:
         command_from_psc(pairs, MD)
     assert (raised.value.reason, raised.value.parm) == (reason, parm)
@@ -293,6 +295,7 @@ def test_psc_folder_rules(pairs: list[tuple[str, str]], reason: int, parm: str) 
     ("pairs", "reason"),
     [
         ([("MQPSTopic", "T"), ("MQPSCommand", "RegSub")], RC.RFH_COMMAND_ERROR),
+        ([("MQPSTopic", "T")], RC.RFH_PARM_MISSING),
         ([("MQPSCommand", "RegSub"), ("MQPSTopic", "T"), ("MQPSFilter", "x")], RC.RFH_PARM_ERROR),
         ([("MQPSCommand", "RegSub"), ("MQPSTopic", "T"), ("User", "x")], RC.RFH_PARM_ERROR),
         ([("MQPSCommand", "Publish"), ("MQPSTopic", "T"), ("MQPSBogus", "x")], RC.RFH_PARM_ERROR),

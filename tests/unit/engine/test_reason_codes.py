@@ -92,6 +92,21 @@ CASES = [
         lambda b: b.register_subscriber(),
     ),
     Case(
+        RC.RFH_PARM_MISSING,
+        "no Command in <psc> (choice: mandatory property missing, §2.1.5)",
+        _raw(_psc("<psc><Topic>T</Topic></psc>")),
+    ),
+    Case(
+        RC.RFH_PARM_MISSING,
+        "no <psc> folder, so no Command (choice, §2.1.5)",
+        _raw(_psc("<usr><Topic>T</Topic></usr>")),
+    ),
+    Case(
+        RC.RFH_PARM_MISSING,
+        "no MQPSCommand in an RFH1 string (choice, §2.1.5)",
+        _raw(rfh1.encode(rfh1.Rfh1(name_values="MQPSTopic T"), 546), MQFMT_RF_HEADER_1),
+    ),
+    Case(
         RC.RFH_FORMAT_ERROR,
         "malformed folder text (§3.5 2421)",
         _raw(_psc("<psc><Command>RegSub</Command")),

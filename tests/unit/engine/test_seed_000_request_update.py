@@ -119,14 +119,15 @@ def test_requester_must_have_registered_same_topic_subpoint_and_filter(
 
 
 def test_command_must_be_specified() -> None:
-    """Command: "The value is ReqUpdate ... This property must be specified." """
+    """Command: "The value is ReqUpdate ... This property must be specified." - a mandatory
+    property missing, MQRC_RFH_PARM_MISSING (choice, §2.1.5; 2336 is for a bad Command)."""
     md = MQMD(ReplyToQ="RESULTS")
     from mqkafka.mq.errors import MQError
 
     try:
         command_from_psc([("Topic", SCORES)], md)
     except MQError as error:
-        assert error.reason == RC.RFH_COMMAND_ERROR
+        assert (error.reason, error.parm) == (RC.RFH_PARM_MISSING, "Command")
     else:
         raise AssertionError("a command without Command parsed")
 

@@ -46,6 +46,7 @@ from mqkafka.mq.commands import (
     RegOpt,
     RegSub,
     ReqUpdate,
+    option_names,
 )
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT
 from mqkafka.mq.reasons import RC
@@ -70,6 +71,25 @@ _MQSUB_REASON: dict[int, int] = {
     RC.CF_SUB_NAME_ERROR: RC.SUB_NAME_ERROR,
     RC.CF_NOT_AUTHORIZED: RC.NOT_AUTHORIZED,
 }
+
+
+# The MQSUB options that are RegSub options (module table), both ways.
+SUB_REG_OPTIONS: tuple[tuple[int, RegOpt], ...] = (
+    (C.MQSO_PUBLICATIONS_ON_REQUEST, RegOpt.PUBLISH_ON_REQUEST_ONLY),
+    (C.MQSO_NEW_PUBLICATIONS_ONLY, RegOpt.NEW_PUBLICATIONS_ONLY),
+    (C.MQSO_ANY_USERID, RegOpt.VARIABLE_USER_ID),
+)
+
+
+def sub_options_of(attributes: Sequence[tuple[str, str]]) -> int:
+    """The MQSO_* options a subscription was made with, read back from the RegOpt values of
+    a FullResp reply (the options the MQSUB rules ask about when altering)."""
+    names = {value for key, value in attributes if key == "RegOpt"}
+    options = 0
+    for flag, opt in SUB_REG_OPTIONS:
+        if names.issuperset(option_names(opt)):
+            options |= flag
+    return options
 
 
 class PubSub:
@@ -297,9 +317,9 @@ class Subscription:
         if topic_string is not None:
             sd.ObjectString = topic_string.encode()
         options = sd.Options
-        with _mqi():
-            check_sub_options(options, sub_level=sd.SubLevel)
         name = mqchars(sd.SubName) or None
+        with _mqi():
+            check_sub_options(options, self._original_options(options, name), sd.SubLevel)
         durable = bool(options & C.MQSO_DURABLE)
         if durable and not name:
             raise failed(RC.SUB_NAME_ERROR, "a durable subscription needs a SubName")
@@ -318,11 +338,7 @@ class Subscription:
         queue = self._destination(sd, sub_queue, durable)
         correl = self._correl_id(sd)
         reg = RegOpt.CORREL_ID_AS_IDENTITY
-        for flag, opt in (
-            (C.MQSO_PUBLICATIONS_ON_REQUEST, RegOpt.PUBLISH_ON_REQUEST_ONLY),
-            (C.MQSO_NEW_PUBLICATIONS_ONLY, RegOpt.NEW_PUBLICATIONS_ONLY),
-            (C.MQSO_ANY_USERID, RegOpt.VARIABLE_USER_ID),
-        ):
+        for flag, opt in SUB_REG_OPTIONS:
             if options & flag:
                 reg |= opt
         fields: dict[str, Any] = {"sub_name": name}
@@ -358,6 +374,21 @@ class Subscription:
                 raise failed(RC.CORREL_ID_ERROR, "MQSO_SET_CORREL_ID with a zero SubCorrelId")
             return given
         return self.qmgr.connection.ids.new()
+
+    def _original_options(self, options: int, name: str | None) -> int | None:
+        """The Options of the subscription MQSO_ALTER alters, when a rule needs them: seed 003
+        allows MQSO_NEW_PUBLICATIONS_ONLY with "MQSO_ALTER, if MQSO_NEW_PUBLICATIONS_ONLY was
+        set on the original subscription". None when there is none (or no need to ask)."""
+        if not name or options & C.MQSO_CREATE or not options & C.MQSO_ALTER:
+            return None
+        if not options & C.MQSO_NEW_PUBLICATIONS_ONLY:
+            return None  # nothing else depends on the original: spare the round trip
+        reply = self.pubsub.register_subscriber(
+            [], options=RegOpt.NO_ALTERATION | RegOpt.FULL_RESPONSE, sub_name=name
+        )
+        if reply is None or reply.completion is Completion.ERROR:
+            return None
+        return sub_options_of(reply.attributes)
 
     def _exists(self, name: str) -> bool:
         """Whether a subscription has this SubName (a RegSub that alters nothing)."""

@@ -1,0 +1,70 @@
+"""Seed 003, MQSUB: "MQSO_NEW_PUBLICATIONS_ONLY is allowed in combination with: MQSO_CREATE;
+MQSO_ALTER, if MQSO_NEW_PUBLICATIONS_ONLY was set on the original subscription".
+
+The MQI learns the original subscription's options from a FullResp reply (RegSub NoAlter by
+SubName); here that reply comes from the engine, through the reply codec, as on the wire.
+"""
+
+from __future__ import annotations
+
+import pytest
+from tests.unit.engine.driver import BrokerDriver
+
+from mqkafka.engine.codec import encode_reply
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi.errors import MQMIError
+from mqkafka.mqi.pscommands import parse_reply
+from mqkafka.mqi.pubsub import sub_options_of
+from mqkafka.mqi.validation import check_sub_options
+
+ALTER_NEW_ONLY = C.MQSO_ALTER | C.MQSO_NEW_PUBLICATIONS_ONLY
+
+
+def original_options(created_with: str) -> int:
+    """Register "keep" with ``created_with``, then read its options back as MQSUB would."""
+    broker = BrokerDriver()
+    assert broker.register_subscriber("T", queue="Q", sub_name="keep", options=created_with).ok
+    outcome = broker.register_subscriber(sub_name="keep", options="NoAlter FullResp")
+    (reply,) = outcome.replies
+    md, value = encode_reply(reply)
+    return sub_options_of(parse_reply(value, md).attributes)
+
+
+@pytest.mark.parametrize(
+    ("created_with", "options"),
+    [
+        ("NewPubsOnly", C.MQSO_NEW_PUBLICATIONS_ONLY),
+        ("NewPubsOnly PubOnReqOnly", C.MQSO_NEW_PUBLICATIONS_ONLY | C.MQSO_PUBLICATIONS_ON_REQUEST),
+        ("VariableUserId", C.MQSO_ANY_USERID),
+        ("None", 0),
+    ],
+)
+def test_a_subscriptions_options_are_read_back_from_fullresp(
+    created_with: str, options: int
+) -> None:
+    assert original_options(created_with) == options
+
+
+@pytest.mark.parametrize(
+    ("created_with", "reason"),
+    [
+        ("NewPubsOnly", RC.NONE),  # the original had it: allowed
+        ("None", RC.OPTIONS_ERROR),  # it did not: 2046
+    ],
+)
+def test_alter_keeps_new_publications_only_only_when_the_original_had_it(
+    created_with: str, reason: int
+) -> None:
+    try:
+        check_sub_options(ALTER_NEW_ONLY, original_options(created_with))
+    except MQMIError as error:
+        assert error.reason == reason
+    else:
+        assert reason == RC.NONE
+
+
+def test_alter_of_no_subscription_with_new_publications_only_is_an_options_error() -> None:
+    with pytest.raises(MQMIError) as raised:
+        check_sub_options(ALTER_NEW_ONLY, None)
+    assert raised.value.reason == RC.OPTIONS_ERROR

@@ -9,6 +9,7 @@ BENCHES = [
     "bench_codecs",
     "bench_matcher",
     "bench_engine",
+    "bench_identity",
     "bench_selectors",
     "bench_state",
     "bench_mqi",

@@ -5,7 +5,9 @@ Invariants (``check_invariants`` asserts them; the Hypothesis tests run it after
 1. A subscription name maps to at most one subscription per namespace, and that
    subscription carries the name ("unique within the stream", S2).
 2. Every subscription is in the topic index exactly once, under its namespace and topic.
-3. The identity index lists exactly the subscriptions of each traditional identity.
+3. The identity index lists exactly the subscriptions of each traditional identity, and the
+   owner index counts exactly their owners (so RegSub checks the few distinct owners of an
+   identity, not its every subscription: its cost does not grow with them).
 4. A subscription's exclusive holder is one of its subscriber identities.
 
 ``handle`` only reads the state; ``apply`` changes it, one state effect at a time, keeping
@@ -32,7 +34,7 @@ from mqkafka.engine.effects import (
     StoreSubscription,
 )
 from mqkafka.engine.filters import PASS_ALL
-from mqkafka.engine.identity import Identity
+from mqkafka.engine.identity import Identity, Owner
 from mqkafka.engine.ports import CompiledFilter, FilterPort
 from mqkafka.engine.records import (
     Publication,
@@ -132,6 +134,7 @@ class EngineState:
         self._seq_of: dict[SubscriptionKey, int] = {}
         self._names: dict[tuple[Namespace, str], SubscriptionKey] = {}
         self._subs_of: dict[Identity, set[SubscriptionKey]] = {}
+        self._owners_of: dict[Identity, dict[Owner, int]] = {}  # owner -> subscriptions
         self._pubs_of: dict[Identity, set[PublisherKey]] = {}
         self._matches: dict[tuple[bool, str, str], tuple[Live, ...]] = {}
         for sub in self.subscriptions:
@@ -152,6 +155,26 @@ class EngineState:
         """The subscriptions of one traditional identity, oldest first."""
         keys = sorted(self._subs_of.get(identity, ()), key=self._seq_of.__getitem__)
         return [sub for key in keys if (sub := self.subscriptions.get(key)) is not None]
+
+    def owners_of(self, identity: Identity) -> list[Owner]:
+        """The distinct owners of the identity's subscriptions, in no particular order:
+        usually one, however many subscriptions the identity holds."""
+        return list(self._owners_of.get(identity, ()))
+
+    def owners_oldest_first(self, identity: Identity) -> list[Owner]:
+        """``owners_of`` ordered by each owner's oldest subscription: the order a walk over
+        ``of_identity`` meets them in. It walks the identity's subscriptions (in memory), so
+        it is for the rare case that asks which owner comes first."""
+        owners = self._owners_of.get(identity, {})
+        if len(owners) <= 1:
+            return list(owners)
+        first: dict[Owner, int] = {}
+        for key in self._subs_of[identity]:
+            seq = self._seq_of[key]
+            owner = self._live[seq].sub.owner
+            if seq < first.get(owner, seq + 1):
+                first[owner] = seq
+        return sorted(first, key=first.__getitem__)
 
     def matching(self, namespace: Namespace, topic: TopicString) -> tuple[Live, ...]:
         """Subscriptions whose topic selects ``topic``, oldest first (deterministic order).
@@ -254,6 +277,9 @@ class EngineState:
         self._seq_of[key] = seq
         self._index.add(seq, key.namespace, key.topic)
         self._subs_of.setdefault(key.identity, set()).add(key)
+        owners = self._owners_of.setdefault(key.identity, {})
+        owner = sub.owner
+        owners[owner] = owners.get(owner, 0) + 1
         if sub.name is not None:
             self._names[key.namespace, sub.name] = key
 
@@ -264,6 +290,14 @@ class EngineState:
         del self._live[seq]
         self._index.remove(seq)
         _discard(self._subs_of, key.identity, key)
+        owners = self._owners_of[key.identity]
+        owner = sub.owner
+        if owners[owner] > 1:
+            owners[owner] -= 1
+        elif len(owners) > 1:
+            del owners[owner]
+        else:
+            del self._owners_of[key.identity]
         if sub.name is not None and self._names.get((key.namespace, sub.name)) == key:
             del self._names[key.namespace, sub.name]
 
@@ -285,6 +319,11 @@ class EngineState:
             assert sub.key in self._subs_of[sub.key.identity]
             assert sub.exclusive is None or sub.exclusive in sub.identities
         assert sum(len(keys) for keys in self._subs_of.values()) == len(subs)
+        owners: dict[Identity, dict[Owner, int]] = {}
+        for sub in subs:
+            counts = owners.setdefault(sub.key.identity, {})
+            counts[sub.owner] = counts.get(sub.owner, 0) + 1
+        assert owners == self._owners_of, "the owner index counts each identity's owners"
 
 
 _K = TypeVar("_K")

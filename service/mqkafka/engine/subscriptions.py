@@ -98,9 +98,20 @@ def check_identity_free(
     state: EngineState, identity: Identity, cmd: RegSub, ctx: EngineContext
 ) -> None:
     """ "associates the userid of the original registration message with the subscriber's
-    identity and from then on prevents any other user using that identity" (S0)."""
-    for other in state.of_identity(identity):
-        check_owner(other.owner, cmd.user_id, cmd.options, ctx.authority)
+    identity and from then on prevents any other user using that identity" (S0).
+
+    Each distinct owner of the identity's subscriptions is asked once (not each subscription:
+    an identity may hold thousands). When one refuses, the answer is the one its oldest
+    refusing subscription gives, as when every subscription was asked oldest first."""
+    for owner in state.owners_of(identity):
+        try:
+            check_owner(owner, cmd.user_id, cmd.options, ctx.authority)
+        except MQError:
+            break
+    else:
+        return
+    for owner in state.owners_oldest_first(identity):
+        check_owner(owner, cmd.user_id, cmd.options, ctx.authority)
 
 
 def context_of(cmd: RegSub) -> SubscriberContext:

@@ -19,6 +19,7 @@ from typing import Any
 from confluent_kafka import Consumer, Producer
 
 from bench.kafka_env import create_topic, drain_count, fill, kafka
+from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.txloop import OutRecord, TransactionalLoop
 
 
@@ -83,7 +84,7 @@ class Identity:
 
 def loop_relay(bootstrap: str, source: str, target: str, count: int, transactional: bool) -> float:
     loop = TransactionalLoop(
-        bootstrap=bootstrap,
+        client=ClientConfig(bootstrap),
         group_id=uuid.uuid4().hex,
         topics=[source],
         handler=Identity(target),

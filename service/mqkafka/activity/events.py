@@ -8,15 +8,13 @@ reads exactly what this writes, for any event.
 
 from __future__ import annotations
 
-import json
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final
 
-SCHEMA_PATH: Final = Path(__file__).resolve().parents[3] / "schemas" / "activity_event.avsc"
-BATCH_SCHEMA_PATH: Final = SCHEMA_PATH.with_name("activity_batch.avsc")
+from mqkafka import resources
+
 COMMAND, DELIVERY = 0, 1
 _DOUBLE: Final = struct.Struct("<d")
 
@@ -105,14 +103,13 @@ def encode(event: ActivityEvent) -> bytes:
 
 
 def load_schema() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
-    return schema
+    return resources.schema("activity_event")
 
 
 def batch_schema() -> dict[str, Any]:
     """The schema of an activity record's value, ActivityBatch, with ActivityEvent inlined
     (Spark's ``from_avro`` and other one-schema readers need it whole)."""
-    schema: dict[str, Any] = json.loads(BATCH_SCHEMA_PATH.read_text())
+    schema = resources.schema("activity_batch")
     (events,) = schema["fields"]
     assert events["type"]["items"] == "mqkafka.ActivityEvent"
     events["type"]["items"] = load_schema()

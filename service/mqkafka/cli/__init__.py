@@ -11,10 +11,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-
-from confluent_kafka import KafkaException
+from importlib import metadata
 
 from mqkafka.cli import common, local, ops, pipeline, serve
+from mqkafka.kafka.clients import KafkaEdgeError, KafkaException
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,17 +22,25 @@ def build_parser() -> argparse.ArgumentParser:
         prog="mqk",
         description="The IBM WebSphere MQ queued publish/subscribe broker, emulated on Kafka.",
     )
+    parser.add_argument("--version", action="version", version=f"mqk {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in (local, serve, ops, pipeline):
         module.register(sub)
     return parser
 
 
+def _version() -> str:
+    try:
+        return metadata.version("mqkafka")
+    except metadata.PackageNotFoundError:  # imported from a source tree, not installed
+        return "unknown"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except common.UserError as error:
+    except (common.UserError, KafkaEdgeError) as error:
         print(f"mqk: {error}", file=sys.stderr)
         return 2
     except KafkaException as error:  # most often: nothing listens at the bootstrap address

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mqkafka.cli.common import UserError, add_bootstrap, bootstrap_of
+from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.kafka.localbroker import BrokerError, LocalBroker, pid_alive
 from mqkafka.kafka.provision import apply_catalogue, load_catalogue
 
@@ -81,11 +81,11 @@ def kafka_status(args: argparse.Namespace) -> int:
 
 
 def topics_apply(args: argparse.Namespace) -> int:
-    bootstrap = bootstrap_of(args)
-    actions = apply_catalogue(bootstrap, prefix=args.namespace)
+    client = client_of(args)
+    actions = apply_catalogue(client, prefix=args.namespace)
     for action in actions:
         print(action)
-    print(f"topics up to date on {bootstrap} ({len(actions)} change(s))")
+    print(f"topics up to date on {client.bootstrap} ({len(actions)} change(s))")
     return 0
 
 

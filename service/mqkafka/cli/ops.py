@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from mqkafka.cli.common import UserError, add_bootstrap, bootstrap_of
+from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.mq.commands import DEFAULT_STREAM, option_names
 
 
@@ -52,10 +52,10 @@ def register(sub: Any) -> None:
 
 
 def sub_list(args: argparse.Namespace) -> int:
+    from mqkafka.kafka.compacted import read_compacted
     from mqkafka.state import codec
-    from mqkafka.state.reader import read_compacted
 
-    records = read_compacted(bootstrap_of(args), args.namespace + "mqk-subscriptions")
+    records = read_compacted(client_of(args), args.namespace + "mqk-subscriptions")
     subs = sorted(
         (codec.decode_subscription(v) for v in records.values()),
         key=lambda s: (codec.namespace_text(s.key.namespace), s.key.topic.text),
@@ -79,11 +79,11 @@ def sub_list(args: argparse.Namespace) -> int:
 
 
 def retained_list(args: argparse.Namespace) -> int:
+    from mqkafka.kafka.compacted import read_compacted
     from mqkafka.mq.topics import Scheme, TopicFilter, TopicString, matches
     from mqkafka.state import codec
-    from mqkafka.state.reader import read_compacted
 
-    records = read_compacted(bootstrap_of(args), args.namespace + "mqk-retained")
+    records = read_compacted(client_of(args), args.namespace + "mqk-retained")
     flt = TopicFilter(args.filter, Scheme.TOPIC) if args.filter else None
     shown = 0
     for value in records.values():
@@ -112,7 +112,7 @@ def correl_id(text: str) -> bytes:
 def _client(args: argparse.Namespace) -> Any:
     from mqkafka.client.kafka_pubsub import KafkaPubSub
 
-    return KafkaPubSub(bootstrap_of(args), namespace=args.namespace)
+    return KafkaPubSub(client_of(args), namespace=args.namespace)
 
 
 def _report(result: Any, explain: Callable[[int], str | None]) -> int:

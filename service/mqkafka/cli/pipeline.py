@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from mqkafka.cli.common import UserError, add_bootstrap, bootstrap_of
+from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.mq.errors import MQError
 
 LOCAL: str = "local[*]"
@@ -101,7 +101,8 @@ def _config(args: argparse.Namespace, **extra: Any) -> Any:
 
     try:
         return PipelineConfig(
-            bootstrap=bootstrap_of(args),
+            bootstrap=(client := client_of(args, check=False)).bootstrap,
+            kafka_settings=client.settings,
             namespace=args.namespace,
             tables=args.tables,
             checkpoints=args.checkpoints,

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from mqkafka.cli import logs
-from mqkafka.cli.common import UserError, add_bootstrap, bootstrap_of
+from mqkafka.cli.common import UserError, add_bootstrap, client_of
+from mqkafka.engine.authority import AclError, AclPolicy
 from mqkafka.mq.commands import DEFAULT_STREAM
 
 
@@ -32,6 +33,17 @@ def register(sub: Any) -> None:
     )
     serve.add_argument("--state-dir", type=Path, help="RocksDB state directory ($MQK_HOME/state)")
     serve.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
+    serve.add_argument(
+        "--metrics-host",
+        default=os.environ.get("MQK_METRICS_HOST", "127.0.0.1"),
+        help="address the metrics port binds (0.0.0.0 in a container; $MQK_METRICS_HOST)",
+    )
+    serve.add_argument(
+        "--no-create-topics",
+        action="store_true",
+        help="never create the system topics: name the missing ones and exit 2 (for clusters "
+        "where the service may not create topics; run 'mqk topics apply' as an admin first)",
+    )
     serve.add_argument("--acl", type=Path, help="authority rules file (default: allow all)")
     serve.add_argument(
         "--no-auto-create",
@@ -52,12 +64,21 @@ def run_serve(args: argparse.Namespace) -> int:
     from mqkafka.service.app import ServiceError, serve_until_signalled
     from mqkafka.service.config import ServiceConfig
 
+    if args.acl is not None:  # checked before Kafka is asked anything: one line, exit 2
+        try:
+            AclPolicy.load(args.acl)
+        except AclError as error:
+            raise UserError(str(error)) from None
     logs.setup(args.log_level)
     options: dict[str, Any] = {}
     if args.state_dir is not None:
         options["state_dir"] = args.state_dir
+    client = client_of(args)
     config = ServiceConfig(
-        bootstrap=bootstrap_of(args),
+        bootstrap=client.bootstrap,
+        kafka_settings=client.settings,
+        create_topics=not args.no_create_topics,
+        metrics_host=args.metrics_host,
         namespace=args.namespace,
         qmgr_name=args.qmgr,
         instance_id=args.instance_id,

@@ -20,8 +20,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
-
+from mqkafka.kafka import clients, topicadmin
+from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.clients import KafkaException, TopicPartition
 from mqkafka.mq import rfh2
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
 from mqkafka.mq.folders import Folder, render_folder
@@ -79,21 +80,22 @@ def command_message(
 class KafkaPubSub:
     def __init__(
         self,
-        bootstrap: str,
+        kafka: ClientConfig | str,
         *,
         namespace: str = "",
         reply_queue: str = REPLY_QUEUE,
         user: str | None = None,
     ) -> None:
-        self.bootstrap = bootstrap
+        self.kafka = kafka if isinstance(kafka, ClientConfig) else ClientConfig(kafka)
+        self.bootstrap = self.kafka.bootstrap
         self.namespace = namespace
         self.reply_queue = reply_queue
         self.user = user if user is not None else os.environ.get("USER", "mqk")[:12]
-        self._producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 1})
+        self._producer = clients.producer(self.kafka, {"linger.ms": 1})
         # One key for everything this client puts: its messages to a queue stay in one
         # partition, so they are processed in the order they were put (wire contract §2).
         self.client_key = uuid.uuid4().bytes
-        self._replies: Consumer | None = None
+        self._replies: Any = None
         self._pending: dict[bytes, CommandResult] = {}
 
     # --- sending -----------------------------------------------------------------------
@@ -213,8 +215,8 @@ class KafkaPubSub:
         if self._replies is not None:
             return
         topic = queue_to_topic(self.reply_queue, self.namespace)
-        _ensure_topic(self.bootstrap, topic)
-        consumer = Consumer(_reader_config(self.bootstrap))
+        topicadmin.ensure_topic(clients.admin(self.kafka), topic)
+        consumer = clients.consumer(self.kafka, _READER)
         consumer.assign([TopicPartition(topic, 0, _end_offset(consumer, topic))])
         self._replies = consumer
 
@@ -241,7 +243,7 @@ class KafkaPubSub:
     ) -> Iterator[Received]:
         """Messages on ``queue`` (committed ones only), in order, until ``count`` or idle."""
         topic = queue_to_topic(queue, self.namespace)
-        consumer = Consumer(_reader_config(self.bootstrap))
+        consumer = clients.consumer(self.kafka, _READER)
         metadata = consumer.list_topics(topic, timeout=10).topics[topic]
         start = -2 if from_beginning else -1
         consumer.assign([TopicPartition(topic, p, start) for p in metadata.partitions])
@@ -296,17 +298,15 @@ def _optional(**values: str | None) -> list[tuple[str, str]]:
     return [(k, v) for k, v in values.items() if v is not None]
 
 
-def _reader_config(bootstrap: str) -> dict[str, Any]:
-    return {
-        "bootstrap.servers": bootstrap,
-        "group.id": f"mqk-reader-{uuid.uuid4().hex}",
-        "enable.auto.commit": False,
-        "isolation.level": "read_committed",
-        "fetch.wait.max.ms": 10,
-    }
+_READER: dict[str, Any] = {
+    "group.id": "mqk-reader",  # assign only: never joins the group, never commits
+    "enable.auto.commit": False,
+    "isolation.level": "read_committed",
+    "fetch.wait.max.ms": 10,
+}
 
 
-def _end_offset(consumer: Consumer, topic: str, timeout: float = 30.0) -> int:
+def _end_offset(consumer: Any, topic: str, timeout: float = 30.0) -> int:
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -318,17 +318,3 @@ def _end_offset(consumer: Consumer, topic: str, timeout: float = 30.0) -> int:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
-
-
-def _ensure_topic(bootstrap: str, topic: str) -> None:
-    from confluent_kafka.admin import AdminClient, NewTopic
-
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    if topic in admin.list_topics(timeout=10).topics:
-        return
-    future = admin.create_topics([NewTopic(topic, 1, 1)], operation_timeout=30)[topic]
-    try:
-        future.result()
-    except Exception as error:
-        if "TOPIC_ALREADY_EXISTS" not in str(error):
-            raise

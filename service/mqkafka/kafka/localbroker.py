@@ -427,11 +427,18 @@ class _PortRace(BrokerError):
     pass
 
 
-def wait_until_ready(bootstrap: str, *, timeout: float, alive: Callable[[], bool]) -> None:
+def wait_until_ready(
+    bootstrap: str,
+    *,
+    timeout: float,
+    alive: Callable[[], bool],
+    settings: Mapping[str, str] | None = None,
+) -> None:
     """Block until the broker at ``bootstrap`` answers a metadata request, or raise."""
-    from confluent_kafka.admin import AdminClient
+    from mqkafka.kafka import clients
+    from mqkafka.kafka.clientconfig import ClientConfig
 
-    admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 0})
+    admin = clients.admin(ClientConfig(bootstrap, settings or {}), {"log_level": 0})
     deadline = time.monotonic() + timeout
     while True:
         if not alive():

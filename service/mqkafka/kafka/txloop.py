@@ -23,7 +23,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, cast
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from mqkafka.kafka import clients
+from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +75,7 @@ class TransactionalLoop:
     def __init__(
         self,
         *,
-        bootstrap: str,
+        client: ClientConfig,
         group_id: str,
         topics: Sequence[str],
         handler: BatchHandler,
@@ -97,9 +99,9 @@ class TransactionalLoop:
         self._stop = threading.Event()
         self._on_error = on_error
         self._failures = 0  # transactions failed in a row
-        self.consumer = Consumer(
+        self.consumer = clients.consumer(
+            client,
             {
-                "bootstrap.servers": bootstrap,
                 "group.id": group_id,
                 "enable.auto.commit": False,
                 "auto.offset.reset": "earliest",
@@ -110,10 +112,9 @@ class TransactionalLoop:
                 # assignor can hand one worker every stream partition and another none.
                 "partition.assignment.strategy": "range",
                 **(consumer_config or {}),
-            }
+            },
         )
         producer_settings: dict[str, Any] = {
-            "bootstrap.servers": bootstrap,
             "linger.ms": 2,
             "batch.num.messages": 10000,
             "queue.buffering.max.messages": 500000,
@@ -137,7 +138,7 @@ class TransactionalLoop:
                 "retry.backoff.max.ms": 200,
             }
         producer_settings.update(producer_config or {})
-        self.producer = Producer(producer_settings)
+        self.producer = clients.producer(client, producer_settings)
 
     # --- lifecycle ---------------------------------------------------------------------
     def stop(self) -> None:

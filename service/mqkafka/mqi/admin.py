@@ -20,20 +20,23 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from confluent_kafka import KafkaError, KafkaException, TopicPartition
-from confluent_kafka.admin import (
-    AdminClient,
+from mqkafka.kafka import clients
+from mqkafka.kafka.clients import (
+    OFFSET_BEGINNING,
     AlterConfigOpType,
     ConfigEntry,
     ConfigResource,
+    IsolationLevel,
+    KafkaError,
+    KafkaException,
     NewTopic,
     OffsetSpec,
+    TopicPartition,
 )
-
+from mqkafka.kafka.sharestate import ShareStateClient
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.settings import Settings
-from mqkafka.mqi.sharestate import ShareStateClient
 
 DEFAULT_DELIVERY_LIMIT = 5  # group.share.delivery.count.limit, Kafka's default
 
@@ -54,8 +57,8 @@ class QueueAdmin:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.client = AdminClient({"bootstrap.servers": settings.bootstrap_servers})
-        self.share_state = ShareStateClient(settings.bootstrap_servers, settings.admin_timeout)
+        self.client = clients.admin(settings.client)
+        self.share_state = ShareStateClient(settings.client, settings.admin_timeout)
         self._configured: set[str] = set()
         self._lock = threading.Lock()
         self._delivery_limit: int | None = None
@@ -133,8 +136,6 @@ class QueueAdmin:
 
     def watermarks(self, topic: str, partitions: int) -> dict[int, tuple[int, int]]:
         """Per partition (log start, last stable offset)."""
-        from confluent_kafka import IsolationLevel
-
         result: dict[int, tuple[int, int]] = {}
         for spec, slot in ((OffsetSpec.earliest(), 0), (OffsetSpec.latest(), 1)):
             request = {TopicPartition(topic, p): spec for p in range(partitions)}
@@ -218,8 +219,6 @@ class QueueAdmin:
     def _count_committed(
         self, topic: str, starts: dict[int, int], gone: Callable[[tuple[int, int]], bool]
     ) -> int:
-        from confluent_kafka import OFFSET_BEGINNING
-
         with self._lock:
             consumer = self._counter()
             consumer.assign(
@@ -245,18 +244,16 @@ class QueueAdmin:
     def _counter(self) -> Any:
         """A reader kept for counting (its connections stay warm between counts)."""
         if self._counting is None:
-            from confluent_kafka import Consumer
-
-            self._counting = Consumer(
+            self._counting = clients.consumer(
+                self.settings.client,
                 {
-                    "bootstrap.servers": self.settings.bootstrap_servers,
                     "group.id": f"mqk-mqi-count-{time.monotonic_ns()}",  # assign only
                     "enable.auto.commit": False,
                     "isolation.level": "read_committed",
                     "enable.partition.eof": True,
                     "auto.offset.reset": "earliest",
                     "fetch.wait.max.ms": 10,
-                }
+                },
             )
         return self._counting
 

@@ -24,8 +24,7 @@ import uuid
 from dataclasses import dataclass, field
 from functools import partial
 
-from confluent_kafka import Producer
-
+from mqkafka.kafka import clients
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import constants as C
@@ -110,15 +109,15 @@ class Connection:
             ) from None
         self.effects = Effects(settings, self.admin, self.replica)
         self.delivery_limit = self.admin.delivery_limit()
-        self.producer = Producer(
+        self.producer = clients.producer(
+            settings.client,
             {
-                "bootstrap.servers": settings.bootstrap_servers,
                 "acks": "all",
                 "enable.idempotence": True,
                 "linger.ms": 5,
                 "queue.buffering.max.messages": 1_000_000,
                 **settings.producer_config,
-            }
+            },
         )
         self.uow = UnitOfWork(settings, self.id)
         self.ids = IdSource()

@@ -42,8 +42,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from confluent_kafka import AcknowledgeType, KafkaException, ShareConsumer
-
+from mqkafka.kafka import clients
+from mqkafka.kafka.clients import AcknowledgeType, KafkaException
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.logreader import Consumed, LogReader
@@ -73,15 +73,15 @@ class Lane:
 
     def __init__(self, settings: Settings, topic: str, group: str) -> None:
         self.ready_at: float | None = None
-        self.consumer = ShareConsumer(
+        self.consumer = clients.share_consumer(
+            settings.client,
             {
-                "bootstrap.servers": settings.bootstrap_servers,
                 "group.id": group,
                 "share.acknowledgement.mode": "explicit",
                 "max.poll.records": settings.read_ahead,
                 "statistics.interval.ms": STATS_MS,
                 "stats_cb": self._stats,
-            }
+            },
         )
         self.topic = topic
         self.consumer.subscribe([topic])
@@ -474,7 +474,7 @@ class Getter:
     def _reader(self) -> LogReader:
         if self._index is None:
             self._index = LogReader(
-                self.settings.bootstrap_servers,
+                self.settings.client,
                 self.topic,
                 self.partitions,
                 self._starts,

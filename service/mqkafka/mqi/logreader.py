@@ -17,8 +17,9 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
-
+from mqkafka.kafka import clients
+from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.clients import OFFSET_BEGINNING, KafkaException, TopicPartition
 from mqkafka.mqi.admin import broken
 from mqkafka.mqi.matching import Position
 from mqkafka.mqi.records import Rec
@@ -75,22 +76,22 @@ class LogReader:
     """A cursor over one queue topic. ``starts()`` gives the first offset per partition."""
 
     def __init__(
-        self, bootstrap: str, topic: str, partitions: int, starts: StartOffsets, skip: Consumed
+        self, kafka: ClientConfig, topic: str, partitions: int, starts: StartOffsets, skip: Consumed
     ) -> None:
         self.topic = topic
         self.partitions = partitions
         self._starts = starts
         self._skip = skip
-        self._consumer = Consumer(
+        self._consumer = clients.consumer(
+            kafka,
             {
-                "bootstrap.servers": bootstrap,
                 "group.id": f"mqk-mqi-browse-{uuid.uuid4().hex}",  # assign only
                 "enable.auto.commit": False,
                 "isolation.level": "read_committed",
                 "fetch.wait.max.ms": 50,
                 "enable.partition.eof": True,
                 "auto.offset.reset": "earliest",
-            }
+            },
         )
         self._heads: dict[int, deque[Rec]] = {}
         self._at_end: set[int] = set()

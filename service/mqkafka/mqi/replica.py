@@ -18,43 +18,33 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import uuid
 from collections.abc import Callable
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
-
+from mqkafka.kafka import clients
+from mqkafka.kafka.compacted import ApplyRecord, CompactedReader, MissingTopic
+from mqkafka.kafka.provision import ProvisionError, apply_catalogue, load_catalogue
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.admin import QueueAdmin, broken
-from mqkafka.mqi.catalogue import Catalogue, CatalogueRecord, QueueDefinition
+from mqkafka.mqi.catalogue import CATALOGUE_TOPIC, Catalogue, CatalogueRecord, QueueDefinition
 from mqkafka.mqi.heartbeat import ConnectionTable
-from mqkafka.mqi.settings import Settings
+from mqkafka.mqi.settings import CONNECTIONS_TOPIC, Settings
 
 log = logging.getLogger(__name__)
 
-COMPACTED = {"cleanup.policy": "compact", "min.cleanable.dirty.ratio": "0.1"}
-STATE_TOPIC_CONFIG = {
-    # catalogue: definitions keyed by queue name (as topics/catalogue.toml's state topics)
-    "catalogue": {**COMPACTED, "segment.ms": "3600000"},
-    # heartbeats: broker time, so liveness never compares two machines' clocks; segments
-    # roll every minute so compaction keeps what a connecting client replays small
-    "connections": {
-        **COMPACTED,
-        "message.timestamp.type": "LogAppendTime",
-        "segment.ms": "60000",
-        "delete.retention.ms": "60000",
-    },
-}
-
 
 def ensure_state_topics(admin: QueueAdmin, settings: Settings) -> None:
-    """Create the two state topics where missing (the same entries as topics/catalogue.toml)."""
-    for topic, kind in (
-        (settings.catalogue_topic, "catalogue"),
-        (settings.connections_topic, "connections"),
-    ):
-        if admin.partitions_of(topic) is None:
-            admin.create_topic(topic, 1, STATE_TOPIC_CONFIG[kind])
+    """The MQI's two state topics as topics/catalogue.toml declares them: created where
+    missing (unless ``create_topics`` is off), refused if not compacted."""
+    mine = [s for s in load_catalogue() if s.name in (CATALOGUE_TOPIC, CONNECTIONS_TOPIC)]
+    try:
+        apply_catalogue(
+            admin.client, prefix=settings.namespace, specs=mine, create=settings.create_topics
+        )
+    except ProvisionError as error:
+        raise MQError(RC.Q_MGR_NOT_AVAILABLE, str(error)) from None
+    except clients.KafkaException as error:
+        raise broken(error, "creating the queue manager's topics") from None
 
 
 class StateReplica:
@@ -66,37 +56,20 @@ class StateReplica:
         self.catalogue = Catalogue()
         self.connections = ConnectionTable(settings.liveness_timeout)
         self._topics = (settings.catalogue_topic, settings.connections_topic)
-        self._applied: dict[tuple[str, int], int] = {}
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._error: BaseException | None = None
-        base = {"bootstrap.servers": settings.bootstrap_servers}
-        self._consumer = Consumer(
-            {
-                **base,
-                "group.id": f"mqk-mqi-replica-{uuid.uuid4().hex}",  # assign only, never commits
-                "enable.auto.commit": False,
-                "fetch.wait.max.ms": 50,
-                "fetch.error.backoff.ms": 20,
-                "isolation.level": "read_committed",
-            }
-        )
-        self._partitions: list[TopicPartition] = []
-        for topic in self._topics:
-            count = admin.partitions_of(topic)
-            deadline = time.monotonic() + 10
-            while count is None and time.monotonic() < deadline:
-                time.sleep(0.2)  # created a moment ago: metadata still on its way
-                count = admin.partitions_of(topic)
-            if count is None:
-                raise MQError(RC.Q_MGR_NOT_AVAILABLE, f"state topic {topic} does not exist")
-            self._partitions += [TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(count)]
-        self._consumer.assign(self._partitions)
-        # Watermarks are asked by callers' threads; the tailing consumer stays the thread's own.
-        self._marks = Consumer({**base, "group.id": f"mqk-mqi-marks-{uuid.uuid4().hex}"})
-        self._marks_lock = threading.Lock()
-        self._producer = Producer(
-            {**base, "acks": "all", "enable.idempotence": True, "linger.ms": 0}
+        try:
+            self._reader = CompactedReader(
+                settings.client,
+                self._topics,
+                admin=admin.client,
+                role={"fetch.wait.max.ms": 50, "fetch.error.backoff.ms": 20},
+            )
+        except MissingTopic as error:
+            raise MQError(RC.Q_MGR_NOT_AVAILABLE, str(error)) from None
+        self._producer = clients.producer(
+            settings.client, {"acks": "all", "enable.idempotence": True, "linger.ms": 0}
         )
         self._thread = threading.Thread(target=self._run, name="mqk-mqi-replica", daemon=True)
         self._thread.start()
@@ -106,38 +79,29 @@ class StateReplica:
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                records = self._consumer.consume(1000, 0.1)
-                if not records:
-                    continue
+                arrived: list[tuple[str, int, bytes, bytes | None, int]] = []
+                self._reader.poll(_collect(arrived), 0.1, 1000)
                 with self._cond:
-                    for record in records:
-                        if record.error() is not None:
-                            continue
-                        self._apply(record)
-                        key = (record.topic(), record.partition())
-                        self._applied[key] = record.offset() + 1
+                    for record in arrived:
+                        self._apply(*record)
+                    # positions step over transaction markers too: what sync() waits for
+                    self._reader.advance()
                     self._cond.notify_all()
         except BaseException as error:  # surfaced to the application by sync()/write()
             self._error = error
             with self._cond:
                 self._cond.notify_all()
         finally:
-            self._consumer.close()
+            self._reader.close()
 
-    def _apply(self, record: object) -> None:
-        topic = record.topic()  # type: ignore[attr-defined]
-        raw_key = record.key()  # type: ignore[attr-defined]
-        value = record.value()  # type: ignore[attr-defined]
-        if raw_key is None:
-            return
+    def _apply(self, topic: str, _partition: int, key: bytes, value: bytes | None, ts: int) -> None:
         if topic == self.settings.catalogue_topic:
             try:
-                self.catalogue.apply(CatalogueRecord(raw_key, value))
+                self.catalogue.apply(CatalogueRecord(key, value))
             except MQError as error:
-                log.warning("skipping a damaged catalogue record %r: %s", raw_key, error)
+                log.warning("skipping a damaged catalogue record %r: %s", key, error)
             return
-        _, stamp = record.timestamp()  # type: ignore[attr-defined]
-        self.connections.apply(raw_key.decode("utf-8", "replace"), value, stamp / 1000.0)
+        self.connections.apply(key.decode("utf-8", "replace"), value, ts / 1000.0)
 
     # ---- barriers ----
 
@@ -147,22 +111,16 @@ class StateReplica:
 
     def sync(self, timeout: float = 30.0) -> None:
         """Wait until every record written so far to both topics has been applied."""
-        targets: dict[tuple[str, int], int] = {}
-        with self._marks_lock:
-            for tp in self._partitions:
-                try:
-                    _, high = self._marks.get_watermark_offsets(
-                        TopicPartition(tp.topic, tp.partition), timeout=timeout, cached=False
-                    )
-                except KafkaException as error:
-                    raise broken(error, "reading the catalogue") from None
-                targets[(tp.topic, tp.partition)] = high
+        try:
+            targets = self._reader.end_offsets(attempts=3)
+        except clients.KafkaException as error:
+            raise broken(error, "reading the catalogue") from None
         self._wait(targets, timeout)
 
     def _wait(self, targets: dict[tuple[str, int], int], timeout: float) -> None:
         deadline = time.monotonic() + timeout
         with self._cond:
-            while any(self._applied.get(k, 0) < v for k, v in targets.items() if v > 0):
+            while any(self._reader.at(k) < v for k, v in targets.items() if v > 0):
                 self._check()
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -211,8 +169,13 @@ class StateReplica:
         self._stop.set()
         self._thread.join(10)
         self._producer.flush(10)
-        with self._marks_lock:
-            self._marks.close()
+
+
+def _collect(into: list[tuple[str, int, bytes, bytes | None, int]]) -> ApplyRecord:
+    def collect(topic: str, partition: int, key: bytes, value: bytes | None, ts: int) -> None:
+        into.append((topic, partition, key, value, ts))
+
+    return collect
 
 
 OnTick = Callable[[], None]

@@ -19,7 +19,9 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
+from mqkafka.kafka.clientconfig import ClientConfig, ClientConfigError, load_client_config
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import constants as C
@@ -74,6 +76,10 @@ class Settings:
     queue_partitions: int = 1
     reap: bool = True
     producer_config: Mapping[str, str] = field(default_factory=dict)
+    # Kafka client settings (security.protocol, sasl.*, ssl.*), over $MQK_KAFKA_CONFIG's file
+    # and the $MQK_KAFKA_<SETTING> variables
+    kafka_config: Mapping[str, str] = field(default_factory=dict)
+    create_topics: bool = True  # create the MQI's system topics when missing
 
     def __post_init__(self) -> None:
         if not self.bootstrap_servers:
@@ -90,6 +96,14 @@ class Settings:
             raise MQError(RC.UNEXPECTED_ERROR, "read_ahead and queue_partitions must be >= 1")
         if self.join_timeout <= 0 or self.no_wait_grace < 0 or self.admin_timeout <= 0:
             raise MQError(RC.UNEXPECTED_ERROR, "join_timeout > 0 and no_wait_grace >= 0")
+
+    @cached_property
+    def client(self) -> ClientConfig:
+        """What every Kafka client of this connection is made from."""
+        try:
+            return load_client_config(self.bootstrap_servers, overrides=self.kafka_config)
+        except ClientConfigError as error:
+            raise MQError(RC.Q_MGR_NOT_AVAILABLE, str(error)) from None
 
     # ---- the names every client agrees on ----
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
-from confluent_kafka import KafkaException, Producer
-
+from mqkafka.kafka import clients
+from mqkafka.kafka.clients import KafkaException
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.getter import Getter, Taken
@@ -39,18 +40,18 @@ class UnitOfWork:
     connection: str
     gets: list[HeldGet] = field(default_factory=list)
     puts: Counter[str] = field(default_factory=Counter)
-    _producer: Producer | None = None
+    _producer: Any = None
     _open: bool = False
 
-    def _transactional(self) -> Producer:
+    def _transactional(self) -> Any:
         if self._producer is None:
-            producer = Producer(
+            producer = clients.producer(
+                self.settings.client,
                 {
-                    "bootstrap.servers": self.settings.bootstrap_servers,
                     "transactional.id": f"mqk-mqi-{self.connection}-{uuid.uuid4().hex[:8]}",
                     "linger.ms": 5,
                     **self.settings.producer_config,
-                }
+                },
             )
             try:
                 producer.init_transactions(30)

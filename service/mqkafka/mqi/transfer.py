@@ -23,8 +23,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import Any
 
-from confluent_kafka import KafkaException
-
+from mqkafka.kafka.clients import KafkaException
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import constants as C
 from mqkafka.mqi.connection import INPUT, Connection, Handle
@@ -63,7 +62,8 @@ def as_bytes(message: Any) -> bytes:
     raise failed(RC.BUFFER_ERROR, f"message must be bytes, not {type(message).__name__}")
 
 
-def _usable(conn: Connection, handle: Handle) -> None:
+def _usable(conn: Connection, handle: Handle, inhibited: str = "") -> None:
+    """``inhibited``: the catalogue flag (MQSET) that refuses this call, if any."""
     if not conn.connected:
         raise failed(RC.HCONN_ERROR, "the connection is not open")
     if not handle.open:
@@ -73,6 +73,9 @@ def _usable(conn: Connection, handle: Handle) -> None:
         # "Attempts to access a logically deleted queue (other than to close it) fail with
         # reason code MQRC_Q_DELETED" (seed 004); a queue gone altogether answers the same.
         raise failed(RC.Q_DELETED, f"{handle.name} has been deleted")
+    if inhibited and getattr(definition, inhibited):
+        reason = RC.PUT_INHIBITED if inhibited == "inhibit_put" else RC.GET_INHIBITED
+        raise failed(reason, f"{handle.name}: {inhibited.replace('_', ' ')}")
 
 
 # ---- MQPUT -------------------------------------------------------------------------------
@@ -90,7 +93,7 @@ def put(
 ) -> None:
     """MQPUT. With ``durable`` (the asynchronous variant) a persistent put does not wait for
     Kafka: the future completes when Kafka has the message, or fails with the reason."""
-    _usable(conn, handle)
+    _usable(conn, handle, "inhibit_put")
     options = pmo.Options if pmo is not None else C.MQPMO_NONE
     check(call, options)
     if not handle.options & C.MQOO_OUTPUT:
@@ -221,7 +224,7 @@ def _wait_seconds(options: int, interval: int) -> float:
 
 
 def get(conn: Connection, handle: Handle, max_length: int | None, md: MD, gmo: GMO) -> bytes:
-    _usable(conn, handle)
+    _usable(conn, handle, "inhibit_get")
     options = gmo.Options
     check(Call.MQGET, options)
     if max_length is not None and max_length < 0:
@@ -344,7 +347,7 @@ def _browse(conn: Connection, handle: Handle, max_length: int | None, md: MD, gm
 def _reader(conn: Connection, handle: Handle) -> LogReader:
     if handle.browser is None:
         handle.browser = LogReader(
-            conn.settings.bootstrap_servers,
+            conn.settings.client,
             handle.topic,
             handle.partitions,
             lambda: conn.admin.share_start(handle.topic, handle.group, handle.partitions),

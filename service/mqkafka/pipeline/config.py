@@ -8,10 +8,13 @@ here assumes local files or local mode.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.javaprops import java_client_settings
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.service.config import (
@@ -52,6 +55,7 @@ class PipelineConfig:
 
     bootstrap: str
     namespace: str = ""
+    kafka_settings: Mapping[str, str] = field(default_factory=dict)  # librdkafka's names
     tables: str = field(default_factory=lambda: _location(default_home() / "tables"))
     checkpoints: str = field(default_factory=lambda: _location(default_home() / "checkpoints"))
     watermark_s: float = DEFAULT_WATERMARK_S
@@ -75,6 +79,11 @@ class PipelineConfig:
             raise MQError(RC.OPTIONS_ERROR, f"state store {self.state_store!r}: not {STATE_STORES}")
         object.__setattr__(self, "tables", _location(self.tables))
         object.__setattr__(self, "checkpoints", _location(self.checkpoints))
+
+    @property
+    def java_kafka_settings(self) -> dict[str, str]:
+        """The Kafka client settings as Spark's Java Kafka source takes them."""
+        return java_client_settings(ClientConfig(self.bootstrap, self.kafka_settings))
 
     # --- Kafka topics this pipeline reads (the catalogue's names, namespace-prefixed) ---------
     @property

@@ -9,30 +9,33 @@ never a crash (the job logs how many it skipped per batch).
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Final
 
-from mqkafka.activity.events import SCHEMA_PATH as ACTIVITY_SCHEMA_PATH
+from mqkafka import resources
 from mqkafka.activity.events import batch_schema
 
-SCHEMA_DIR: Final = ACTIVITY_SCHEMA_PATH.parent
 STATE_SCHEMA_FILES: Final = {
-    "retained": "retained_publication.avsc",
-    "subscriptions": "subscription.avsc",
-    "publishers": "publisher.avsc",
+    "retained": "retained_publication",
+    "subscriptions": "subscription",
+    "publishers": "publisher",
 }
 # a field every record has: PERMISSIVE yields a record of nulls for a value that fails
 REQUIRED_FIELD: Final = {"retained": "topic", "subscriptions": "user_id", "publishers": "user_id"}
 _OPTIONS: Final = {"mode": "PERMISSIVE"}
 
 
-def schema_json(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
+def schema_json(name: str) -> str:
+    return resources.schema_text(name)
 
 
-def kafka_options(bootstrap: str, topic: str) -> dict[str, str]:
-    """Options every Kafka read of the pipeline shares (stream and batch alike)."""
+def kafka_options(
+    bootstrap: str, topic: str, client_settings: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Options every Kafka read of the pipeline shares (stream and batch alike);
+    ``client_settings`` are the Java client's (security), each given ``kafka.``-prefixed."""
     return {
+        **{f"kafka.{k}": v for k, v in (client_settings or {}).items()},
         "kafka.bootstrap.servers": bootstrap,
         "subscribe": topic,
         "startingOffsets": "earliest",
@@ -67,5 +70,4 @@ def state_value(column: Any, snapshot: str) -> Any:
     """The decoded record of a state topic's value column (null for a tombstone)."""
     from pyspark.sql.avro.functions import from_avro
 
-    path = SCHEMA_DIR / STATE_SCHEMA_FILES[snapshot]
-    return from_avro(column, schema_json(path), _OPTIONS)
+    return from_avro(column, schema_json(STATE_SCHEMA_FILES[snapshot]), _OPTIONS)

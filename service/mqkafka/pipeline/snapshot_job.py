@@ -132,7 +132,7 @@ def snapshot(spark: Any, config: PipelineConfig, name: str, at: datetime | None 
     from pyspark.sql import functions as F
 
     reader = spark.read.format("kafka")
-    options = kafka_options(config.bootstrap, config.state_topic(name))
+    options = kafka_options(config.bootstrap, config.state_topic(name), config.java_kafka_settings)
     for key, value in {**options, "endingOffsets": "latest"}.items():
         reader = reader.option(key, value)
     live = live_records(reader.load(), at).withColumn("v", state_value(F.col("value"), name))

@@ -63,7 +63,9 @@ def start(spark: Any, config: PipelineConfig, *, once: bool) -> Any:
     from pyspark.sql import functions as F
 
     reader = spark.readStream.format("kafka")
-    for key, value in kafka_options(config.bootstrap, config.activity_topic).items():
+    for key, value in kafka_options(
+        config.bootstrap, config.activity_topic, config.java_kafka_settings
+    ).items():
         reader = reader.option(key, value)
     raw = reader.option("maxOffsetsPerTrigger", str(config.max_records_per_batch)).load()
     events = activity_events(raw).observe(

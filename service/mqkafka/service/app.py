@@ -16,21 +16,21 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
-from confluent_kafka import TopicPartition
-from confluent_kafka.admin import AdminClient
-
 from mqkafka.activity.builder import ActivityRecorder
 from mqkafka.engine.authority import ALLOW_ALL, AclPolicy, AuthorityPort
 from mqkafka.engine.context import EngineConfig, EngineContext
 from mqkafka.engine.state import EngineState
+from mqkafka.kafka import clients
+from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.kafka.txloop import TransactionalLoop
 from mqkafka.selectors import SelectorFilterPort
 from mqkafka.service.config import ACTIVITY_TOPIC, ServiceConfig
 from mqkafka.service.dispatcher import Dispatcher
+from mqkafka.service.limits import TopicLimits
 from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
 from mqkafka.service.queues import QueueDirectory
-from mqkafka.service.replica import StateReplica
+from mqkafka.service.replica import EngineStateReplica
 from mqkafka.service.tempqueues import TemporaryQueueWatch
 from mqkafka.service.tuning import tune_collector, tune_malloc
 from mqkafka.state.rocks import RocksState
@@ -53,12 +53,17 @@ class BrokerService:
         self.metrics = Metrics()
         if config.metrics_port is not None:  # first: a port in use fails the start, not later
             try:
-                self.metrics.serve(config.metrics_port)
+                self.metrics.serve(config.metrics_port, config.metrics_host)
             except OSError as error:
                 raise ServiceError(
                     f"metrics port {config.metrics_port}: {error.strerror}"
                 ) from None
-        self.admin = AdminClient({"bootstrap.servers": config.bootstrap})
+        self.admin = clients.admin(config.client)
+        log.info("Kafka: %s", config.client.describe())
+        for action in apply_catalogue(
+            self.admin, prefix=config.namespace, create=config.create_topics
+        ):
+            log.info("system topics: %s", action)
         self.rocks = None if config.in_memory_state else self._open_rocks()
         offsets = self.rocks.offsets() if self.rocks is not None else {}
         filters = SelectorFilterPort()
@@ -91,13 +96,13 @@ class BrokerService:
         temporary_queues = TemporaryQueueWatch(
             self.qmgr.connection.replica.catalogue, gone_at_start=temporary_at_start
         )
-        self.replica = StateReplica(config, self.state, self.admin, offsets)
+        self.replica = EngineStateReplica(config, self.state, self.admin, offsets)
         rebuilt = self.replica.catch_up(timeout=600)
         self.dispatcher = Dispatcher(
             state=self.state,
             ctx=self.ctx,
             replica=self.replica,
-            outputs=Outputs(config, self.queues),
+            outputs=Outputs(config, self.queues, TopicLimits(self.admin)),
             metrics=self.metrics,
             namespace=config.namespace,
             on_commit=self._after_commit,
@@ -114,7 +119,7 @@ class BrokerService:
         for queue in (config.control_queue, *config.streams, config.dead_letter_queue):
             self.queues.ensure(queue)
         self.loop = TransactionalLoop(
-            bootstrap=config.bootstrap,
+            client=config.client,
             group_id=config.namespace + config.group_id,
             topics=topics,
             handler=self.dispatcher,
@@ -167,7 +172,7 @@ class BrokerService:
             return
         for position in consumer.position(assigned):
             _, high = consumer.get_watermark_offsets(
-                TopicPartition(position.topic, position.partition), cached=True
+                clients.TopicPartition(position.topic, position.partition), cached=True
             ) or (0, 0)
             if position.offset >= 0:
                 self.metrics.consumer_lag.labels(position.topic, str(position.partition)).set(
@@ -197,13 +202,20 @@ def _start_queue_manager(config: ServiceConfig) -> tuple[QueueManager, list[str]
     """Seed 004: temporary dynamic queues "are deleted when the queue manager is started".
 
     The connection stays: the service reads the queue catalogue through it (subscriptions of
-    temporary dynamic queues go with their queues). Also returns the temporary dynamic
-    queues there were, and the queues deleted."""
+    temporary dynamic queues go with their queues), and its keeper reaps connections that
+    stopped beating, so a killed creator's temporary dynamic queues go even when no other
+    MQI client is connected - within ``reaper.reap_bound`` of its last heartbeat (seed 004).
+    Also returns the temporary dynamic queues there were, and the queues deleted."""
     from mqkafka.mqi import QueueManager
     from mqkafka.mqi.reaper import start_queue_manager
 
     qmgr = QueueManager(
-        config.qmgr_name, bootstrap_servers=config.bootstrap, namespace=config.namespace, reap=False
+        config.qmgr_name,
+        bootstrap_servers=config.bootstrap,
+        namespace=config.namespace,
+        reap=True,
+        kafka_config=dict(config.kafka_settings),
+        create_topics=config.create_topics,
     )
     try:
         connection = qmgr.connection

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
 
 DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
@@ -26,6 +28,7 @@ class ServiceConfig:
 
     bootstrap: str
     namespace: str = ""
+    kafka_settings: Mapping[str, str] = field(default_factory=dict)  # security, tuning
     qmgr_name: str = "QM1"
     instance_id: str = field(default_factory=lambda: f"{socket.gethostname()}-1")
     state_dir: Path = field(
@@ -41,6 +44,13 @@ class ServiceConfig:
     group_id: str = "mqk-broker"
     activity: bool = True  # write activity events to mqk-activity
     in_memory_state: bool = False  # no RocksDB: rebuilt from Kafka at every start (benchmarks)
+    create_topics: bool = True  # create missing system topics at start (mqk topics apply)
+    metrics_host: str = "127.0.0.1"
+
+    @property
+    def client(self) -> ClientConfig:
+        """What every Kafka client of this worker is made from."""
+        return ClientConfig(self.bootstrap, self.kafka_settings)
 
     def topic(self, name: str) -> str:
         """A state topic's name with the namespace prefix."""

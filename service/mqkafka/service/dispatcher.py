@@ -12,6 +12,14 @@ record dead-letters that record with MQRCCF_COMMAND_FAILED and the error, and th
 
 A publication like one seen before (same queue, MQMD headers and RFH header) whose answer was
 plain is not taken through the engine again: its kept plan is replayed (``plans``).
+
+Nor does a record Kafka would refuse (issue 19): each is measured against its topic's limit
+(``limits``) before anything is written. A copy too large for its subscriber queue goes to the
+dead-letter queue with MQRC_MSG_TOO_BIG_FOR_Q and the other subscribers still get theirs; a
+retained publication too large for the store is not retained; the publisher is told
+(``engine.undelivered``); a dead letter too large for the dead-letter queue is logged with its
+message's topic, partition and offset and dropped. A plan replays only bodies that fit every
+copy. What Kafka refuses all the same, the transactional loop hands back to ``refused``.
 """
 
 from __future__ import annotations
@@ -22,25 +30,45 @@ from collections.abc import Sequence
 from typing import Any
 
 from mqkafka.activity.builder import ActivityRecorder
-from mqkafka.engine.codec import process_message
+from mqkafka.engine.codec import encode_delivery, encode_reply, process_message
 from mqkafka.engine.context import EngineContext
-from mqkafka.engine.effects import DeadLetter, Deliver, Processed, Reply
+from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Processed, Reply, Retain
 from mqkafka.engine.state import EngineState
+from mqkafka.engine.undelivered import answer_again
 from mqkafka.engine.unsubscribe import forget_queue
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.errors import MQError
-from mqkafka.mq.mqmd import MQMD_DEFAULT
+from mqkafka.mq.mqmd import MQMD, MQMD_DEFAULT
 from mqkafka.mq.reasons import RC
 from mqkafka.service.journal import Journal
+from mqkafka.service.limits import headers_size, wire_size
 from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
-from mqkafka.service.plans import Plan, PublicationPlans, put_headers
-from mqkafka.service.replica import StateReplica
+from mqkafka.service.plans import (
+    MSG_ID,
+    PUT_DATE,
+    PUT_TIME,
+    Plan,
+    PublicationPlans,
+    put_headers,
+)
+from mqkafka.service.replica import EngineStateReplica
 from mqkafka.service.tempqueues import TemporaryQueueWatch
 from mqkafka.wire.headers import mqmd_from_split, split_msg_id
 from mqkafka.wire.names import topic_to_queue
 
 log = logging.getLogger(__name__)
+
+# What Kafka's refusals mean to MQ, for the dead letter of a message whose records it refused.
+_REFUSAL_REASONS = {
+    "MSG_SIZE_TOO_LARGE": RC.MSG_TOO_BIG_FOR_Q,
+    "RECORD_LIST_TOO_LARGE": RC.MSG_TOO_BIG_FOR_Q,
+    "TOPIC_AUTHORIZATION_FAILED": RC.NOT_AUTHORIZED,
+    "INVALID_TOPIC_EXCEPTION": RC.UNKNOWN_OBJECT_NAME,
+}
+_REFUSED = RC.PUT_INHIBITED  # any other refusal (INVALID_RECORD, POLICY_VIOLATION...)
+# A plan copy's MsgId, PutDate and PutTime, measured once: their sizes never change.
+_REPLAY_HEADERS = [(MSG_ID, bytes(24)), (PUT_DATE, b"YYYYMMDD"), (PUT_TIME, b"HHMMSSTH")]
 
 
 class Dispatcher:
@@ -49,7 +77,7 @@ class Dispatcher:
         *,
         state: EngineState,
         ctx: EngineContext,
-        replica: StateReplica,
+        replica: EngineStateReplica,
         outputs: Outputs,
         metrics: Metrics,
         namespace: str = "",
@@ -75,12 +103,19 @@ class Dispatcher:
         self._outcomes: dict[tuple[str, int], int] = {}
         self.temporary_queues = temporary_queues
         self._forgetting: set[str] = set()  # gone queues whose subscriptions this batch removes
+        self._limits_seen = outputs.limits.generation  # plans were sized under these limits
 
     # --- StateHooks --------------------------------------------------------------------
     def before_batch(self) -> None:
         applied = self.replica.catch_up()
         if applied:
             self.metrics.replica_records.inc(applied)
+        limits = self.outputs.limits
+        limits.refresh_if_due()
+        if limits.generation != self._limits_seen:  # a plan's largest body may have shrunk
+            self._limits_seen = limits.generation
+            if self.plans is not None:
+                self.plans = PublicationPlans()
 
     def committed(self) -> None:
         self.journal.clear()
@@ -101,6 +136,7 @@ class Dispatcher:
         if self.activity is not None:
             self.activity.blocks.clear()
         self.outputs.queues.forget()
+        self.outputs.limits.expire()  # a limit may have changed under the failed transaction
         if self.temporary_queues is not None and self._forgetting:
             self.temporary_queues.give_back(self._forgetting)
             self._forgetting = set()
@@ -152,7 +188,7 @@ class Dispatcher:
         plans = self.plans
         if plans is not None and msg_id is not None:
             plan = plans.find(key, value, self.state.version)
-            if plan is not None:
+            if plan is not None and len(value) <= plan.max_value:
                 self._replay(plan, value, msg_id, message.timestamp()[1], now, out)
                 return
         self._through_engine(message, topic, value, headers, now, out, key, msg_id)
@@ -176,27 +212,35 @@ class Dispatcher:
         try:
             md, others = mqmd_from_split(headers, key[1], msg_id)
         except MQError as error:
-            out.append(
-                self.outputs.dead_letter(MQMD_DEFAULT, value, error.reason, queue, error.detail)
-            )
-            self.metrics.dead_letters.labels(reason=str(error.reason)).inc()
+            dead = self.outputs.dead_letter(MQMD_DEFAULT, value, error.reason, queue, error.detail)
+            if self.outputs.fits(dead):
+                out.append(dead)
+                self.metrics.dead_letters.labels(reason=str(error.reason)).inc()
+            else:
+                self._drop(message, dead, error.reason)
             return
         outcomes: list[Processed] = []
         version = self.state.version
         try:
             effects = process_message(self.state, value, md, queue, self.ctx, outcomes, apply=False)
+        except Exception as error:
+            self._engine_failure(message, md, value, queue, error, out)
+            return
+        # headers that are not the MQMD (trace context, an application's own) go on with the
+        # publication to its subscribers (wire contract §2); retained copies sent for a
+        # command are not this message's
+        forwarded = others if others and queue in self._streams else None
+        built = self._records(effects, queue, forwarded)
+        if built is None:  # a record would not fit its topic: answered before anything is written
+            effects, built = self._refit(message, queue, effects, outcomes, forwarded)
+        try:
             self.journal.apply(self.state, effects)
         except Exception as error:
-            log.exception("engine failure on %s offset %s", topic, message.offset())
-            out.append(
-                self.outputs.dead_letter(md, value, RC.CF_COMMAND_FAILED, queue, repr(error))
-            )
-            self.metrics.dead_letters.labels(reason=str(int(RC.CF_COMMAND_FAILED))).inc()
+            self._engine_failure(message, md, value, queue, error, out)
             return
         counts = self._counts
         counts[1 if queue in self._streams else 0] += 1
         put_ms = message.timestamp()[1]
-        records = self.outputs.records
         activity = self.activity
         now_ms = int(now * 1000)
         tally = self._outcomes
@@ -212,45 +256,201 @@ class Dispatcher:
         start = len(out)
         delivery_activity: list[bytes] = []
         copies = 0
-        # headers that are not the MQMD (trace context, an application's own) go on with the
-        # publication to its subscribers (wire contract §2); retained copies sent for a
-        # command are not this message's
-        forwarded = others if others and queue in self._streams else None
-        for effect in effects:
+        for effect, record in zip(effects, built, strict=True):  # one record per effect
             kind = type(effect)
+            out.append(record)
             if kind is Deliver:
                 copies += 1
-                first = len(out)
-                out.extend(records(effect, queue))
-                if forwarded is not None:
-                    for at in range(first, len(out)):
-                        copy = out[at]
-                        out[at] = copy._replace(headers=[*(copy.headers or ()), *forwarded])
                 delivery_activity.append(
                     b""
                     if activity is None
                     else activity.delivery(
                         effect,  # type: ignore[arg-type]
                         md,
-                        len(out[first].value or b""),
+                        len(record.value or b""),
                         put_ms,
                         now_ms,
                     )
                 )
-                continue
             elif kind is Reply:
                 self.metrics.replies.labels(reason=str(effect.response.reason)).inc()  # type: ignore[union-attr]
             elif kind is DeadLetter:
                 self.metrics.dead_letters.labels(reason=str(effect.reason)).inc()  # type: ignore[union-attr]
-            out.extend(records(effect, queue))
         if copies:
             counts[2] += copies
             self._pending_latency.append((put_ms / 1000.0, copies))
         if plans is not None and msg_id is not None and version == self.state.version:
-            plans.keep(
+            plan = plans.keep(
                 key, value, version, outcomes, effects, out[start:],
                 self.outputs.dead_letter_topic, command_activity, delivery_activity,
             )  # fmt: skip
+            if plan is not None:
+                plan.max_value = self._max_value(plan)
+
+    def _engine_failure(
+        self,
+        message: Any,
+        md: MQMD,
+        value: bytes,
+        queue: str,
+        error: Exception,
+        out: list[OutRecord],
+    ) -> None:
+        log.exception("engine failure on %s offset %s", message.topic(), message.offset())
+        dead = self.outputs.dead_letter(md, value, RC.CF_COMMAND_FAILED, queue, repr(error))
+        if self.outputs.fits(dead):
+            out.append(dead)
+            self.metrics.dead_letters.labels(reason=str(int(RC.CF_COMMAND_FAILED))).inc()
+        else:
+            self._drop(message, dead, RC.CF_COMMAND_FAILED)
+
+    def _records(
+        self, effects: list[Effect], queue: str, forwarded: list[Any] | None
+    ) -> list[OutRecord] | None:
+        """The record of each effect; None when one would not fit its topic."""
+        record_of = self.outputs.record
+        rooms = self.outputs.limits.rooms
+        exact = self.outputs.limits.fits
+        extra = headers_size(forwarded) if forwarded is not None else 0
+        built = []
+        for effect in effects:
+            record = record_of(effect, queue)
+            size = len(record.value or b"")
+            if forwarded is not None and type(effect) is Deliver:
+                record = record._replace(headers=[*(record.headers or ()), *forwarded])
+                size += extra  # rooms leave HEADROOM for the MQMD's headers only
+            if size > rooms.get(record.topic, -1) and not exact(
+                record.topic, record.value, record.key, record.headers
+            ):
+                return None
+            built.append(record)
+        return built
+
+    def _refit(
+        self,
+        message: Any,
+        queue: str,
+        effects: list[Effect],
+        outcomes: list[Processed],
+        forwarded: list[Any] | None,
+    ) -> tuple[list[Effect], list[OutRecord]]:
+        """The effects of a message some of whose records would not fit their topics, and
+        their records (see the module doc): copies too large are dead-lettered, a retained
+        publication too large is not kept, a state record too large fails the whole command;
+        the command's answer is made again to say so, and a reply too large is dead-lettered."""
+        outputs = self.outputs
+        kept: list[Effect] = []
+        built: list[OutRecord] = []
+        answer: list[Effect] = []
+        refused = 0
+        failed = False
+        for effect in effects:
+            kind = type(effect)
+            if kind is Reply or kind is DeadLetter:  # the command's answer: last of its effects
+                answer.append(effect)
+                continue
+            record = outputs.record(effect, queue)
+            if forwarded is not None and kind is Deliver:
+                record = record._replace(headers=[*(record.headers or ()), *forwarded])
+            if outputs.fits(record):
+                kept.append(effect)
+                built.append(record)
+            elif isinstance(effect, Deliver):
+                refused += 1
+                copy_md, copy = encode_delivery(effect)
+                detail = f"a {len(copy)}-byte copy does not fit queue {effect.queue}"
+                dead = DeadLetter(copy_md, RC.MSG_TOO_BIG_FOR_Q, detail, copy)
+                self._dead_letter(message, dead, effect.queue, kept, built)
+            elif kind is Retain:
+                refused += 1  # the retained store keeps what it had
+            else:
+                failed = True
+        done = outcomes[-1] if outcomes else None
+        if (failed or refused) and done is not None and done.command is not None:
+            if failed:
+                kept, built = [], []
+            outcomes[-1], answer = answer_again(done, RC.MSG_TOO_BIG_FOR_Q, self.ctx, failed=failed)
+        for effect in answer:
+            record = outputs.record(effect, queue)
+            if outputs.fits(record):
+                kept.append(effect)
+                built.append(record)
+            elif isinstance(effect, Reply):
+                reply_md, reply = encode_reply(effect)
+                detail = f"a {len(reply)}-byte reply does not fit queue {effect.queue}"
+                dead = DeadLetter(reply_md, RC.MSG_TOO_BIG_FOR_Q, detail, reply)
+                self._dead_letter(message, dead, effect.queue, kept, built)
+            else:
+                self._drop(message, record, getattr(effect, "reason", RC.MSG_TOO_BIG_FOR_Q))
+        return kept, built
+
+    def _dead_letter(
+        self,
+        message: Any,
+        dead: DeadLetter,
+        queue: str,
+        kept: list[Effect],
+        built: list[OutRecord],
+    ) -> None:
+        record = self.outputs.dead_letter(
+            dead.md, dead.value or b"", dead.reason, queue, dead.detail
+        )
+        if self.outputs.fits(record):
+            kept.append(dead)
+            built.append(record)
+        else:
+            self._drop(message, record, dead.reason)
+
+    def _drop(self, message: Any, record: OutRecord, reason: int) -> None:
+        """A dead letter that the dead-letter queue will not take either: said, and skipped."""
+        log.error(
+            "%s [%d] offset %d: its %d-byte dead letter (reason %d) does not fit %s: dropped",
+            message.topic(),
+            message.partition(),
+            message.offset(),
+            len(record.value or b""),
+            int(reason),
+            record.topic,
+        )
+        self.metrics.dropped.labels(reason=str(int(reason))).inc()
+
+    def _max_value(self, plan: Plan) -> int:
+        """The longest message ``plan`` may be replayed for: every copy fits its topic."""
+        limit = self.outputs.limits.limit
+        room = min(
+            (
+                limit(copy.topic)
+                - wire_size(
+                    copy.head,
+                    copy.key,
+                    [*copy.before, *copy.between, *copy.after, *_REPLAY_HEADERS],
+                )
+                for copy in plan.copies
+            ),
+            default=1 << 62,
+        )
+        return plan.length + room
+
+    def refused(self, message: Any, error: Any) -> OutRecord | None:
+        """What to write instead of the records ``message`` made, which Kafka refused for a
+        reason no retry cures (``error``: a KafkaError; the transactional loop asks): the
+        message itself on the dead-letter queue with the nearest reason and Kafka's words;
+        None when the dead-letter queue will not take it either (the loop logs and skips)."""
+        topic = message.topic()
+        value = message.value() or b""
+        try:
+            queue = topic_to_queue(topic, self._namespace)
+            rest, msg_id = split_msg_id(message.headers())
+            md = mqmd_from_split(message.headers(), rest, msg_id)[0]
+        except MQError:
+            queue, md = self.ctx.config.control_queue, MQMD_DEFAULT
+        reason = _REFUSAL_REASONS.get(error.name(), _REFUSED)
+        detail = f"Kafka refused a record it made: {error.name()}: {error.str()}"
+        dead = self.outputs.dead_letter(md, value, reason, queue, detail)
+        if not self.outputs.fits(dead):
+            return None
+        self.metrics.dead_letters.labels(reason=str(int(reason))).inc()
+        return dead
 
     def _replay(
         self,

@@ -68,6 +68,12 @@ class Metrics:
             ["reason"],
             registry=r,
         )
+        self.dropped = Counter(
+            "mqk_dropped_messages",
+            "Messages whose dead letter the dead-letter queue would not take (logged), by reason",
+            ["reason"],
+            registry=r,
+        )
         self.deliveries = Counter("mqk_deliveries", "Publication copies delivered", registry=r)
         self.delivery_latency = CountingHistogram(
             "mqk_delivery_latency_seconds",
@@ -86,5 +92,5 @@ class Metrics:
             "mqk_consumer_lag", "Records not yet processed", ["topic", "partition"], registry=r
         )
 
-    def serve(self, port: int) -> None:
-        start_http_server(port, addr="127.0.0.1", registry=self.registry)
+    def serve(self, port: int, host: str = "127.0.0.1") -> None:
+        start_http_server(port, addr=host, registry=self.registry)

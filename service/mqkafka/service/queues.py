@@ -3,6 +3,8 @@
 Writing to a topic that does not exist would fail the whole transaction (the broker does not
 auto-create topics), so every record the service writes to a queue first asks here; a queue
 that does not exist and may not be created is answered None, and the caller dead-letters.
+A name whose topic is Kafka's or the broker's own (``wire.names.reserved_topic``) is no queue:
+writing there is refused, and a refused write would fail every retry of its batch.
 """
 
 from __future__ import annotations
@@ -10,8 +12,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from mqkafka.kafka import topicadmin
+from mqkafka.kafka.clients import KafkaException
 from mqkafka.mq.errors import MQError
-from mqkafka.wire.names import queue_to_topic
+from mqkafka.mq.reasons import RC
+from mqkafka.wire.names import queue_to_topic, reserved_topic
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +39,9 @@ class QueueDirectory:
         topic = self._topics.get(queue)
         if topic is None:
             topic = queue_to_topic(queue, self._namespace)  # validates: MQError if bad
+            reserved = reserved_topic(topic, self._namespace)
+            if reserved is not None:
+                raise MQError(RC.UNKNOWN_OBJECT_NAME, f"topic {topic!r} is {reserved}")
             self._topics[queue] = topic
         return topic
 
@@ -50,6 +58,10 @@ class QueueDirectory:
         self._known.clear()
 
     def exists(self, queue: str) -> bool:
+        try:
+            self.topic_of(queue)
+        except MQError:  # a reserved topic is no queue, even where queues are made on demand
+            return False
         return self.auto_create or self.is_topic(queue)
 
     def is_topic(self, queue: str) -> bool:
@@ -76,17 +88,12 @@ class QueueDirectory:
             return topic
         if not self.auto_create:
             return None
-        from confluent_kafka.admin import NewTopic
-
-        future = self._admin.create_topics(
-            [NewTopic(topic, self._partitions, 1)], operation_timeout=30
-        )[topic]
+        request = topicadmin.TopicRequest(topic, self._partitions)
         try:
-            future.result()
-            log.info("created queue topic %s", topic)
-        except Exception as error:
-            if "TOPIC_ALREADY_EXISTS" not in str(error):
-                log.warning("could not create topic %s: %s", topic, error)
-                return None
+            if topicadmin.create_topics(self._admin, [request]):
+                log.info("created queue topic %s", topic)
+        except KafkaException as error:
+            log.warning("could not create topic %s: %s", topic, error)
+            return None
         self._known.add(topic)
         return topic

@@ -19,12 +19,7 @@ skipped. Tombstones name their key in the record key (``mqkafka.state.codec`` pa
 from __future__ import annotations
 
 import logging
-import time
-import uuid
 from typing import Any
-
-from confluent_kafka import Consumer, IsolationLevel, KafkaException, TopicPartition
-from confluent_kafka.admin import OffsetSpec
 
 from mqkafka.engine.effects import (
     DeleteRetained,
@@ -35,6 +30,7 @@ from mqkafka.engine.effects import (
     StoreSubscription,
 )
 from mqkafka.engine.state import EngineState
+from mqkafka.kafka.compacted import CompactedReader, Partition
 from mqkafka.mq.errors import MQError
 from mqkafka.service.config import (
     PUBLISHERS_TOPIC,
@@ -46,107 +42,49 @@ from mqkafka.state import codec
 
 log = logging.getLogger(__name__)
 
-OFFSET_BEGINNING = -2
 
+class EngineStateReplica:
+    """The engine state of one worker, fed by the shared compacted-topic reader."""
 
-class StateReplica:
     def __init__(
         self,
         config: ServiceConfig,
         state: EngineState,
         admin: Any,
-        offsets: dict[tuple[str, int], int] | None = None,
+        offsets: dict[Partition, int] | None = None,
     ) -> None:
         self.state = state
-        self._admin = admin
         self.subscriptions_topic = config.topic(SUBSCRIPTIONS_TOPIC)
         self.retained_topic = config.topic(RETAINED_TOPIC)
         self.publishers_topic = config.topic(PUBLISHERS_TOPIC)
-        self._consumer = Consumer(
-            {
-                "bootstrap.servers": config.bootstrap,
-                "group.id": f"mqk-replica-{uuid.uuid4().hex}",  # never commits: assign only
-                "enable.auto.commit": False,
-                "isolation.level": "read_committed",
-                "fetch.wait.max.ms": 5,
-                "queued.min.messages": 50000,
-            }
-        )
-        self._partitions = self._discover()
-        self.positions: dict[tuple[str, int], int] = {
-            tp: (offsets or {}).get(tp, OFFSET_BEGINNING) for tp in self._partitions
-        }
-        self._consumer.assign(
-            [TopicPartition(t, p, self.positions[(t, p)]) for t, p in self._partitions]
+        self._reader = CompactedReader(
+            config.client,
+            (self.subscriptions_topic, self.retained_topic, self.publishers_topic),
+            admin=admin,
+            positions=offsets,
         )
         self.applied = 0
         self.catch_ups = 0
 
-    def _discover(self) -> list[tuple[str, int]]:
-        topics = (self.subscriptions_topic, self.retained_topic, self.publishers_topic)
-        metadata = self._admin.list_topics(timeout=30)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(
-            t not in metadata.topics or metadata.topics[t].error is not None for t in topics
-        ):
-            time.sleep(0.2)  # created a moment ago: metadata still on its way
-            metadata = self._admin.list_topics(timeout=30)
-        partitions: list[tuple[str, int]] = []
-        for topic in topics:
-            found = metadata.topics.get(topic)
-            if found is None or found.error is not None:
-                raise RuntimeError(f"state topic {topic} is missing: run 'mqk topics apply'")
-            partitions.extend((topic, p) for p in sorted(found.partitions))
-        return partitions
+    @property
+    def positions(self) -> dict[Partition, int]:
+        return self._reader.positions
 
     # --- the barrier -------------------------------------------------------------------
-    def end_offsets(self) -> dict[tuple[str, int], int]:
+    def end_offsets(self) -> dict[Partition, int]:
         """The last stable offset of every state partition (read_committed), in one request."""
-        request = {TopicPartition(t, p): OffsetSpec.latest() for t, p in self._partitions}
-        for attempt in range(20):
-            try:
-                futures = self._admin.list_offsets(
-                    request, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=10
-                )
-                return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
-            except KafkaException as error:  # leadership moving: ask again shortly
-                if attempt == 19:
-                    raise
-                log.debug("list_offsets: %s", error)
-                time.sleep(0.05 * (attempt + 1))
-        raise AssertionError("unreachable")
+        return self._reader.end_offsets()
 
     def catch_up(self, timeout: float = 60.0) -> int:
-        """Read every state partition up to its current last stable offset.
-
-        Progress is the consumer's own position, which (unlike "last record + 1") also steps
-        over the transaction markers that end every committed batch of state records.
-        """
-        ends = self.end_offsets()
-        behind = {tp for tp, end in ends.items() if self._at(tp) < end}
-        applied = 0
-        deadline = time.monotonic() + timeout
-        while behind:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"state replica could not catch up on {sorted(behind)}")
-            for message in self._consumer.consume(20000, 0.05):
-                error = message.error()
-                if error is not None:
-                    if error.code() != -191:  # _PARTITION_EOF
-                        log.warning("state replica: %s", error)
-                    continue
-                self.apply_record(message.topic(), message.key(), message.value())
-                applied += 1
-            for position in self._consumer.position([TopicPartition(t, p) for t, p in behind]):
-                if position.offset >= 0:
-                    self.positions[(position.topic, position.partition)] = position.offset
-            behind = {tp for tp in behind if self._at(tp) < ends[tp]}
+        """Read every state partition up to its current last stable offset."""
+        applied = self._reader.catch_up(self._apply, timeout)
         self.catch_ups += 1
         return applied
 
-    def _at(self, tp: tuple[str, int]) -> int:
-        """Where reading stands; "from the beginning" counts as 0 (an empty log is read)."""
-        return max(self.positions.get(tp, 0), 0)
+    def _apply(
+        self, topic: str, _partition: int, key: bytes, value: bytes | None, _ts: int
+    ) -> None:
+        self.apply_record(topic, key, value)
 
     # --- applying records --------------------------------------------------------------
     def apply_record(self, topic: str, key: bytes | None, value: bytes | None) -> None:
@@ -197,4 +135,4 @@ class StateReplica:
             self.state.apply([RegisterPublisher(publisher)])
 
     def close(self) -> None:
-        self._consumer.close()
+        self._reader.close()

@@ -29,13 +29,12 @@ produced them, the stored object is damaged.
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, Final, TypeVar
 
 import fastavro
 
+from mqkafka import resources
 from mqkafka.engine.identity import Identity
 from mqkafka.engine.records import (
     Publication,
@@ -52,7 +51,6 @@ from mqkafka.mq.mqmd import FIELD_NAMES, MQMD, MQMD_DEFAULT
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.topics import NamespaceKind
 
-SCHEMA_DIR: Final = Path(__file__).resolve().parents[3] / "schemas"
 SEP: Final = "\x00"
 _NS_PREFIX: Final = {NamespaceKind.STREAM: "stream:", NamespaceKind.SUBPOINT: "subpoint:"}
 _NS_KIND: Final = {prefix[:-1]: kind for kind, prefix in _NS_PREFIX.items()}
@@ -62,8 +60,7 @@ _SCHEME_OF: Final = {text: scheme for scheme, text in _SCHEME_TEXT.items()}
 
 def load_schema(name: str) -> Any:
     """A parsed writer schema from ``schemas/<name>.avsc``."""
-    with (SCHEMA_DIR / f"{name}.avsc").open(encoding="utf-8") as file:
-        return fastavro.parse_schema(json.load(file))
+    return fastavro.parse_schema(resources.schema(name))
 
 
 RETAINED_SCHEMA: Final = load_schema("retained_publication")
@@ -397,7 +394,6 @@ def decode_publisher(value: bytes) -> Publisher:
 __all__ = [
     "PUBLISHER_SCHEMA",
     "RETAINED_SCHEMA",
-    "SCHEMA_DIR",
     "SUBSCRIPTION_SCHEMA",
     "decode_publisher",
     "decode_retained",

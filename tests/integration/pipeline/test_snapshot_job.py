@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 
 from mqkafka.client.kafka_pubsub import KafkaPubSub
+from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.compacted import read_compacted
 from mqkafka.pipeline import snapshot_job
 from mqkafka.pipeline.config import PipelineConfig
-from mqkafka.state.reader import read_compacted
 
 pytestmark = pytest.mark.kafka
 
@@ -24,7 +25,7 @@ def _state(config: PipelineConfig, name: str) -> dict[str, str]:
     """key -> SHA-256 of the value, as a plain consumer folding the topic sees it."""
     import hashlib
 
-    folded = read_compacted(config.bootstrap, config.state_topic(name))
+    folded = read_compacted(ClientConfig(config.bootstrap), config.state_topic(name))
     return {k.decode(): hashlib.sha256(v).hexdigest() for k, v in folded.items()}
 
 

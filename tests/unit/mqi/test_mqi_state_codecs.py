@@ -9,15 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mqkafka.mq.errors import MQError
-from mqkafka.mq.reasons import RC
-from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.catalogue import QueueDefinition
-from mqkafka.mqi.heartbeat import ConnectionTable, Heartbeat, QueueUse
-from mqkafka.mqi.lifecycle import Close, Effect, OpenHandle, step
-from mqkafka.mqi.queuestate import assemble
-from mqkafka.mqi.settings import Settings
-from mqkafka.mqi.sharestate import (
+from mqkafka.kafka.sharestate import (
     Reader,
     ShareOffsets,
     compact_array,
@@ -27,6 +19,14 @@ from mqkafka.mqi.sharestate import (
     parse_describe,
     uvarint,
 )
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi.catalogue import QueueDefinition
+from mqkafka.mqi.heartbeat import ConnectionTable, Heartbeat, QueueUse
+from mqkafka.mqi.lifecycle import Close, Effect, OpenHandle, step
+from mqkafka.mqi.queuestate import assemble
+from mqkafka.mqi.settings import Settings
 
 counts = st.integers(0, 1000)
 uses = st.builds(QueueUse, counts, counts, counts, counts, counts)

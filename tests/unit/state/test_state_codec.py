@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mqkafka import resources
 from mqkafka.engine.identity import Identity
 from mqkafka.engine.records import PublisherKey, SubscriptionKey
 from mqkafka.engine.topicspace import ROOT, Namespace, Scheme, TopicFilter, TopicString
@@ -288,7 +288,7 @@ def _records(schema: Any) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("name", SCHEMA_FILES)
 def test_every_schema_record_and_field_is_documented(name: str) -> None:
     """So that any Kafka consumer can read the broker's state from the schema alone."""
-    schema = json.loads((codec.SCHEMA_DIR / f"{name}.avsc").read_text())
+    schema = resources.schema(name)
     assert schema["namespace"] == "mqkafka"
     records = _records(schema)
     assert records
@@ -307,16 +307,14 @@ def test_every_schema_record_and_field_is_documented(name: str) -> None:
     ],
 )
 def test_schema_documents_its_kafka_key(name: str, record_name: str, key_doc: str) -> None:
-    schema = json.loads((codec.SCHEMA_DIR / f"{name}.avsc").read_text())
+    schema = resources.schema(name)
     assert schema["name"] == record_name
     assert key_doc in schema["doc"]
 
 
 def test_a_consumer_reads_a_retained_value_with_the_schema_file_alone() -> None:
     """Another Kafka consumer: parse the .avsc, read the value as plain Avro."""
-    schema = fastavro.parse_schema(
-        json.loads((codec.SCHEMA_DIR / "retained_publication.avsc").read_text())
-    )
+    schema = fastavro.parse_schema(resources.schema("retained_publication"))
     p = pub("Sport/Soccer", namespace=Namespace.stream("Sport"), body=b"1-0")
     record = fastavro.schemaless_reader(io.BytesIO(codec.encode_retained(p)), schema, None)
     assert record["namespace"] == {"kind": "STREAM", "name": "Sport"}

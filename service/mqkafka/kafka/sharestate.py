@@ -11,8 +11,9 @@ it, so this module speaks that one request (plus FindCoordinator) over a plain s
 | ``start >= 0, lag >= 0`` | ``lag`` messages left, none of them below ``start`` |
 | ``start == -1`` / ``lag == -1`` | the group has not started: every record counts |
 
-Only PLAINTEXT listeners are spoken to; anything that fails raises ``MQError`` with
-``MQRC_RESOURCE_PROBLEM`` and callers fall back to what they can see without it.
+Only PLAINTEXT listeners are spoken to (a secured cluster is not asked: no SASL or TLS is
+spoken here); anything that fails raises ``MQError`` with ``MQRC_RESOURCE_PROBLEM`` and callers
+fall back to what they can see without it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 
@@ -193,8 +195,9 @@ def parse_coordinator(data: bytes) -> tuple[str, int]:
 class ShareStateClient:
     """Asks the group coordinator for share offsets; one connection, reused, thread-safe."""
 
-    def __init__(self, bootstrap_servers: str, timeout: float = 10.0) -> None:
-        first = bootstrap_servers.split(",")[0].strip()
+    def __init__(self, config: ClientConfig, timeout: float = 10.0) -> None:
+        self._secured = config.secured
+        first = config.bootstrap.split(",")[0].strip()
         host, _, port = first.rpartition(":")
         self._bootstrap = (host.strip("[]") or "localhost", int(port or 9092))
         self._timeout = timeout
@@ -204,6 +207,8 @@ class ShareStateClient:
         self._correlation = 0
 
     def offsets(self, group: str, topic: str, partitions: Sequence[int]) -> dict[int, ShareOffsets]:
+        if self._secured:
+            raise MQError(RC.RESOURCE_PROBLEM, "share offsets are not asked of a secured cluster")
         with self._lock:
             try:
                 coordinator = self._coordinators.get(group)

@@ -1,0 +1,187 @@
+"""The one maker of Kafka clients: every producer, consumer, share consumer and admin client of
+every command is built here from one :class:`ClientConfig`, so a setting (SASL, TLS, tuning)
+reaches all of them. The rest of the package imports Kafka's types from here, never
+``confluent_kafka`` itself (a test over the import graph keeps it so).
+
+librdkafka's own log goes through Python logging (logger ``mqkafka.kafka.librdkafka``) with
+repeats of one kind of line held back for 30 s, so a broker that is away gives one line per
+half minute instead of hundreds. A client that cannot be built from the user's settings raises
+:class:`KafkaEdgeError` naming the setting, without its value.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from confluent_kafka import (
+    OFFSET_BEGINNING,
+    OFFSET_END,
+    AcknowledgeType,
+    Consumer,
+    IsolationLevel,
+    KafkaError,
+    KafkaException,
+    Message,
+    Producer,
+    ShareConsumer,
+    TopicPartition,
+)
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    NewPartitions,
+    NewTopic,
+    OffsetSpec,
+)
+
+from mqkafka.kafka.clientconfig import ClientConfig, is_secret
+
+LIBRDKAFKA_LOGGER = "mqkafka.kafka.librdkafka"
+REPEAT_INTERVAL = 30.0  # seconds a kind of librdkafka line is held back after it was logged
+
+ErrorCallback = Callable[[KafkaError], None]
+
+
+class KafkaEdgeError(RuntimeError):
+    """Kafka cannot be used as configured: one line naming where and why (exit code 2)."""
+
+
+class RepeatFilter(logging.Filter):
+    """Lets one record of a kind through per ``interval``; says how many were held back.
+
+    A kind is the message with its numbers and addresses taken out, so "Connect to
+    127.0.0.1:9092 failed (after 0ms)" and the same line a second later are one kind."""
+
+    _VARIABLE = re.compile(r"\d+")
+
+    def __init__(self, interval: float = REPEAT_INTERVAL) -> None:
+        super().__init__()
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._last: dict[str, float] = {}
+        self._held: dict[str, int] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        kind = self._VARIABLE.sub("#", message)[:160]
+        now = time.monotonic()
+        with self._lock:
+            last = self._last.get(kind)
+            if last is not None and now - last < self.interval:
+                self._held[kind] = self._held.get(kind, 0) + 1
+                return False
+            self._last[kind] = now
+            held = self._held.pop(kind, 0)
+            if len(self._last) > 1000:  # bounded: forget the oldest kinds
+                for old in sorted(self._last, key=self._last.__getitem__)[:500]:
+                    self._last.pop(old, None)
+        if held:
+            record.msg = f"{message} ({held} more like it held back)"
+            record.args = ()
+        return True
+
+
+def _librdkafka_logger() -> logging.Logger:
+    logger = logging.getLogger(LIBRDKAFKA_LOGGER)
+    if not any(isinstance(f, RepeatFilter) for f in logger.filters):
+        logger.addFilter(RepeatFilter())
+    return logger
+
+
+def _log_error(error: KafkaError) -> None:
+    """Default error callback: one rate-limited line (librdkafka retries by itself)."""
+    level = logging.ERROR if error.fatal() else logging.WARNING
+    _librdkafka_logger().log(level, "Kafka client: %s", error.str())
+
+
+def _settings(
+    config: ClientConfig, role: Mapping[str, Any] | None, on_error: ErrorCallback | None
+) -> dict[str, Any]:
+    settings = config.client_settings(role)
+    settings.setdefault("logger", _librdkafka_logger())
+    settings.setdefault("error_cb", on_error or _log_error)
+    return settings
+
+
+def _built(kind: str, make: Callable[[], Any]) -> Any:
+    try:
+        return make()
+    except (KafkaException, ValueError, TypeError) as error:
+        raise KafkaEdgeError(f"a Kafka {kind} cannot be made: {_clean(error)}") from None
+
+
+def _clean(error: BaseException) -> str:
+    """librdkafka's message with any secret value it quotes removed."""
+    first = error.args[0] if error.args else None
+    text = first.str() if isinstance(first, KafkaError) else str(error)
+    match = re.search(r'property "([^"]+)"', text)
+    if match and is_secret(match.group(1)):
+        text = re.sub(r'value "[^"]*"', "value [redacted]", text)
+    return text
+
+
+def producer(
+    config: ClientConfig,
+    role: Mapping[str, Any] | None = None,
+    *,
+    on_error: ErrorCallback | None = None,
+) -> Any:
+    return _built("producer", lambda: Producer(_settings(config, role, on_error)))
+
+
+def consumer(
+    config: ClientConfig,
+    role: Mapping[str, Any] | None = None,
+    *,
+    on_error: ErrorCallback | None = None,
+) -> Any:
+    return _built("consumer", lambda: Consumer(_settings(config, role, on_error)))
+
+
+def share_consumer(
+    config: ClientConfig,
+    role: Mapping[str, Any] | None = None,
+    *,
+    on_error: ErrorCallback | None = None,
+) -> Any:
+    return _built("share consumer", lambda: ShareConsumer(_settings(config, role, on_error)))
+
+
+def admin(
+    config: ClientConfig,
+    role: Mapping[str, Any] | None = None,
+    *,
+    on_error: ErrorCallback | None = None,
+) -> Any:
+    return _built("admin client", lambda: AdminClient(_settings(config, role, on_error)))
+
+
+__all__ = [
+    "OFFSET_BEGINNING",
+    "OFFSET_END",
+    "AcknowledgeType",
+    "AlterConfigOpType",
+    "ConfigEntry",
+    "ConfigResource",
+    "IsolationLevel",
+    "KafkaEdgeError",
+    "KafkaError",
+    "KafkaException",
+    "Message",
+    "NewPartitions",
+    "NewTopic",
+    "OffsetSpec",
+    "RepeatFilter",
+    "TopicPartition",
+    "admin",
+    "consumer",
+    "producer",
+    "share_consumer",
+]

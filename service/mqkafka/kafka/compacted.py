@@ -1,0 +1,169 @@
+"""The one reader of the compacted state topics: the service's state replica, the MQI's
+catalogue replica and the CLI's listings all read through it.
+
+It assigns every partition of its topics (no group membership, never commits), starts each
+where the caller says (the beginning, or where a kept RocksDB store left off), and reads
+``read_committed``. :meth:`CompactedReader.catch_up` is the consistency barrier: it asks the
+cluster for each partition's last stable offset and reads up to it. Progress is the consumer's
+own position, which, unlike "last record + 1", also steps over the transaction markers that end
+every committed batch of state records.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from mqkafka.kafka import clients
+from mqkafka.kafka.clientconfig import ClientConfig
+
+log = logging.getLogger(__name__)
+
+Partition = tuple[str, int]
+# topic, partition, key, value (None: a tombstone), timestamp in ms
+ApplyRecord = Callable[[str, int, bytes, bytes | None, int], None]
+PARTITION_EOF = -191
+
+
+class MissingTopic(clients.KafkaEdgeError):
+    """A state topic the reader was asked for does not exist."""
+
+
+class CompactedReader:
+    def __init__(
+        self,
+        config: ClientConfig,
+        topics: Iterable[str],
+        *,
+        admin: Any | None = None,
+        positions: Mapping[Partition, int] | None = None,
+        role: Mapping[str, Any] | None = None,
+        wait_for_topics: float = 10.0,
+    ) -> None:
+        self.topics = tuple(topics)
+        self._admin = admin if admin is not None else clients.admin(config)
+        self._consumer = clients.consumer(
+            config,
+            {
+                "group.id": f"mqk-reader-{uuid.uuid4().hex}",  # assign only: never commits
+                "enable.auto.commit": False,
+                "isolation.level": "read_committed",
+                "fetch.wait.max.ms": 5,
+                "queued.min.messages": 50000,
+                **(role or {}),
+            },
+        )
+        self.partitions = self._discover(wait_for_topics)
+        start = positions or {}
+        self.positions: dict[Partition, int] = {
+            tp: start.get(tp, clients.OFFSET_BEGINNING) for tp in self.partitions
+        }
+        self._consumer.assign(
+            [clients.TopicPartition(t, p, self.positions[(t, p)]) for t, p in self.partitions]
+        )
+
+    def _discover(self, wait: float) -> list[Partition]:
+        metadata = self._admin.list_topics(timeout=30)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and any(
+            t not in metadata.topics or metadata.topics[t].error is not None for t in self.topics
+        ):
+            time.sleep(0.2)  # created a moment ago: metadata still on its way
+            metadata = self._admin.list_topics(timeout=30)
+        partitions: list[Partition] = []
+        for topic in self.topics:
+            found = metadata.topics.get(topic)
+            if found is None or found.error is not None:
+                raise MissingTopic(f"state topic {topic} does not exist (run 'mqk topics apply')")
+            partitions.extend((topic, p) for p in sorted(found.partitions))
+        return partitions
+
+    def end_offsets(self, attempts: int = 20) -> dict[Partition, int]:
+        """The last stable offset of every partition (read_committed), in one request."""
+        request = {
+            clients.TopicPartition(t, p): clients.OffsetSpec.latest() for t, p in self.partitions
+        }
+        for attempt in range(attempts):
+            try:
+                futures = self._admin.list_offsets(
+                    request,
+                    isolation_level=clients.IsolationLevel.READ_COMMITTED,
+                    request_timeout=10,
+                )
+                return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
+            except clients.KafkaException as error:  # leadership moving: ask again shortly
+                if attempt == attempts - 1:
+                    raise
+                log.debug("list_offsets: %s", error)
+                time.sleep(0.05 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    def at(self, tp: Partition) -> int:
+        """Where reading stands; "from the beginning" counts as 0 (an empty log is read)."""
+        return max(self.positions.get(tp, 0), 0)
+
+    def poll(self, apply: ApplyRecord, timeout: float = 0.05, max_records: int = 20000) -> int:
+        """Apply what arrives within ``timeout``; returns the number of records applied."""
+        applied = 0
+        for message in self._consumer.consume(max_records, timeout):
+            error = message.error()
+            if error is not None:
+                if error.code() != PARTITION_EOF:
+                    log.warning("reading %s: %s", message.topic(), error)
+                continue
+            key = message.key()
+            if key is not None:
+                apply(
+                    message.topic(), message.partition(), key, message.value(),
+                    message.timestamp()[1],
+                )  # fmt: skip
+                applied += 1
+        return applied
+
+    def advance(self, partitions: Iterable[Partition] | None = None) -> None:
+        """Take the consumer's positions (past markers) as where reading stands."""
+        wanted = [clients.TopicPartition(t, p) for t, p in (partitions or self.partitions)]
+        for position in self._consumer.position(wanted):
+            if position.offset >= 0:
+                self.positions[(position.topic, position.partition)] = position.offset
+
+    def catch_up(self, apply: ApplyRecord, timeout: float = 60.0) -> int:
+        """Read every partition up to its current last stable offset."""
+        ends = self.end_offsets()
+        behind = {tp for tp, end in ends.items() if self.at(tp) < end}
+        applied = 0
+        deadline = time.monotonic() + timeout
+        while behind:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"could not read {sorted(behind)} to its end in time")
+            applied += self.poll(apply)
+            self.advance(behind)
+            behind = {tp for tp in behind if self.at(tp) < ends[tp]}
+        return applied
+
+    def close(self) -> None:
+        self._consumer.close()
+
+
+def read_compacted(config: ClientConfig, topic: str, timeout: float = 60.0) -> dict[bytes, bytes]:
+    """A compacted topic folded into its latest value per key (tombstones drop the key)."""
+    latest: dict[bytes, bytes] = {}
+
+    def fold(_topic: str, _partition: int, key: bytes, value: bytes | None, _ts: int) -> None:
+        if value is None:
+            latest.pop(key, None)
+        else:
+            latest[key] = value
+
+    reader = CompactedReader(config, [topic], wait_for_topics=0)
+    try:
+        reader.catch_up(fold, timeout)
+    finally:
+        reader.close()
+    return latest
+
+
+__all__ = ["ApplyRecord", "CompactedReader", "MissingTopic", "Partition", "read_compacted"]

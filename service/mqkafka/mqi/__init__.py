@@ -12,8 +12,10 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from mqkafka.mqi import constants as CMQC
-from mqkafka.mqi.errors import MQMIError, StructFieldError
-from mqkafka.mqi.structs import CNO, GMO, MD, OD, PMO, SD, mqchars
+from mqkafka.mqi.channel import CD, CSP, SCO, cd, csp, sco
+from mqkafka.mqi.errors import Error, MQMIError, PYIFError, StructFieldError
+from mqkafka.mqi.rfh2class import RFH2
+from mqkafka.mqi.structs import CNO, GMO, MD, OD, PMO, SD, gmo, md, mqchars, od, pmo
 from mqkafka.mqi.validation import (
     check_close_options,
     check_get_options,
@@ -29,6 +31,8 @@ if TYPE_CHECKING:
     from mqkafka.mqi.settings import Settings
 
 CMQCFC = CMQC  # MQRCCF_* reason codes live in the same module here
+CMQXC = CMQC  # so do the channel constants (MQCHT_*, MQXPT_*, MQCD_*)
+sd, cno = SD, CNO  # pymqi's lower-case spellings (md, od, pmo, gmo: structs; cd, sco: channel)
 
 _LAZY = {
     "connect": "mqkafka.mqi.queue",
@@ -49,15 +53,22 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "CD",
     "CMQC",
     "CMQCFC",
+    "CMQXC",
     "CNO",
+    "CSP",
     "GMO",
     "MD",
     "OD",
     "PMO",
+    "RFH2",
+    "SCO",
     "SD",
+    "Error",
     "MQMIError",
+    "PYIFError",
     "PubSub",
     "Queue",
     "QueueManager",
@@ -65,12 +76,21 @@ __all__ = [
     "StructFieldError",
     "Subscription",
     "Topic",
+    "cd",
     "check_close_options",
     "check_get_options",
     "check_open_options",
     "check_put1_options",
     "check_put_options",
     "check_sub_options",
+    "cno",
     "connect",
+    "csp",
+    "gmo",
+    "md",
     "mqchars",
+    "od",
+    "pmo",
+    "sco",
+    "sd",
 ]

@@ -80,6 +80,9 @@ class QueueDefinition:
     # Seed 004: deleted while still in use, so every access but MQCLOSE fails with
     # MQRC_Q_DELETED until the last user closes it. Older readers ignore the field.
     logically_deleted: bool = False
+    # MQSET's PUT(DISABLED) / GET(DISABLED): MQPUT fails with 2051, MQGET with 2016.
+    inhibit_put: bool = False
+    inhibit_get: bool = False
 
     def __post_init__(self) -> None:
         check_object_name(self.name)
@@ -122,7 +125,14 @@ class QueueDefinition:
 
     def encode(self) -> bytes:
         """Stable bytes: sorted keys, no blanks, UTF-8; equal definitions, equal bytes."""
-        body = {"schema": SCHEMA, **{name: getattr(self, name) for name in _FIELD_NAMES}}
+        body = {
+            "schema": SCHEMA,
+            **{
+                name: getattr(self, name)
+                for name in _FIELD_NAMES
+                if name not in _ONLY_WHEN_SET or getattr(self, name)
+            },
+        }
         return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
     @classmethod
@@ -151,6 +161,8 @@ class QueueDefinition:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(QueueDefinition))
+# Written only when true, so a queue never altered keeps the bytes it always had.
+_ONLY_WHEN_SET = frozenset({"inhibit_put", "inhibit_get"})
 
 
 def _fits(value: object, annotation: str) -> bool:

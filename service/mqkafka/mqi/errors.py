@@ -59,9 +59,37 @@ class StructFieldError(MQMIError, AttributeError):
     """
 
 
+# pymqi's base of both its exceptions: ``except pymqi.Error`` catches MQMIError and PYIFError.
+Error = MQError
+
+
+class PYIFError(MQError):
+    """Misuse of the Python interface itself (pymqi's ``PYIFError``): not an MQI call's
+    failure, so MQ has no reason code for it; ``reason`` is ``MQRC_NONE``."""
+
+    def __init__(self, e: object) -> None:
+        super().__init__(0, str(e), comp=CC.FAILED)
+        self.error = e
+
+    def __str__(self) -> str:
+        return f"PYMQI Error: {self.error}"
+
+
+class InterfaceMisuse(PYIFError, MQMIError):
+    """Misuse that pymqi reports as ``PYIFError`` and MQ would answer with a reason code
+    (closing a queue that is not open is 2019 in MQ): both, so either ``except`` works."""
+
+    def __init__(self, reason: int, detail: str) -> None:
+        MQMIError.__init__(self, CC.FAILED, reason, detail)
+        self.error = detail
+
+    def __str__(self) -> str:
+        return f"PYMQI Error: {self.error} ({name_of(self.reason)})"
+
+
 def failed(reason: int, detail: str = "") -> MQMIError:
     """An ``MQCC_FAILED`` error: the common case, spelled once."""
     return MQMIError(CC.FAILED, reason, detail)
 
 
-__all__ = ["MQMIError", "StructFieldError", "failed"]
+__all__ = ["Error", "InterfaceMisuse", "MQMIError", "PYIFError", "StructFieldError", "failed"]

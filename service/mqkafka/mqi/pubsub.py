@@ -53,9 +53,11 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion
 from mqkafka.mqi import constants as C
 from mqkafka.mqi.catalogue import SYSTEM_DEFAULT_MODEL, SYSTEM_DURABLE_MODEL, SYSTEM_NDURABLE_MODEL
-from mqkafka.mqi.errors import MQMIError, failed
+from mqkafka.mqi.channel import text
+from mqkafka.mqi.errors import InterfaceMisuse, MQMIError, PYIFError, failed
 from mqkafka.mqi.pscommands import CommandReply, encode_command, parse_reply
-from mqkafka.mqi.queue import Queue, QueueManager, _mqi
+from mqkafka.mqi.queue import Queue, QueueManager, _mqi, string_message
+from mqkafka.mqi.rfh2class import with_headers
 from mqkafka.mqi.structs import GMO, MD, OD, PMO, SD, mqchars
 from mqkafka.mqi.validation import check_sub_options
 
@@ -278,44 +280,68 @@ class Subscription:
         self,
         queue_manager: QueueManager,
         sub_desc: SD | None = None,
-        sub_name: str | None = None,
+        sub_name: str | bytes | None = None,
         sub_queue: Queue | None = None,
         sub_opts: int | None = None,
-        topic_name: str | None = None,
-        topic_string: str | None = None,
+        topic_name: str | bytes | None = None,
+        topic_string: str | bytes | None = None,
     ) -> None:
         self.qmgr = queue_manager
         self.pubsub = PubSub(queue_manager)
         self.sub_desc: SD | None = None
-        self.sub_queue: Queue | None = None
+        self.sub_queue: Queue | None = sub_queue  # pymqi's get_sub_queue() gives it back
+        self.sub_name, self.sub_opts = text(sub_name), sub_opts
+        self.topic_name, self.topic_string = text(topic_name), text(topic_string)
         self._managed = False
         self._registered: dict[str, Any] | None = None
-        if sub_desc is not None or topic_string is not None or sub_name is not None:
-            self.sub(sub_desc, sub_queue, sub_name, sub_opts, topic_name, topic_string)
+        if sub_desc is not None:
+            self.sub(sub_desc, sub_queue)
 
-    def get_sub_queue(self) -> Queue:
+    def get_sub_queue(self) -> Queue | None:
+        """The subscription's queue; None before (or without) a successful MQSUB."""
+        return self.sub_queue
+
+    def get(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """A publication from the subscription's queue."""
+        return self._queue().get(max_length, *opts)
+
+    def get_rfh2(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """A publication from the subscription's queue, its RFH2 headers parsed."""
+        return self._queue().get_rfh2(max_length, *opts)
+
+    def _queue(self) -> Queue:
         if self.sub_queue is None:
-            raise failed(RC.HOBJ_ERROR, "not subscribed")
+            raise InterfaceMisuse(RC.HOBJ_ERROR, "Subscription not open.")
         return self.sub_queue
 
     def sub(
         self,
         sub_desc: SD | None = None,
-        sub_queue: Queue | None = None,
-        sub_name: str | None = None,
+        sub_queue: Queue | str | bytes | None = None,
+        sub_name: str | bytes | None = None,
         sub_opts: int | None = None,
-        topic_name: str | None = None,
-        topic_string: str | None = None,
+        topic_name: str | bytes | None = None,
+        topic_string: str | bytes | None = None,
     ) -> Queue:
-        sd = sub_desc if sub_desc is not None else SD()
-        if sub_opts is not None:
-            sd.Options = sub_opts
-        if sub_name is not None:
-            sd.SubName = sub_name.encode()
-        if topic_name is not None:
-            sd.ObjectName = topic_name.encode()
-        if topic_string is not None:
-            sd.ObjectString = topic_string.encode()
+        self.sub_name = text(sub_name) or self.sub_name
+        self.topic_name = text(topic_name) or self.topic_name
+        self.topic_string = text(topic_string) or self.topic_string
+        if isinstance(sub_queue, str | bytes):
+            sub_queue = Queue(self.qmgr, sub_queue, C.MQOO_INPUT_AS_Q_DEF)
+        if sub_desc is not None:
+            if not isinstance(sub_desc, SD):
+                raise TypeError("sub_desc must be a SD(sub descriptor) object.")
+            sd = sub_desc
+        else:
+            # pymqi's MQSUB without a descriptor: a new managed non-durable subscription
+            sd = SD(Options=C.MQSO_CREATE | C.MQSO_NON_DURABLE | C.MQSO_MANAGED)
+            sd.Options = sub_opts or self.sub_opts or sd.Options
+            if self.sub_name:
+                sd.SubName = self.sub_name.encode()
+            if self.topic_name:
+                sd.ObjectName = self.topic_name.encode()
+            if self.topic_string:
+                sd.ObjectString = self.topic_string.encode()
         options = sd.Options
         name = mqchars(sd.SubName) or None
         with _mqi():
@@ -355,6 +381,7 @@ class Subscription:
         sd.SubCorrelId = correl
         self._registered = {"topic": topic, "queue": queue.name, "correl": correl, **fields}
         self.sub_desc, self.sub_queue = sd, queue
+        self.qmgr.subscriptions.add(self)
         return queue
 
     def _destination(self, sd: SD, sub_queue: Queue | None, durable: bool) -> Queue:
@@ -415,6 +442,7 @@ class Subscription:
             "topic": reply.attribute("Topic"),
         }
         self.sub_desc, self.sub_queue = sd, queue
+        self.qmgr.subscriptions.add(self)
         return queue
 
     def close(
@@ -424,23 +452,50 @@ class Subscription:
         close_sub_queue_options: int = C.MQCO_NONE,
     ) -> None:
         if self._registered is None or self.sub_desc is None:
-            raise failed(RC.HOBJ_ERROR, "not subscribed")
+            raise InterfaceMisuse(RC.HOBJ_ERROR, "Subscription not open.")
+        self._end(sub_close_options, wait=True)
+        queue = self.sub_queue
+        if (close_sub_queue or self._managed) and queue is not None and queue.get_handle():
+            queue.close(close_sub_queue_options)
+
+    def _end(self, sub_close_options: int, *, wait: bool) -> None:
+        """Deregister a non-durable subscription (or any, with MQCO_REMOVE_SUB). Without
+        ``wait`` the command goes as a datagram: MQDISC and garbage collection must not wait
+        for the broker service."""
+        assert self._registered is not None and self.sub_desc is not None
         durable = bool(self.sub_desc.Options & C.MQSO_DURABLE)
-        if sub_close_options & C.MQCO_REMOVE_SUB or not durable:
-            reg = self._registered
-            topics = [reg["topic"]] if reg.get("topic") else []
-            reply = self.pubsub.deregister_subscriber(
-                topics,
-                queue=reg["queue"],
-                options=RegOpt.CORREL_ID_AS_IDENTITY if reg.get("correl") else RegOpt.NONE,
-                correl_id=reg.get("correl"),
-                sub_name=reg.get("sub_name"),
-            )
-            raise_for(reply, translate=True)
-        if (close_sub_queue or self._managed) and self.sub_queue is not None:
-            self.sub_queue.close(close_sub_queue_options)
-        self.pubsub.close()
-        self._registered = None
+        try:
+            if sub_close_options & C.MQCO_REMOVE_SUB or not durable:
+                reg = self._registered
+                topics = [reg["topic"]] if reg.get("topic") else []
+                reply = self.pubsub.deregister_subscriber(
+                    topics,
+                    queue=reg["queue"],
+                    options=RegOpt.CORREL_ID_AS_IDENTITY if reg.get("correl") else RegOpt.NONE,
+                    correl_id=reg.get("correl"),
+                    sub_name=reg.get("sub_name"),
+                    reply=wait,
+                )
+                raise_for(reply, translate=True)
+        finally:
+            self.pubsub.close()
+            self._registered = None
+            self.qmgr.subscriptions.discard(self)
+
+    def end_with_connection(self) -> None:
+        """MQDISC: MQ removes the connection's non-durable subscriptions (durable ones stay)."""
+        if self._registered is not None and self.sub_desc is not None:
+            self._end(C.MQCO_NONE, wait=False)
+
+    def __del__(self) -> None:
+        # pymqi closes a subscription object that is garbage-collected (MQCO_NONE: a
+        # non-durable subscription goes, a durable one stays). Its queue is the Queue
+        # object's own: it is closed when that object goes.
+        try:
+            if self._registered is not None and self.qmgr.is_connected:
+                self._end(C.MQCO_NONE, wait=False)
+        except Exception:  # nothing to tell at collection time
+            pass
 
 
 # ---- MQOPEN of a topic + MQPUT -----------------------------------------------------------
@@ -452,28 +507,36 @@ class Topic:
     def __init__(
         self,
         queue_manager: QueueManager,
-        topic_name: str | None = None,
-        topic_string: str | None = None,
+        topic_name: str | bytes | None = None,
+        topic_string: str | bytes | None = None,
         topic_desc: OD | None = None,
         open_opts: int | None = None,
     ) -> None:
         self.qmgr = queue_manager
-        self.topic_name = topic_name
-        self.topic_string = topic_string
+        self.topic_name = text(topic_name)
+        self.topic_string = text(topic_string)
         self.pubsub = PubSub(queue_manager)
         self._open = False
+        if topic_desc is not None:
+            if topic_desc.ObjectType != C.MQOT_TOPIC:
+                raise PYIFError("The Topic Descriptor ObjectType is not MQOT_TOPIC.")
+            if topic_desc.Version != C.MQOD_VERSION_4:
+                raise PYIFError("The Topic Descriptor Version is not MQOD_VERSION_4.")
         if open_opts is not None:
             self.open(topic_name, topic_string, topic_desc, open_opts)
 
     def open(
         self,
-        topic_name: str | None = None,
-        topic_string: str | None = None,
+        topic_name: str | bytes | None = None,
+        topic_string: str | bytes | None = None,
         topic_desc: OD | None = None,
         open_opts: int = C.MQOO_OUTPUT,
     ) -> None:
+        if self._open:
+            raise InterfaceMisuse(RC.HOBJ_ERROR, "The Topic is already open.")
+        topic_name, topic_string = text(topic_name), text(topic_string)
         if topic_desc is not None:
-            topic_string = topic_desc.ObjectString.decode() or topic_string
+            topic_string = text(topic_desc.ObjectString) or topic_string
             topic_name = mqchars(topic_desc.ObjectName) or topic_name
         self.topic_name = topic_name or self.topic_name
         self.topic_string = topic_string or self.topic_string
@@ -483,11 +546,11 @@ class Topic:
             raise failed(RC.OPTIONS_ERROR, "a topic is opened for output to publish")
         self._open = True
 
-    def pub(self, msg: bytes, *opts: Any) -> None:
+    def pub(self, msg: bytes | str, *opts: Any) -> None:
         if not self._open:
             self.open(self.topic_name, self.topic_string)
-        md = opts[0] if opts else None
         pmo = opts[1] if len(opts) > 1 else None
+        data, md = string_message(self.qmgr, msg, opts[0] if opts else None)
         options = PubOpt.NONE
         if pmo is not None and pmo.Options & C.MQPMO_RETAIN:
             options |= PubOpt.RETAIN_PUBLICATION
@@ -495,17 +558,45 @@ class Topic:
         fields: dict[str, Any] = {}
         if self.topic_name:
             fields["sub_point"] = self.topic_name
-        self.pubsub.publish(
-            [self.topic_string or ""],
-            bytes(msg),
-            options=options,
-            body_format=body_format,
-            **fields,
-        )
+        with _mqi():
+            if not isinstance(data, bytes | bytearray):
+                raise failed(RC.BUFFER_ERROR, f"message must be bytes, not {type(data).__name__}")
+            self.pubsub.publish(
+                [self.topic_string or ""],
+                bytes(data),
+                options=options,
+                body_format=body_format,
+                **fields,
+            )
 
-    def close(self) -> None:
+    def pub_rfh2(self, msg: bytes, *opts: Any) -> None:
+        """pymqi's pub_rfh2(msg, md, pmo, [RFH2, ...]): the headers go before ``msg``."""
+        data, rest = with_headers(msg, opts)
+        self.pub(data, *rest)
+
+    def sub(self, sub_desc: SD | None = None, sub_queue: Queue | None = None) -> Subscription:
+        """A subscription to this topic (pymqi's ``Topic.sub``)."""
+        subscription = Subscription(self.qmgr)
+        subscription.sub(
+            sub_desc=sub_desc,
+            sub_queue=sub_queue,
+            topic_name=self.topic_name,
+            topic_string=self.topic_string,
+        )
+        return subscription
+
+    def close(self, options: int = C.MQCO_NONE) -> None:
+        if not self._open:
+            raise InterfaceMisuse(RC.HOBJ_ERROR, "Topic not open.")
         self._open = False
         self.pubsub.close()
+
+    def __del__(self) -> None:
+        try:
+            if self._open and self.qmgr.is_connected:
+                self.close()
+        except Exception:  # nothing to tell at collection time
+            pass
 
 
 __all__ = ["PubSub", "Subscription", "Topic", "raise_for"]

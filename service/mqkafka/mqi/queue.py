@@ -16,9 +16,9 @@ when neither it nor ``bootstrap_servers`` is given.
 
 from __future__ import annotations
 
-import os
-import re
+import itertools
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -30,15 +30,21 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mqi import constants as C
 from mqkafka.mqi import transfer
 from mqkafka.mqi.catalogue import QueueDefinition
+from mqkafka.mqi.channel import CD, CSP, client_bootstrap, environment_options, text
 from mqkafka.mqi.connection import Connection, Handle
-from mqkafka.mqi.errors import MQMIError, failed
+from mqkafka.mqi.errors import InterfaceMisuse, MQMIError, failed
+from mqkafka.mqi.inquire import inquire_qmgr, inquire_queue, set_queue
 from mqkafka.mqi.lifecycle import AdminDelete, DeleteAuthority, allow_all, step
 from mqkafka.mqi.queuestate import assemble
+from mqkafka.mqi.rfh2class import RFH2, strip_headers, with_headers
 from mqkafka.mqi.settings import Settings
 from mqkafka.mqi.structs import CNO, GMO, MD, OD, PMO, mqchars
 
 T = TypeVar("T")
-_CONN_INFO = re.compile(r"\s*([^(\s]+)\s*\(\s*(\d+)\s*\)\s*")
+# pymqi's MQGET buffer when the caller gives no length and accepts truncation: nothing fits,
+# so the call reports 2079 with the data that fitted (none) and the message's length.
+TRUNCATED_DEFAULT_BUFFER = 0
+_hconns = itertools.count(1)
 
 
 @contextmanager
@@ -52,44 +58,42 @@ def _mqi() -> Iterator[None]:
         raise MQMIError.of(error) from None
 
 
-def _bootstrap(conn_info: str | None, bootstrap_servers: str | None) -> str:
-    if bootstrap_servers:
-        return bootstrap_servers
-    if conn_info:
-        hosts = []
-        for part in conn_info.split(","):
-            match = _CONN_INFO.fullmatch(part)
-            hosts.append(f"{match.group(1)}:{match.group(2)}" if match else part.strip())
-        return ",".join(hosts)
-    found = os.environ.get("MQK_BOOTSTRAP_SERVERS", "")
-    if not found:
-        raise failed(
-            RC.Q_MGR_NOT_AVAILABLE, "no conn_info, bootstrap_servers or MQK_BOOTSTRAP_SERVERS"
-        )
-    return found
+def _bootstrap(conn_info: str | bytes | None, bootstrap_servers: str | None) -> str:
+    return client_bootstrap(conn_info, bootstrap_servers)  # the order: module channel
 
 
 class QueueManager:
     """A connection to the emulated queue manager (pymqi's ``QueueManager``).
 
-    ``QueueManager(name, ...)`` connects at once, ``QueueManager(None)`` waits for
-    :meth:`connect`. Keyword options are :class:`Settings` fields (``heartbeat_interval``,
+    ``QueueManager(name, ...)`` connects at once (``""``, the default, is the default queue
+    manager, as in pymqi), ``QueueManager(None)`` waits for :meth:`connect`. Names are
+    ``str`` or ``bytes``. Keyword options are :class:`Settings` fields (``heartbeat_interval``,
     ``lock_duration_ms`` ...); ``authority(user, queue)`` decides whether a user may delete a
-    permanent dynamic queue it did not create (seed 004; default: everyone may).
+    permanent dynamic queue it did not create (seed 004; default: everyone may). A ``str``
+    message is put as ``bytes_encoding`` with CCSID ``default_ccsid`` and Format MQSTR.
     """
 
     def __init__(
         self,
-        name: str | None = None,
+        name: str | bytes | None = "",
+        disconnect_on_exit: bool = True,
+        bytes_encoding: str = "utf8",
+        default_ccsid: int = C.MQCCSI_UTF8,
         *,
         bootstrap_servers: str | None = None,
-        conn_info: str | None = None,
+        conn_info: str | bytes | None = None,
         authority: DeleteAuthority = allow_all,
         **options: Any,
     ) -> None:
         self._conn: Connection | None = None
         self._authority = authority
-        self._options = options
+        self._options = {**environment_options(), **options}
+        self.disconnect_on_exit = disconnect_on_exit
+        self.bytes_encoding = bytes_encoding
+        self.default_ccsid = default_ccsid
+        self._hconn = 0
+        # MQDISC ends this connection's non-durable subscriptions (pubsub.Subscription).
+        self.subscriptions: weakref.WeakSet[Any] = weakref.WeakSet()
         if name is not None:
             self.connect(name, bootstrap_servers=bootstrap_servers, conn_info=conn_info)
 
@@ -97,12 +101,13 @@ class QueueManager:
 
     def connect(
         self,
-        name: str | None = None,
+        name: str | bytes | None = None,
         *,
         bootstrap_servers: str | None = None,
-        conn_info: str | None = None,
+        conn_info: str | bytes | None = None,
         cno: CNO | None = None,
     ) -> None:
+        name = text(name)
         with _mqi():
             if self._conn is not None and self._conn.connected:
                 raise MQMIError(C.MQCC_WARNING, RC.ALREADY_CONNECTED, "already connected")
@@ -113,34 +118,75 @@ class QueueManager:
             if cno is not None and mqchars(cno.ApplName):
                 settings = replace(settings, appl_name=mqchars(cno.ApplName))
             self._conn = Connection(settings, self._authority)
+            self._hconn = next(_hconns)
 
-    def connect_with_options(self, name: str, *args: Any, **kwargs: Any) -> None:
-        cno = kwargs.get("cno") or next((a for a in args if isinstance(a, CNO)), None)
+    def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> None:
+        """MQCONNX: ``(name, cd=, sco=, user=, password=, opts=, cno=, csp=)``, or pymqi's
+        old positional ``(name, cd[, sco])``. The CD's ConnectionName (else MQSERVER) names
+        the Kafka bootstrap servers; ``user`` (or ``csp.CSPUserId``) is the user id."""
+        cd = kwargs.get("cd")
+        cno = kwargs.get("cno")
+        for arg in args:
+            if isinstance(arg, CNO):
+                cno = arg
+            elif isinstance(arg, CD):
+                cd = arg
+        csp = kwargs.get("csp")
+        user = text(kwargs.get("user"))
+        if not user and isinstance(csp, CSP):
+            user = text(csp.CSPUserId)
+        if user:
+            self._options["user"] = user
+        conn_info = kwargs.get("conn_info") or (text(cd.ConnectionName) if cd else None)
         self.connect(
             name,
             bootstrap_servers=kwargs.get("bootstrap_servers"),
-            conn_info=kwargs.get("conn_info"),
+            conn_info=conn_info or None,
             cno=cno,
         )
 
+    connectWithOptions = connect_with_options  # pymqi's old name
+
     def connect_tcp_client(
         self,
-        name: str,
-        cd: Any = None,
-        channel: str | None = None,
-        conn_info: str | None = None,
-        user: str | None = None,
-        password: str | None = None,
+        name: str | bytes,
+        cd: CD | None,
+        channel: str | bytes | None,
+        conn_name: str | bytes | None,
+        user: str | bytes | None = None,
+        password: str | bytes | None = None,
+        **kwargs: Any,
     ) -> None:
-        if user:
-            self._options.setdefault("user", user)
-        self.connect(name, conn_info=conn_info)
+        """A client connection over ``channel`` to ``conn_name`` (``host(port)``); the rest
+        of the channel definition comes from ``cd``, which is filled in as pymqi does."""
+        cd = cd if cd is not None else CD()
+        cd.set(
+            ChannelName=channel or b"",
+            ConnectionName=conn_name or b"",
+            ChannelType=C.MQCHT_CLNTCONN,
+            TransportType=C.MQXPT_TCP,
+        )
+        self.connect_with_options(name, cd=cd, user=user, password=password, **kwargs)
+
+    connectTCPClient = connect_tcp_client  # pymqi's old name
 
     @property
     def connection(self) -> Connection:
         if self._conn is None or not self._conn.connected:
-            raise MQMIError(C.MQCC_FAILED, RC.HCONN_ERROR, "not connected")
+            raise InterfaceMisuse(RC.HCONN_ERROR, "not connected")
         return self._conn
+
+    def get_handle(self) -> int:
+        """The hconn (a number that names this connection, as pymqi's)."""
+        self.connection  # noqa: B018 - raises when not connected
+        return self._hconn
+
+    getHandle = get_handle  # pymqi's old name
+
+    def inquire(self, attribute: int) -> int | bytes:
+        """MQINQ of the queue manager (module :mod:`mqkafka.mqi.inquire`)."""
+        with _mqi():
+            return inquire_qmgr(self.connection, attribute)
 
     @property
     def is_connected(self) -> bool:
@@ -152,7 +198,18 @@ class QueueManager:
 
     def disconnect(self) -> None:
         with _mqi():
-            self.connection.disconnect()
+            conn = self.connection
+            for subscription in list(self.subscriptions):
+                subscription.end_with_connection()  # MQ removes non-durable ones at MQDISC
+            conn.disconnect()
+
+    def __del__(self) -> None:
+        # pymqi disconnects a queue manager object that is garbage-collected.
+        try:
+            if self.disconnect_on_exit and self.is_connected:
+                self.disconnect()
+        except Exception:  # nothing to tell at collection time
+            pass
 
     # ---- units of work ----
 
@@ -172,6 +229,7 @@ class QueueManager:
 
     def put1(self, q_desc: OD | str | bytes, msg: Any, *opts: Any) -> None:
         md, pmo = _two(opts, MD, PMO)
+        msg, md = string_message(self, msg, md)
         with _mqi():
             transfer.put1(self.connection, q_desc, msg, md, pmo)
 
@@ -217,6 +275,7 @@ class QueueManager:
                 conn.replica.undefine(name)
                 return
             conn.effects.carry_out(definition, outcome.effects)
+            conn.consumed.pop(conn.settings.topic_of(name), None)
 
     def display_queue(self, name: str) -> QueueDefinition | None:
         """DISPLAY QUEUE: the catalogue's definition (None when there is no such queue)."""
@@ -244,6 +303,17 @@ def _open_handle(conn: Connection, handle: Handle) -> Any:
     from mqkafka.mqi.lifecycle import OpenHandle
 
     return OpenHandle(conn.id, handle.options, handle.user, handle.created)
+
+
+def string_message(qmgr: QueueManager, msg: Any, md: MD | None) -> tuple[Any, MD | None]:
+    """pymqi 1.12 puts a ``str`` as bytes in the queue manager's ``bytes_encoding`` and says
+    so in the MQMD: Format MQSTR, CodedCharSetId ``default_ccsid`` (1208, UTF-8)."""
+    if not isinstance(msg, str):
+        return msg, md
+    md = md if md is not None else MD()
+    md.Format = C.MQFMT_STRING
+    md.CodedCharSetId = qmgr.default_ccsid
+    return msg.encode(qmgr.bytes_encoding), md
 
 
 def _two(opts: tuple[Any, ...], first: type[T], second: type[Any]) -> tuple[Any, Any]:
@@ -300,7 +370,7 @@ class Queue:
     def open(self, q_desc: OD | str | bytes, open_opts: int | None = None) -> None:
         with _mqi():
             if self._handle is not None and self._handle.open:
-                raise failed(RC.HOBJ_ERROR, "this Queue object is already open")
+                raise InterfaceMisuse(RC.HOBJ_ERROR, "The Queue is already open")
             self._od = _od(q_desc)
             options = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT if open_opts is None else open_opts
             self._handle = self._qmgr.connection.open(self._od, options)
@@ -326,9 +396,15 @@ class Queue:
 
     def put(self, msg: Any, *opts: Any) -> None:
         md, pmo = _two(opts, MD, PMO)
+        msg, md = string_message(self._qmgr, msg, md)
         with _mqi():
             handle = self._opened(C.MQOO_OUTPUT)
             transfer.put(self._qmgr.connection, handle, msg, md, pmo)
+
+    def put_rfh2(self, msg: Any, *opts: Any) -> None:
+        """pymqi's put_rfh2(msg, md, pmo, [RFH2, ...]): the headers go before ``msg``."""
+        data, rest = with_headers(msg, opts)
+        self.put(data, *rest)
 
     def put_async(self, msg: Any, *opts: Any) -> Future[None]:
         """MQPUT that does not wait for a persistent message to be stored: the future
@@ -345,12 +421,40 @@ class Queue:
         md, gmo = _two(opts, MD, GMO)
         md = md if md is not None else MD()
         gmo = gmo if gmo is not None else GMO()
+        if max_length is None and gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            max_length = TRUNCATED_DEFAULT_BUFFER
         with _mqi():
             lazy = C.MQOO_INPUT_AS_Q_DEF
             if gmo.Options & transfer.BROWSE:
                 lazy = C.MQOO_BROWSE
             handle = self._opened(lazy)
             return transfer.get(self._qmgr.connection, handle, max_length, md, gmo)
+
+    def get_no_jms(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """MQGET without message properties (pymqi's get_no_jms / get_no_rfh2)."""
+        md, gmo = _two(opts, MD, GMO)
+        gmo = gmo if gmo is not None else GMO()
+        gmo.Options |= C.MQGMO_NO_PROPERTIES | C.MQGMO_FAIL_IF_QUIESCING
+        return self.get(max_length, md, gmo)
+
+    get_no_rfh2 = get_no_jms
+
+    def get_rfh2(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """pymqi's get_rfh2(max_length, md, gmo, headers): the RFH2 headers the MQMD's Format
+        announces are parsed into the ``headers`` list; the data after them is returned."""
+        if len(opts) < 3:
+            return self.get(max_length, *opts)
+        headers = opts[2]
+        if headers is None:
+            raise AttributeError("get_opts cannot be None if passed.")
+        if not isinstance(headers, list):
+            raise TypeError("Third item of opts should be a list.")
+        md = opts[0] if opts[0] is not None else MD()
+        data = self.get(max_length, md, opts[1])
+        found: list[RFH2] = []
+        data = strip_headers(data, md, found)
+        headers.extend(found)
+        return data
 
     def get_wait(
         self, interval_ms: int, max_length: int | None = None, md: MD | None = None
@@ -384,17 +488,37 @@ class Queue:
         for message in messages:
             self.put(message, md_factory() if md_factory else None)
 
-    def inquire(self, selector: int) -> int | str:
+    def inquire(self, selector: int) -> int | bytes:
+        """MQINQ (module :mod:`mqkafka.mqi.inquire`); opens for MQOO_INQUIRE if not open."""
         with _mqi():
             handle = self._opened(C.MQOO_INQUIRE)
-            return transfer.inquire(self._qmgr.connection, handle, selector)
+            return inquire_queue(self._qmgr.connection, handle, selector)
+
+    def set(self, selector: int, value: int) -> None:
+        """MQSET of MQIA_INHIBIT_PUT / MQIA_INHIBIT_GET; opens for MQOO_SET if not open."""
+        with _mqi():
+            handle = self._opened(C.MQOO_SET)
+            set_queue(self._qmgr.connection, handle, selector, value)
+
+    def get_handle(self) -> int | None:
+        """The hobj, None when not open (as pymqi's)."""
+        return self._handle.hobj if self._handle is not None and self._handle.open else None
 
     def close(self, options: int = C.MQCO_NONE) -> None:
         with _mqi():
             if self._handle is None:
-                raise failed(RC.HOBJ_ERROR, "the queue is not open")
+                raise InterfaceMisuse(RC.HOBJ_ERROR, "not open")
             self._qmgr.connection.close(self._handle.hobj, options)
             self._handle = None
+
+    def __del__(self) -> None:
+        # pymqi closes a queue object that is garbage-collected (MQCO_NONE).
+        try:
+            handle = self._handle
+            if handle is not None and handle.open and self._qmgr.is_connected:
+                self.close()
+        except Exception:  # nothing to tell at collection time
+            pass
 
     def __enter__(self) -> Queue:
         return self

@@ -24,7 +24,8 @@ Each rule is ``allow|deny ACTION USER RESOURCE``:
   subscription ``Sport/Soccer/#`` because its text starts with ``Sport/``.
 
 The first rule that matches decides; when none matches the answer is no (a file of rules is
-a whitelist). A malformed line is an ``MQError`` naming the line.
+a whitelist). A file that cannot be read or has a malformed line is an ``AclError`` whose
+message is one line naming the file, the line and the problem (``acl.txt:3: ...``).
 """
 
 from __future__ import annotations
@@ -36,8 +37,6 @@ from pathlib import Path
 from typing import Protocol
 
 from mqkafka.engine.topicspace import Namespace
-from mqkafka.mq.errors import MQError
-from mqkafka.mq.reasons import RC
 
 
 class AuthorityPort(Protocol):
@@ -79,6 +78,12 @@ def grants_everything(port: AuthorityPort) -> bool:
 
 
 ACTIONS = frozenset({"put", "browse", "subscribe", "publish"})
+_ACTION_LIST = "put, browse, subscribe, publish or *"
+
+
+class AclError(ValueError):
+    """An ACL file that cannot be used: ``FILE:LINE: problem`` (``FILE: problem`` when no one
+    line is at fault), one line, for the operator who wrote it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +102,18 @@ class AclRule:
         )
 
 
+def _problem(words: list[str]) -> str | None:
+    """What is wrong with a rule's words, None when nothing is. Words are quoted with repr
+    so that a stray control character cannot break the one-line message."""
+    if words[0] not in ("allow", "deny"):
+        return f"a rule starts with allow or deny, not {words[0]!r}"
+    if len(words) != 4:
+        return f"a rule is 'allow|deny ACTION USER RESOURCE': {len(words)} words, not 4"
+    if words[1] != "*" and words[1] not in ACTIONS:
+        return f"unknown action {words[1]!r} (one of {_ACTION_LIST})"
+    return None
+
+
 def _pattern(text: str) -> re.Pattern[str]:
     return re.compile(fnmatch.translate(text), re.DOTALL)
 
@@ -108,18 +125,17 @@ class AclPolicy:
         self.rules = rules
 
     @classmethod
-    def parse(cls, text: str) -> AclPolicy:
+    def parse(cls, text: str, source: str = "ACL") -> AclPolicy:
+        """The rules of ``text``; ``source`` names it in an ``AclError``."""
         rules: list[AclRule] = []
         for number, raw in enumerate(text.splitlines(), start=1):
             line = raw.strip()
             if not line or line.startswith("#"):
                 continue
-            words = line.split()
-            if len(words) != 4 or words[0] not in ("allow", "deny"):
-                raise MQError(RC.CF_COMMAND_FAILED, f"ACL line {number}: {raw!r}")
-            verdict, action, user, resource = words
-            if action != "*" and action not in ACTIONS:
-                raise MQError(RC.CF_COMMAND_FAILED, f"ACL line {number}: action {action!r}")
+            problem = _problem(line.split())
+            if problem is not None:
+                raise AclError(f"{source}:{number}: {problem}")
+            verdict, action, user, resource = line.split()
             rules.append(
                 AclRule(verdict == "allow", action, _pattern(user), _pattern(resource), number)
             )
@@ -128,10 +144,17 @@ class AclPolicy:
     @classmethod
     def load(cls, path: str | Path) -> AclPolicy:
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise MQError(RC.CF_COMMAND_FAILED, f"cannot read ACL file {path}: {exc}") from exc
-        return cls.parse(text)
+            raw = Path(path).read_bytes()
+        except OSError as error:
+            raise AclError(f"{path}: cannot read: {error.strerror or error}") from None
+        try:
+            text = raw.decode("utf-8-sig")  # a BOM, as some editors write, is not a rule
+        except UnicodeDecodeError as error:
+            line = raw.count(b"\n", 0, error.start) + 1
+            raise AclError(
+                f"{path}:{line}: not UTF-8 text (byte {error.object[error.start]:#04x})"
+            ) from None
+        return cls.parse(text, str(path))
 
     def decide(self, action: str, user_id: str, resource: str) -> bool:
         for rule in self.rules:
@@ -156,4 +179,12 @@ def _resource(namespace: Namespace, topic: str) -> str:
     return topic if namespace.is_default or not namespace.name else f"{namespace.name}/{topic}"
 
 
-__all__ = ["ALLOW_ALL", "AclPolicy", "AclRule", "AllowAll", "AuthorityPort", "grants_everything"]
+__all__ = [
+    "ALLOW_ALL",
+    "AclError",
+    "AclPolicy",
+    "AclRule",
+    "AllowAll",
+    "AuthorityPort",
+    "grants_everything",
+]

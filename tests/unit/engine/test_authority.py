@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mqkafka.engine.authority import ALLOW_ALL, AclPolicy
+from mqkafka.engine.authority import ALLOW_ALL, AclError, AclPolicy
 from mqkafka.engine.topicspace import ROOT
-from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion
 from mqkafka.mq.topics import Namespace
@@ -56,16 +55,65 @@ def test_acl_loads_from_a_file(tmp_path: Path) -> None:
     assert AclPolicy.load(path).may_put("fred", "FRED.X")
 
 
-@pytest.mark.parametrize("line", ["allow put fred", "permit put * *", "allow read * *"])
-def test_malformed_acl_lines_name_the_line(line: str) -> None:
-    with pytest.raises(MQError) as raised:
-        AclPolicy.parse("# ok\n" + line)
-    assert "line 2" in raised.value.detail
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            b"allow put fred",
+            "acl.txt:2: a rule is 'allow|deny ACTION USER RESOURCE': 3 words, not 4",
+        ),
+        (
+            b"allow put * Q extra",
+            "acl.txt:2: a rule is 'allow|deny ACTION USER RESOURCE': 5 words, not 4",
+        ),
+        (b"permit put * *", "acl.txt:2: a rule starts with allow or deny, not 'permit'"),
+        (b"Allow put * *", "acl.txt:2: a rule starts with allow or deny, not 'Allow'"),
+        (
+            b"allow read * *",
+            "acl.txt:2: unknown action 'read' (one of put, browse, subscribe, publish or *)",
+        ),
+        (
+            b"\n  deny  put\t*",
+            "acl.txt:3: a rule is 'allow|deny ACTION USER RESOURCE': 3 words, not 4",
+        ),
+        (
+            b"allow \x1b[2J * *",  # a control character is shown escaped, not sent to a terminal
+            "acl.txt:2: unknown action '\\x1b[2J' (one of put, browse, subscribe, publish or *)",
+        ),
+        (
+            b"allow put * Q\rallow x * Q",
+            "acl.txt:3: unknown action 'x' (one of put, browse, subscribe, publish or *)",
+        ),
+        (b"allow put * Q\nallow put * \xff", "acl.txt:3: not UTF-8 text (byte 0xff)"),
+    ],
+)
+def test_a_malformed_acl_file_is_one_line_naming_file_line_and_problem(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "acl.txt"
+    path.write_bytes(b"# ok\n" + content)
+    with pytest.raises(AclError) as raised:
+        AclPolicy.load(path)
+    assert str(raised.value) == message.replace("acl.txt", str(path))
+    assert "\n" not in str(raised.value) and "\r" not in str(raised.value)
 
 
-def test_unreadable_acl_file_is_an_mqerror(tmp_path: Path) -> None:
-    with pytest.raises(MQError):
-        AclPolicy.load(tmp_path / "missing.txt")
+def test_a_byte_order_mark_is_not_part_of_the_first_rule(tmp_path: Path) -> None:
+    path = tmp_path / "acl.txt"
+    path.write_bytes(b"\xef\xbb\xbfallow put * Q\n")
+    assert AclPolicy.load(path).may_put("anyone", "Q")
+
+
+def test_parsed_text_is_named_as_given() -> None:
+    with pytest.raises(AclError, match=r"^rules:1: unknown action 'get'"):
+        AclPolicy.parse("allow get * *", "rules")
+
+
+def test_an_unreadable_acl_file_is_named_with_the_reason(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.txt"
+    with pytest.raises(AclError) as raised:
+        AclPolicy.load(missing)
+    assert str(raised.value) == f"{missing}: cannot read: No such file or directory"
 
 
 def test_partial_topics_are_a_warning_naming_the_topics_left_out() -> None:

@@ -7,6 +7,9 @@
   queue it was meant for.
 * State effects: the changelog records of the compacted state topics (a tombstone for a
   removal), so that every worker, and any Kafka consumer, can rebuild the state.
+
+Every effect is one record. ``fits`` says whether a record will fit its topic (``limits``);
+the dispatcher asks before anything is written.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from mqkafka.service.config import (
     SUBSCRIPTIONS_TOPIC,
     ServiceConfig,
 )
+from mqkafka.service.limits import FixedLimits, TopicLimits
 from mqkafka.service.queues import QueueDirectory
 from mqkafka.state import codec
 from mqkafka.wire.dlh import MQFMT_DEAD_LETTER_HEADER, DeadLetterHeader
@@ -45,9 +49,12 @@ from mqkafka.wire.headers import mqmd_to_headers
 
 
 class Outputs:
-    def __init__(self, config: ServiceConfig, queues: QueueDirectory) -> None:
+    def __init__(
+        self, config: ServiceConfig, queues: QueueDirectory, limits: TopicLimits | None = None
+    ) -> None:
         self.config = config
         self.queues = queues
+        self.limits = limits if limits is not None else FixedLimits()
         self.dead_letter_topic = queues.topic_of(config.dead_letter_queue)
         self.subscriptions_topic = config.topic(SUBSCRIPTIONS_TOPIC)
         self.retained_topic = config.topic(RETAINED_TOPIC)
@@ -55,48 +62,60 @@ class Outputs:
 
     def records(self, effect: Effect, source_queue: str) -> Iterator[OutRecord]:
         """The records that carry out ``effect`` of a message consumed from ``source_queue``."""
+        yield self.record(effect, source_queue)
+
+    def record(self, effect: Effect, source_queue: str) -> OutRecord:
+        """The one record that carries out ``effect`` (see ``records``)."""
         if isinstance(effect, Deliver):
             md, value = encode_delivery(effect)
-            yield self._to_queue(effect.queue, effect.q_mgr_name, md, value)
-        elif isinstance(effect, Reply):
+            return self._to_queue(effect.queue, effect.q_mgr_name, md, value)
+        if isinstance(effect, Reply):
             md, value = encode_reply(effect)
-            yield self._to_queue(effect.queue, effect.q_mgr_name, md, value)
-        elif isinstance(effect, DeadLetter):
-            yield self.dead_letter(
+            return self._to_queue(effect.queue, effect.q_mgr_name, md, value)
+        if isinstance(effect, DeadLetter):
+            return self.dead_letter(
                 effect.md, effect.value or b"", effect.reason, source_queue, effect.detail
             )
-        elif isinstance(effect, StoreSubscription):
+        if isinstance(effect, StoreSubscription):
             sub = effect.subscription
             # Create the subscriber queue now, so that its consumers can attach before the
             # first publication arrives.
             self.queues.ensure(sub.key.identity.q_name)
-            yield OutRecord(
+            return OutRecord(
                 self.subscriptions_topic,
                 codec.encode_subscription(sub),
                 codec.subscription_key(sub.key),
             )
-        elif isinstance(effect, RemoveSubscription):
-            yield OutRecord(self.subscriptions_topic, None, codec.subscription_key(effect.key))
-        elif isinstance(effect, Retain):
+        if isinstance(effect, RemoveSubscription):
+            return OutRecord(self.subscriptions_topic, None, codec.subscription_key(effect.key))
+        if isinstance(effect, Retain):
             pub = effect.publication
-            yield OutRecord(
+            return OutRecord(
                 self.retained_topic,
                 codec.encode_retained(pub),
                 codec.retained_key(pub.namespace, pub.topic.text),
             )
-        elif isinstance(effect, DeleteRetained):
-            yield OutRecord(
+        if isinstance(effect, DeleteRetained):
+            return OutRecord(
                 self.retained_topic, None, codec.retained_key(effect.namespace, effect.topic)
             )
-        elif isinstance(effect, RegisterPublisher):
+        if isinstance(effect, RegisterPublisher):
             pub_reg = effect.publisher
-            yield OutRecord(
+            return OutRecord(
                 self.publishers_topic,
                 codec.encode_publisher(pub_reg),
                 codec.publisher_key(pub_reg.key),
             )
-        elif isinstance(effect, DeregisterPublisher):
-            yield OutRecord(self.publishers_topic, None, codec.publisher_key(effect.key))
+        if isinstance(effect, DeregisterPublisher):
+            return OutRecord(self.publishers_topic, None, codec.publisher_key(effect.key))
+        raise TypeError(f"not an effect: {effect!r}")
+
+    def fits(self, record: OutRecord) -> bool:
+        """Whether Kafka will take ``record``: the per-record bound, else the exact measure."""
+        topic, value = record.topic, record.value
+        if value is not None and len(value) <= self.limits.rooms.get(topic, -1):
+            return True
+        return self.limits.fits(topic, value, record.key, record.headers)
 
     def _to_queue(self, queue: str, q_mgr: str, md: MQMD, value: bytes) -> OutRecord:
         if q_mgr and q_mgr != self.config.qmgr_name:

@@ -84,7 +84,7 @@ class CopyPlan:
 
 
 class Plan:
-    __slots__ = ("activity", "copies", "copy_events", "label", "length", "version")
+    __slots__ = ("activity", "copies", "copy_events", "label", "length", "max_value", "version")
 
     def __init__(
         self,
@@ -105,6 +105,9 @@ class Plan:
             (copy.activity, copy.persistent, len(copy.head)) for copy in copies
         )
         self.label = label  # (command, reason) for the outcome metrics
+        # the longest message the plan is replayed for: set by the dispatcher, which knows
+        # what each copy's topic takes (a longer one goes through the engine)
+        self.max_value = 1 << 62
 
 
 class _Group:

@@ -67,6 +67,29 @@ def queue_to_topic(queue: str, namespace: str = "") -> str:
     return topic
 
 
+# Topics that are never queues: Kafka's own (``__consumer_offsets``, ``__transaction_state``,
+# ...: writing there is refused or worse) and the product's state topics (``mqk-...``).
+KAFKA_INTERNAL_PREFIX: Final = "__"
+STATE_TOPIC_PREFIX: Final = "mqk-"
+
+
+def reserved_topic(topic: str, namespace: str = "") -> str | None:
+    """Why ``topic`` may not carry a queue, or None when it may: a Kafka-internal name
+    (``__*`` after the namespace: with none, the cluster's own topics), a state topic of this
+    product (``<namespace>mqk-*``), or a name Kafka would refuse (illegal characters,
+    ``.``/``..``, longer than 249)."""
+    if len(topic) > KAFKA_TOPIC_MAX_LENGTH:
+        return f"longer than {KAFKA_TOPIC_MAX_LENGTH} characters"
+    if not topic or topic in (".", "..") or not _KAFKA_LEGAL.fullmatch(topic):
+        return "not a legal Kafka topic name"
+    name = topic[len(namespace) :] if topic.startswith(namespace) else topic
+    if name.startswith(KAFKA_INTERNAL_PREFIX):
+        return "reserved for Kafka's internal topics"
+    if name.startswith(STATE_TOPIC_PREFIX):
+        return "reserved for the broker's state topics"
+    return None
+
+
 def topic_to_queue(topic: str, namespace: str = "") -> str:
     """The queue a topic carries; MQRC_OBJECT_NAME_ERROR if the topic is not one that
     ``queue_to_topic`` produces (outside the namespace, a stray ``-``, a lower-case escape)."""

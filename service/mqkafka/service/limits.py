@@ -1,0 +1,153 @@
+"""How large a record each topic takes, asked of the cluster (issue 19: no message stops the
+service).
+
+A record larger than its topic's ``max.message.bytes``, or than the producer's own
+``message.max.bytes``, is refused: at ``produce()`` or when the transaction commits, and the
+same record is refused again on every retry of its batch. So every record the service writes
+is measured first, against the smaller of the two limits:
+
+* librdkafka refuses a record whose framing bound (36 bytes), key, value and headers (each
+  header its name, its value and two varints) exceed ``message.max.bytes``;
+* the broker refuses a record batch larger than the topic's ``max.message.bytes``; a batch
+  of one record is the record plus the batch header (61 bytes). The measure is uncompressed,
+  as MQ's MAXMSGL counts the message: a record that would only fit compressed is refused.
+
+The per-record check is one dict lookup and one length compare: ``rooms`` holds, per topic,
+the longest value that fits beside ``HEADROOM`` bytes of key and headers, more than any
+record the service makes from the MQMD alone carries. A longer value, a topic not yet asked
+about, or headers beyond the MQMD (forwarded from the publisher) take the exact measure,
+``fits``.
+
+Limits are asked with ``describe_configs``, for every topic known at once, when first needed
+and again every ``refresh_seconds`` or after ``expire()`` (a transaction aborted: a limit may
+have changed under it). A topic the cluster does not describe is taken at Kafka's default.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# librdkafka's bound on a v2 record's framing (RD_KAFKAP_MESSAGE_V2_MAX_OVERHEAD)
+RECORD_OVERHEAD = 36
+HEADER_OVERHEAD = 10  # a header's name and value lengths: two varints of at most 5 bytes
+BATCH_OVERHEAD = 61  # a v2 record batch's own header, counted against max.message.bytes
+PRODUCER_MAX_MESSAGE_BYTES = 1_000_000  # librdkafka's default message.max.bytes
+KAFKA_MAX_MESSAGE_BYTES = 1_048_588  # the broker's default max.message.bytes
+# Key and headers of any record made from an MQMD: its 24 fields at their longest are under
+# 1,900 bytes, a dead letter's mqk.* headers ~1,100 more, the key 24.
+HEADROOM = 4096
+
+Header = tuple[str, bytes | None]
+
+
+def wire_size(value: bytes | None, key: bytes | None, headers: Sequence[Header] | None) -> int:
+    """An upper bound of a record's size as both limits count it (never less than theirs)."""
+    size = RECORD_OVERHEAD + len(value or b"") + len(key or b"")
+    for name, header in headers or ():
+        size += len(name.encode()) + len(header or b"") + HEADER_OVERHEAD
+    return size
+
+
+def headers_size(headers: Iterable[Header]) -> int:
+    """What ``headers`` add to a record's ``wire_size``."""
+    return sum(len(name.encode()) + len(value or b"") + HEADER_OVERHEAD for name, value in headers)
+
+
+class TopicLimits:
+    """Per topic: the largest record it takes (``limit``) and the per-record fast bound
+    (``rooms``). ``admin`` is a confluent-kafka AdminClient (only ``describe_configs``)."""
+
+    def __init__(
+        self,
+        admin: Any,
+        *,
+        producer_max: int = PRODUCER_MAX_MESSAGE_BYTES,
+        refresh_seconds: float = 300.0,
+        timeout: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._admin = admin
+        self.producer_max = producer_max
+        self.refresh_seconds = refresh_seconds
+        self._timeout = timeout
+        self._clock = clock
+        self.rooms: dict[str, int] = {}  # topic → longest value with HEADROOM beside it
+        self._limits: dict[str, int] = {}  # topic → largest wire_size it takes
+        self._asked_at = clock()
+        self.generation = 0  # moves whenever a known limit changes
+
+    def limit(self, topic: str) -> int:
+        limit = self._limits.get(topic)
+        if limit is None:
+            self._ask([topic])
+            limit = self._limits[topic]
+        return limit
+
+    def fits(self, topic: str, value: bytes | None, key: bytes | None, headers: Any) -> bool:
+        """The exact measure (see the module doc)."""
+        return wire_size(value, key, headers) <= self.limit(topic)
+
+    def expire(self) -> None:
+        """Ask again before the next batch (``refresh_if_due``)."""
+        self._asked_at = float("-inf")
+
+    def refresh_if_due(self) -> None:
+        if self._limits and self._clock() - self._asked_at >= self.refresh_seconds:
+            self._ask(list(self._limits))
+
+    def _ask(self, topics: list[str]) -> None:
+        from confluent_kafka.admin import ConfigResource  # until the client edge package has it
+
+        self._asked_at = self._clock()
+        found: dict[str, int] = {}
+        try:
+            futures = self._admin.describe_configs(
+                [ConfigResource(ConfigResource.Type.TOPIC, topic) for topic in topics],
+                request_timeout=self._timeout,
+            )
+            for resource, future in futures.items():
+                try:
+                    entry = future.result(self._timeout)["max.message.bytes"]
+                    found[resource.name] = int(entry.value)
+                except Exception as error:  # this topic only: not there (yet), not allowed
+                    log.debug("max.message.bytes of %s unknown: %s", resource.name, error)
+        except Exception as error:  # the cluster did not answer: keep what is known
+            log.warning("could not ask the cluster for topic limits: %s", error)
+        changed = False
+        for topic in topics:
+            if topic in found:
+                limit = min(self.producer_max, found[topic] - BATCH_OVERHEAD)
+            elif topic in self._limits:
+                continue
+            else:
+                limit = min(self.producer_max, KAFKA_MAX_MESSAGE_BYTES - BATCH_OVERHEAD)
+            old = self._limits.get(topic)
+            if old != limit:
+                changed = changed or old is not None
+                self._limits[topic] = limit
+                self.rooms[topic] = limit - HEADROOM
+        if changed:
+            self.generation += 1
+
+
+class FixedLimits(TopicLimits):
+    """One limit for every topic, never asked of a cluster (tests, benchmarks)."""
+
+    def __init__(self, limit: int = PRODUCER_MAX_MESSAGE_BYTES) -> None:
+        super().__init__(None, producer_max=limit, refresh_seconds=float("inf"))
+
+    def _ask(self, topics: list[str]) -> None:
+        for topic in topics:
+            self._limits[topic] = self.producer_max
+            self.rooms[topic] = self.producer_max - HEADROOM
+
+    def set(self, topic: str, limit: int) -> None:
+        """Change one topic's limit, as an operator's ``max.message.bytes`` would."""
+        self._limits[topic] = limit
+        self.rooms[topic] = limit - HEADROOM
+        self.generation += 1

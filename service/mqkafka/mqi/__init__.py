@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from mqkafka.mqi import constants as CMQC
 from mqkafka.mqi.channel import CD, CSP, SCO, cd, csp, sco
 from mqkafka.mqi.errors import Error, MQMIError, PYIFError, StructFieldError
+from mqkafka.mqi.properties import CMHO, IMPO, PD, SMPO, MessageHandle, cmho, impo, pd, smpo
 from mqkafka.mqi.rfh2class import RFH2
 from mqkafka.mqi.structs import CNO, GMO, MD, OD, PMO, SD, gmo, md, mqchars, od, pmo
 from mqkafka.mqi.validation import (
@@ -54,20 +55,25 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "CD",
+    "CMHO",
     "CMQC",
     "CMQCFC",
     "CMQXC",
     "CNO",
     "CSP",
     "GMO",
+    "IMPO",
     "MD",
     "OD",
+    "PD",
     "PMO",
     "RFH2",
     "SCO",
     "SD",
+    "SMPO",
     "Error",
     "MQMIError",
+    "MessageHandle",
     "PYIFError",
     "PubSub",
     "Queue",
@@ -83,14 +89,18 @@ __all__ = [
     "check_put1_options",
     "check_put_options",
     "check_sub_options",
+    "cmho",
     "cno",
     "connect",
     "csp",
     "gmo",
+    "impo",
     "md",
     "mqchars",
     "od",
+    "pd",
     "pmo",
     "sco",
     "sd",
+    "smpo",
 ]

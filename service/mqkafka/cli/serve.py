@@ -10,6 +10,7 @@ from typing import Any
 from mqkafka.cli import logs
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.engine.authority import AclError, AclPolicy
+from mqkafka.kafka.provision import CatalogueError, load_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
 
 
@@ -64,11 +65,12 @@ def run_serve(args: argparse.Namespace) -> int:
     from mqkafka.service.app import ServiceError, serve_until_signalled
     from mqkafka.service.config import ServiceConfig
 
-    if args.acl is not None:  # checked before Kafka is asked anything: one line, exit 2
-        try:
+    try:  # the operator's files, read before Kafka is asked anything: one line, exit 2
+        load_catalogue()
+        if args.acl is not None:
             AclPolicy.load(args.acl)
-        except AclError as error:
-            raise UserError(str(error)) from None
+    except (AclError, CatalogueError) as error:
+        raise UserError(str(error)) from None
     logs.setup(args.log_level)
     options: dict[str, Any] = {}
     if args.state_dir is not None:

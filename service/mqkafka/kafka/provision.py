@@ -14,6 +14,7 @@ The catalogue ships inside the package (``mqkafka.resources``); ``MQK_TOPICS`` n
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -24,11 +25,16 @@ from mqkafka import resources
 from mqkafka.kafka import clients, topicadmin
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaEdgeError
-from mqkafka.wire.names import queue_to_topic
+from mqkafka.mq.errors import MQError
+from mqkafka.wire.names import queue_to_topic, validate_object_name
 
 
 class ProvisionError(KafkaEdgeError):
     """The cluster's system topics are not as the catalogue needs them (one line)."""
+
+
+class CatalogueError(ProvisionError):
+    """The catalogue file (``MQK_TOPICS``) cannot be used: ``FILE:LINE: problem``, one line."""
 
 
 @dataclass(frozen=True)
@@ -55,29 +61,179 @@ def catalogue_path() -> Path | None:
 
 
 def load_catalogue(path: Path | None = None) -> list[TopicSpec]:
+    """The declared topics. A catalogue that cannot be used is a ``CatalogueError`` naming
+    the file, the line and the problem."""
     chosen = path or catalogue_path()
     if chosen is None:
-        doc: dict[str, Any] = tomllib.loads(resources.catalogue_text())
-    else:
-        with chosen.open("rb") as handle:
-            doc = tomllib.load(handle)
+        return _parse_catalogue(resources.catalogue_text(), "catalogue.toml (packaged)")
+    try:
+        raw = chosen.read_bytes()
+    except OSError as error:
+        raise CatalogueError(f"{chosen}: cannot read: {error.strerror or error}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise CatalogueError(f"{chosen}:{line}: not UTF-8 text") from None
+    return _parse_catalogue(text, str(chosen))
+
+
+_KINDS = ("queue", "state")
+_ENTRY_KEYS = ("name", "partitions", "replication_factor", "purpose", "config")
+_DEFAULT_KEYS = ("partitions", "replication_factor")
+_KAFKA_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
+_TOML_WHERE = re.compile(r"(.*) \(at (?:line (\d+), column (\d+)|end of document)\)", re.DOTALL)
+_Table = tuple[str, int]  # a table's name and, for [[array]] tables, which one
+_ROOT: _Table = ("", 0)
+
+
+class _Bad(Exception):
+    """A problem found in the parsed document, with the table and key it is about."""
+
+    def __init__(self, problem: str, table: _Table = _ROOT, key: str = "") -> None:
+        super().__init__(problem)
+        self.problem, self.table, self.key = problem, table, key
+
+
+def _parse_catalogue(text: str, source: str) -> list[TopicSpec]:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        found = _TOML_WHERE.fullmatch(str(error))
+        if found is None:
+            raise CatalogueError(f"{source}: {error}") from None
+        problem, line, column = found.groups()
+        where = f"{line}: {problem} (column {column})" if line else f"{_last(text)}: {problem}"
+        raise CatalogueError(f"{source}:{where}") from None
+    try:
+        return _specs(doc)
+    except _Bad as bad:
+        line = _line_of(_key_lines(text), bad.table, bad.key)
+        raise CatalogueError(f"{source}:{line}: {bad.problem}") from None
+
+
+def _specs(doc: dict[str, Any]) -> list[TopicSpec]:
+    for name in doc:
+        if name not in (*_KINDS, "defaults"):
+            raise _Bad(f"unknown table {name!r} (defaults, queue, state)", (name, 0), name)
     defaults = doc.get("defaults", {})
-    specs = []
-    for kind in ("queue", "state"):
-        for entry in doc.get(kind, []):
+    if not isinstance(defaults, dict):
+        raise _Bad("'defaults' is a table: [defaults]", key="defaults")
+    where: _Table = ("defaults", 0)
+    for key in defaults:
+        if key not in _DEFAULT_KEYS:
+            raise _Bad(f"unknown key {key!r} ({', '.join(_DEFAULT_KEYS)})", where, key)
+    base = {key: _count(defaults.get(key, 1), where, key) for key in _DEFAULT_KEYS}
+    specs: list[TopicSpec] = []
+    seen: set[tuple[str, str]] = set()
+    for kind in _KINDS:
+        entries = doc.get(kind, [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise _Bad(f"{kind!r} is an array of tables: [[{kind}]]", key=kind)
+        for index, entry in enumerate(entries):
+            where = (kind, index)
+            for key in entry:
+                if key not in _ENTRY_KEYS:
+                    raise _Bad(f"unknown key {key!r} ({', '.join(_ENTRY_KEYS)})", where, key)
+            name = entry.get("name")
+            if not isinstance(name, str):
+                raise _Bad(f"a [[{kind}]] needs a name (a string)", where, "name")
+            if kind == "queue":
+                try:
+                    validate_object_name(name)
+                except MQError as error:
+                    problem = f"queue {error.detail.removeprefix('object name ')}"
+                    raise _Bad(problem, where, "name") from None
+            elif not _KAFKA_TOPIC.fullmatch(name):
+                raise _Bad(f"state topic {name!r} is not 1-249 of A-Z a-z 0-9 . _ -", where, "name")
+            if (kind, name) in seen:
+                raise _Bad(f"{kind} {name!r} is declared twice", where, "name")
+            seen.add((kind, name))
+            purpose = entry.get("purpose", "")
+            if not isinstance(purpose, str):
+                raise _Bad("purpose is a string", where, "purpose")
             specs.append(
                 TopicSpec(
-                    name=entry["name"],
+                    name=name,
                     kind=kind,
-                    partitions=int(entry.get("partitions", defaults.get("partitions", 1))),
-                    replication_factor=int(
-                        entry.get("replication_factor", defaults.get("replication_factor", 1))
+                    partitions=_count(
+                        entry.get("partitions", base["partitions"]), where, "partitions"
                     ),
-                    purpose=entry.get("purpose", ""),
-                    config={k: str(v) for k, v in entry.get("config", {}).items()},
+                    replication_factor=_count(
+                        entry.get("replication_factor", base["replication_factor"]),
+                        where,
+                        "replication_factor",
+                    ),
+                    purpose=purpose,
+                    config=_config(entry.get("config", {}), where),
                 )
             )
     return specs
+
+
+def _count(value: object, where: _Table, key: str) -> int:
+    """Partitions or replicas: a whole number from 1 (TOML's true is not one)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _Bad(f"{key} is a whole number from 1, not {value!r}", where, key)
+    return value
+
+
+def _config(value: object, where: _Table) -> dict[str, str]:
+    """Topic configs as Kafka takes them: text, with TOML numbers and booleans spelt out."""
+    if not isinstance(value, dict):
+        raise _Bad("config is a table of topic configs", where, "config")
+    config = {}
+    for key, setting in value.items():
+        if isinstance(setting, bool):
+            config[key] = "true" if setting else "false"
+        elif isinstance(setting, str | int | float):
+            config[key] = str(setting)
+        else:
+            raise _Bad(f"config {key!r} is a string, number or boolean", where, f"config.{key}")
+    return config
+
+
+def _key_lines(text: str) -> dict[_Table, dict[str, int]]:
+    """Where tables and keys are written: table -> {"": its header's line, key: line}. A scan
+    of the usual layout (one key per line, ``[state.config]`` inside the last ``[[state]]``);
+    a key it does not find is reported at its table's line."""
+    found: dict[_Table, dict[str, int]] = {_ROOT: {}}
+    arrays: dict[str, int] = {}
+    table, prefix = _ROOT, ""
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("[["):
+            name = line[2:].split("]]", 1)[0].strip()
+            arrays[name] = arrays.get(name, -1) + 1
+            table, prefix = (name, arrays[name]), ""
+            found[table] = {"": number}
+        elif line.startswith("["):
+            name = line[1:].split("]", 1)[0].strip()
+            head, _, rest = name.partition(".")
+            if rest and head.strip() in arrays:
+                table, prefix = (head.strip(), arrays[head.strip()]), rest.strip() + "."
+                found[table].setdefault(rest.strip(), number)
+            else:
+                table, prefix = (name, 0), ""
+                found.setdefault(table, {"": number})
+        elif "=" in line and not line.startswith("#"):
+            key = line.split("=", 1)[0].strip().strip("\"'")
+            found.setdefault(table, {}).setdefault(prefix + key, number)
+    return found
+
+
+def _line_of(found: dict[_Table, dict[str, int]], table: _Table, key: str) -> int:
+    keys = found.get(table)
+    if keys is None:  # not a [table]: a key of the root (``queue = 1``)
+        keys, key = found[_ROOT], table[0]
+    for candidate in (key, key.split(".", 1)[0], ""):
+        if candidate in keys:
+            return keys[candidate]
+    return 1
+
+
+def _last(text: str) -> int:
+    return max(len(text.splitlines()), 1)
 
 
 def spec_named(name: str, specs: list[TopicSpec] | None = None) -> TopicSpec:

@@ -23,6 +23,12 @@ def register(sub: Any) -> None:
     start = kafka_sub.add_parser("start", help="start it; prints the bootstrap servers last")
     start.add_argument("--port", type=int, help="listener port (default: a free one)")
     start.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for it")
+    start.add_argument(
+        "--security",
+        choices=("plaintext", "sasl"),
+        help="sasl: SASL/SCRAM-SHA-512 listener, ACLs, a service and an application user "
+        "(fixed when the broker's home is first made; default: as made, else plaintext)",
+    )
     start.set_defaults(func=kafka_start)
     kafka_sub.add_parser("stop", help="stop it").set_defaults(func=kafka_stop)
     kafka_sub.add_parser("status", help="say whether it runs and where").set_defaults(
@@ -51,14 +57,17 @@ def _broker() -> LocalBroker:
 
 
 def kafka_start(args: argparse.Namespace) -> int:
-    broker = _broker()
     began = time.monotonic()
     try:
+        broker = LocalBroker(security=args.security)
         info = broker.start(port=args.port, timeout=args.timeout)
     except BrokerError as error:
         raise UserError(str(error)) from None
-    print(f"Kafka {info.version} running (pid {info.pid}, {time.monotonic() - began:.1f}s)")
+    how = "SASL/SCRAM-SHA-512 with ACLs" if info.security == "sasl" else "plaintext"
+    print(f"Kafka {info.version} running (pid {info.pid}, {how}, {time.monotonic() - began:.1f}s)")
     print(f"data: {Path(info.home) / 'data'}  log: {broker.log_file}")
+    for user, path in (info.client_files or {}).items():
+        print(f"client properties for {user}: {path}  (--kafka-config / MQK_KAFKA_CONFIG)")
     print(info.bootstrap)
     return 0
 

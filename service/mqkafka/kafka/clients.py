@@ -47,6 +47,8 @@ LIBRDKAFKA_LOGGER = "mqkafka.kafka.librdkafka"
 REPEAT_INTERVAL = 30.0  # seconds a kind of librdkafka line is held back after it was logged
 
 ErrorCallback = Callable[[KafkaError], None]
+# Lines librdkafka writes for every client of a kind, saying nothing an operator can act on.
+_NOISE = ('share consumer is in "Preview"',)
 
 
 class KafkaEdgeError(RuntimeError):
@@ -70,6 +72,8 @@ class RepeatFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
+        if any(noise in message for noise in _NOISE):
+            return False
         kind = self._VARIABLE.sub("#", message)[:160]
         now = time.monotonic()
         with self._lock:
@@ -110,11 +114,13 @@ def _settings(
     return settings
 
 
-def _built(kind: str, make: Callable[[], Any]) -> Any:
+def _built(config: ClientConfig, kind: str, make: Callable[[], Any]) -> Any:
     try:
         return make()
     except (KafkaException, ValueError, TypeError) as error:
-        raise KafkaEdgeError(f"a Kafka {kind} cannot be made: {_clean(error)}") from None
+        raise KafkaEdgeError(
+            f"Kafka at {config.describe()}: a {kind} cannot be made: {_clean(error)}"
+        ) from None
 
 
 def _clean(error: BaseException) -> str:
@@ -133,7 +139,7 @@ def producer(
     *,
     on_error: ErrorCallback | None = None,
 ) -> Any:
-    return _built("producer", lambda: Producer(_settings(config, role, on_error)))
+    return _built(config, "producer", lambda: Producer(_settings(config, role, on_error)))
 
 
 def consumer(
@@ -142,7 +148,7 @@ def consumer(
     *,
     on_error: ErrorCallback | None = None,
 ) -> Any:
-    return _built("consumer", lambda: Consumer(_settings(config, role, on_error)))
+    return _built(config, "consumer", lambda: Consumer(_settings(config, role, on_error)))
 
 
 def share_consumer(
@@ -151,7 +157,9 @@ def share_consumer(
     *,
     on_error: ErrorCallback | None = None,
 ) -> Any:
-    return _built("share consumer", lambda: ShareConsumer(_settings(config, role, on_error)))
+    return _built(
+        config, "share consumer", lambda: ShareConsumer(_settings(config, role, on_error))
+    )
 
 
 def admin(
@@ -160,7 +168,7 @@ def admin(
     *,
     on_error: ErrorCallback | None = None,
 ) -> Any:
-    return _built("admin client", lambda: AdminClient(_settings(config, role, on_error)))
+    return _built(config, "admin client", lambda: AdminClient(_settings(config, role, on_error)))
 
 
 __all__ = [

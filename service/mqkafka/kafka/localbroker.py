@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -29,6 +30,8 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from mqkafka.kafka import localsecurity
 
 KAFKA_VERSION = "4.2.0"
 POM = Path(__file__).with_name("pom.xml")
@@ -96,6 +99,8 @@ class BrokerInfo:
     home: str
     version: str
     started_at: float
+    security: str = "plaintext"  # or "sasl": SCRAM users and ACLs (kafka/localsecurity.py)
+    client_files: dict[str, str] | None = None  # user -> properties file (sasl)
 
     @property
     def bootstrap(self) -> str:
@@ -235,12 +240,30 @@ class LocalBroker:
         version: str = KAFKA_VERSION,
         heap: str = "1g",
         extra_config: Mapping[str, str] | None = None,
+        security: str | None = None,
     ) -> None:
         self.home = (home or default_home()).resolve()
         self.cache = cache
         self.version = version
         self.heap = heap
         self.extra_config = dict(extra_config or {})
+        formatted = (self.home / "data" / "meta.properties").exists()
+        had = localsecurity.home_security(self.home)
+        if security is not None and formatted and security != had:
+            raise BrokerError(
+                f"the broker in {self.home} was made with security '{had}'; to have "
+                f"'{security}', stop it and remove {self.home} (or use another MQK_HOME)"
+            )
+        self.security = security or had
+        self.credentials = (
+            localsecurity.Credentials.of_home(self.home) if self.security == "sasl" else None
+        )
+
+    def admin_settings(self) -> dict[str, str]:
+        """Client settings with the admin user's rights (empty for a plaintext broker)."""
+        if self.credentials is None:
+            return {}
+        return self.credentials.client_settings(localsecurity.ADMIN)
 
     # --- paths -------------------------------------------------------------------------
     @property
@@ -283,7 +306,10 @@ class LocalBroker:
         """Start the broker (or find it running) and return once it answers metadata requests."""
         running = self.info()
         if running is not None:
-            wait_until_ready(running.bootstrap, timeout=timeout, alive=lambda: True)
+            wait_until_ready(
+                running.bootstrap, timeout=timeout, alive=lambda: True,
+                settings=self.admin_settings(),
+            )  # fmt: skip
             return running
         java = require_tool("java", "run the Kafka broker")
         libs = ensure_jars(self.version, self.cache)
@@ -317,7 +343,8 @@ class LocalBroker:
                     name, _, address = listener.partition("://")
                     with contextlib.suppress(ValueError):
                         found[name] = int(address.rsplit(":", 1)[1])
-        client, controller = (found.get(name) for name in ("PLAINTEXT", "CONTROLLER"))
+        client = found.get("PLAINTEXT", found.get(localsecurity.CLIENT_LISTENER))
+        controller = found.get("CONTROLLER")
         return (
             None if client is None or port_in_use(client) else client,
             None if controller is None or port_in_use(controller) else controller,
@@ -350,10 +377,20 @@ class LocalBroker:
                 start_new_session=True,
                 cwd=self.home,
             )
-        info = BrokerInfo(proc.pid, port, cport, str(self.home), self.version, time.time())
+        info = BrokerInfo(
+            proc.pid, port, cport, str(self.home), self.version, time.time(), self.security
+        )
+        if self.credentials is not None:
+            files = localsecurity.write_client_files(self.home, self.credentials, info.bootstrap)
+            info = dataclasses.replace(info, client_files={u: str(p) for u, p in files.items()})
         self.state_file.write_text(json.dumps(info.__dict__))
         try:
-            wait_until_ready(info.bootstrap, timeout=timeout, alive=lambda: proc.poll() is None)
+            wait_until_ready(
+                info.bootstrap, timeout=timeout, alive=lambda: proc.poll() is None,
+                settings=self.admin_settings(),
+            )  # fmt: skip
+            if self.credentials is not None:
+                self._apply_acls(info.bootstrap)
         except BrokerError as failure:
             self._kill(proc.pid)
             self.state_file.unlink(missing_ok=True)
@@ -362,6 +399,13 @@ class LocalBroker:
                 raise _PortRace(f"a port was taken while the broker started:\n{tail}") from None
             raise BrokerError(f"{failure}\n--- tail of {self.log_file} ---\n{tail}") from None
         return info
+
+    def _apply_acls(self, bootstrap: str) -> None:
+        from mqkafka.kafka import clients
+        from mqkafka.kafka.clientconfig import ClientConfig
+
+        admin = clients.admin(ClientConfig(bootstrap, self.admin_settings()))
+        localsecurity.apply_acls(admin)
 
     def _write_config(self, port: int, cport: int) -> None:
         config = dict(BASE_CONFIG)
@@ -373,6 +417,8 @@ class LocalBroker:
                 "log.dirs": str(self.data_dir),
             }
         )
+        if self.credentials is not None:
+            config.update(localsecurity.broker_config(self.credentials, port, cport))
         config.update(self.extra_config)
         text = "".join(f"{key}={value}\n" for key, value in config.items())
         self.config_file.write_text("# written by mqk; regenerated at every start\n" + text)
@@ -385,6 +431,8 @@ class LocalBroker:
             "--config", str(self.config_file), "--cluster-id", random_cluster_id(),
             "--feature", "share.version=1", "--ignore-formatted",
         ]  # fmt: skip
+        if self.credentials is not None:
+            cmd += localsecurity.storage_arguments(self.credentials)
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
         if done.returncode != 0:
             raise BrokerError("formatting the broker storage failed:\n" + done.stdout + done.stderr)

@@ -12,6 +12,15 @@ The handler owns the meaning of the records; the loop owns batching, transaction
 rewinds, and never blocks a partition behind one record: a handler that raises for a record
 has to turn it into output (a reply or a dead letter) itself, and an exception that escapes
 the handler aborts the batch and stops the loop with the error, after rewinding.
+
+Nor behind a record that Kafka refuses for a reason no retry cures (too large, a topic it may
+not write, an invalid record: ``INCURABLE``). Which input made it is not known in a batch,
+so after a failed transaction the batch is tried again *carefully*: each input handled alone,
+each of its records watched. An input whose record is refused is then taken out of the batch:
+its records are not written, the handler's ``refused`` gives what to write instead (its dead
+letter), and when that is refused too the input is logged with its topic, partition and
+offset and skipped. The rest of the batch commits; careful mode ends once the consumer has
+passed what the failed transaction had read.
 """
 
 from __future__ import annotations
@@ -30,6 +39,19 @@ from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 log = logging.getLogger(__name__)
 
 MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~21 s of pauses)
+# Refusals of a record that the same record meets again however often it is tried.
+INCURABLE = frozenset(
+    {
+        KafkaError.MSG_SIZE_TOO_LARGE,
+        KafkaError.RECORD_LIST_TOO_LARGE,
+        KafkaError.TOPIC_EXCEPTION,  # an invalid topic name
+        KafkaError.TOPIC_AUTHORIZATION_FAILED,
+        KafkaError.POLICY_VIOLATION,
+        KafkaError.INVALID_RECORD,  # e.g. no key for a compacted topic
+    }
+)
+MAX_CAREFUL_COMMITS = 64  # careful mode ends after these even if a partition was revoked
+Position = tuple[str, int, int]  # an input record's topic, partition, offset
 
 
 class OutRecord(NamedTuple):
@@ -46,6 +68,14 @@ class OutRecord(NamedTuple):
 class BatchHandler(Protocol):
     def handle(self, batch: Sequence[Any]) -> Iterable[OutRecord]:
         """The records to write for ``batch`` (confluent-kafka Messages, errors removed)."""
+        ...
+
+
+class RefusalHandler(Protocol):
+    """Optional: what to write instead of the records an input made when Kafka refused one."""
+
+    def refused(self, message: Any, error: KafkaError) -> OutRecord | None:
+        """A record in place of all ``message`` made (its dead letter), or None to skip it."""
         ...
 
 
@@ -99,6 +129,14 @@ class TransactionalLoop:
         self._stop = threading.Event()
         self._on_error = on_error
         self._failures = 0  # transactions failed in a row
+        # Careful mode (see the module doc): per partition, the last offset a failed
+        # transaction read; the inputs whose records Kafka refused; those whose replacement it
+        # refused too; refusals reported since the last transaction began.
+        self._careful: dict[tuple[str, int], int] = {}
+        self._careful_commits = 0
+        self._refused: dict[Position, KafkaError] = {}
+        self._skipped: set[Position] = set()
+        self._learned: dict[Position, KafkaError] = {}
         self.consumer = clients.consumer(
             client,
             {
@@ -208,16 +246,20 @@ class TransactionalLoop:
             self.producer.begin_transaction()
         consumed: list[Any] = []
         written = 0
+        careful = bool(self._careful)
         try:
             while True:
                 consumed.extend(batch)
-                produce = self.producer.produce
-                for topic, value, key, headers, partition in self.handler.handle(batch):
-                    try:  # -1: the partitioner chooses
-                        produce(topic, value, key, partition, headers=headers)
-                    except BufferError:  # local queue full: let deliveries drain, try again
-                        self._produce(OutRecord(topic, value, key, headers, partition))
-                    written += 1
+                if careful:
+                    written += self._produce_carefully(batch)
+                else:
+                    produce = self.producer.produce
+                    for topic, value, key, headers, partition in self.handler.handle(batch):
+                        try:  # -1: the partitioner chooses
+                            produce(topic, value, key, partition, headers=headers)
+                        except BufferError:  # local queue full: let deliveries drain, try again
+                            self._produce(OutRecord(topic, value, key, headers, partition))
+                        written += 1
                 self.producer.poll(0)
                 full = len(batch) >= self.batch_size
                 elapsed = time.perf_counter() - started
@@ -238,7 +280,10 @@ class TransactionalLoop:
                 self.producer.flush(30)
                 self.consumer.commit(offsets=offsets, asynchronous=False)
         except KafkaException as error:
+            learned = self._learn(consumed or batch, careful)
             self._abort(consumed or batch, hooks)
+            if learned:  # progress: the next careful try writes around what was refused
+                return
             if not self._retry_after(error):
                 raise
             return
@@ -246,6 +291,8 @@ class TransactionalLoop:
             self._abort(consumed or batch, hooks)
             raise
         self._failures = 0
+        if careful:
+            self._passed(offsets)
         if hooks is not None:
             hooks.committed()
         stats = self.stats
@@ -269,6 +316,112 @@ class TransactionalLoop:
         log.warning("transaction failed (%s); trying the batch again", error)
         self._stop.wait(min(5.0, 0.1 * 2**self._failures))
         return True
+
+    # --- careful mode ------------------------------------------------------------------
+    def _produce_carefully(self, batch: list[Any]) -> int:
+        """Each input of ``batch`` handled alone, its records watched; an input known to be
+        refused is replaced by what the handler gives, or skipped."""
+        produce = self.producer.produce
+        handle = self.handler.handle
+        written = 0
+        for message in batch:
+            position = (message.topic(), message.partition(), message.offset())
+            refusal = self._refused.get(position)
+            if refusal is None:
+                outputs = list(handle([message]))
+            else:
+                outputs = self._instead(message, position, refusal)
+            report = self._reporter(position)
+            for topic, value, key, headers, partition in outputs:
+                while True:
+                    try:
+                        produce(topic, value, key, partition, headers=headers, on_delivery=report)
+                        written += 1
+                        break
+                    except BufferError:
+                        self.producer.poll(0.05)
+                    except KafkaException as error:  # refused at once (too large for the client)
+                        failure = error.args[0] if error.args else None
+                        if not isinstance(failure, KafkaError) or failure.code() not in INCURABLE:
+                            raise
+                        if refusal is not None:  # its replacement: nothing else of it was written
+                            self._skip(message, failure)
+                            break
+                        self._learned.setdefault(position, failure)
+                        raise
+        return written
+
+    def _reporter(self, position: Position) -> Callable[[Any, Any], None]:
+        learned = self._learned
+
+        def report(error: Any, _message: Any) -> None:  # called for failed records only
+            if error is not None and error.code() in INCURABLE:
+                learned.setdefault(position, error)
+
+        return report
+
+    def _instead(self, message: Any, position: Position, refusal: KafkaError) -> list[OutRecord]:
+        if position in self._skipped:
+            self._skip(message, refusal)
+            return []
+        hook = getattr(self.handler, "refused", None)
+        replacement = hook(message, refusal) if hook is not None else None
+        if replacement is None:
+            self._skip(message, refusal)
+            return []
+        log.warning(
+            "%s [%d] offset %d: Kafka refused a record it made (%s); it is dead-lettered",
+            *position,
+            refusal.name(),
+        )
+        return [replacement]
+
+    @staticmethod
+    def _skip(message: Any, refusal: KafkaError) -> None:
+        log.error(
+            "%s [%d] offset %d skipped: Kafka refused a record it made (%s: %s) and its "
+            "dead letter",
+            message.topic(),
+            message.partition(),
+            message.offset(),
+            refusal.name(),
+            refusal.str(),
+        )
+
+    def _learn(self, consumed: list[Any], careful: bool) -> bool:
+        """After a failed transaction, before its abort: whether a careful try learned of a
+        refusal (then the batch is tried again at once, writing around it). A failed fast
+        transaction turns careful mode on until the consumer passes what it read."""
+        self.producer.poll(0)  # the failed records' delivery reports
+        learned, self._learned = self._learned, {}
+        if not careful:
+            for message in consumed:
+                key = (message.topic(), message.partition())
+                self._careful[key] = max(self._careful.get(key, -1), message.offset())
+            self._careful_commits = 0
+            return False
+        new = False
+        for position, error in learned.items():
+            if position not in self._refused:
+                self._refused[position] = error
+                new = True
+            elif position not in self._skipped:  # its replacement was refused too
+                self._skipped.add(position)
+                new = True
+        return new
+
+    def _passed(self, offsets: list[TopicPartition]) -> None:
+        """After a careful commit: careful mode ends once past what the failed one read."""
+        careful = self._careful
+        for tp in offsets:
+            key = (tp.topic, tp.partition)
+            if careful.get(key, tp.offset) < tp.offset:
+                del careful[key]
+        self._careful_commits += 1
+        if not careful or self._careful_commits >= MAX_CAREFUL_COMMITS:
+            careful.clear()
+            self._refused.clear()
+            self._skipped.clear()
 
     def _produce(self, out: OutRecord) -> None:
         produce = self.producer.produce

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
+from mqkafka.kafka.clientconfig import ClientConfigError, load_client_config
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import constants as C
 from mqkafka.mqi.errors import failed
@@ -91,13 +92,24 @@ def client_bootstrap(
     mqserver = env.get("MQSERVER", "").strip()
     if mqserver:
         return bootstrap_of(parse_mqserver(mqserver)[2])
-    found = env.get("MQK_BOOTSTRAP_SERVERS", "")
+    found = env.get("MQK_BOOTSTRAP_SERVERS", "") or _from_client_config(env)
     if not found:
         raise failed(
             RC.Q_MGR_NOT_AVAILABLE,
-            "no conn_info, CD.ConnectionName, MQSERVER or MQK_BOOTSTRAP_SERVERS",
+            "no conn_info, CD.ConnectionName, MQSERVER, MQK_BOOTSTRAP_SERVERS or "
+            "bootstrap.servers in $MQK_KAFKA_CONFIG",
         )
     return found
+
+
+def _from_client_config(env: Mapping[str, str]) -> str:
+    """``bootstrap.servers`` of the Kafka client properties file ($MQK_KAFKA_CONFIG)."""
+    try:
+        return load_client_config(environ=env).bootstrap
+    except ClientConfigError as error:
+        if "no Kafka bootstrap servers" in str(error):
+            return ""
+        raise failed(RC.Q_MGR_NOT_AVAILABLE, str(error)) from None
 
 
 def environment_options(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -1,0 +1,201 @@
+"""A secured local broker: SASL/SCRAM-SHA-512 on the client listener, Kafka's
+``StandardAuthorizer`` with nothing allowed unless an ACL says so, and three users:
+
+- ``admin``: everything (``super.users``): the broker itself, ``mqk topics apply``, ACLs.
+- ``mqk-service``, the broker service: every topic (it delivers to any subscriber queue and
+  creates those missing), groups and transactional ids ``mqk-*``, idempotent writes.
+- ``mqk-app``, an MQ application: write the control queue and the default stream; read, write,
+  create and delete its own queues ``APP.*`` (and ``MQK.CLIENT.REPLY``, where ``mqk``'s client
+  takes replies); the MQI's catalogue and heartbeats; the broker's state topics read-only.
+
+The controller listener speaks SASL/PLAIN with the admin user (KRaft controllers cannot
+authenticate SCRAM: its credentials live in the metadata they serve). Passwords are drawn once
+per broker home and kept in ``security.json`` (mode 600) and in one client properties file per
+user (``clients/<user>.properties``, mode 600), ready for ``--kafka-config``.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from confluent_kafka.admin import (
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    ResourcePatternType,
+    ResourceType,
+)
+
+MECHANISM = "SCRAM-SHA-512"
+ADMIN, SERVICE, APP = "admin", "mqk-service", "mqk-app"
+APP_QUEUE_PREFIX = "APP."
+CLIENT_LISTENER = "SASL_PLAINTEXT"
+SECURITY_FILE = "security.json"
+
+_SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"
+_PLAIN = "org.apache.kafka.common.security.plain.PlainLoginModule"
+
+
+@dataclass(frozen=True)
+class Credentials:
+    passwords: Mapping[str, str]
+
+    @classmethod
+    def of_home(cls, home: Path) -> Credentials:
+        """This home's users, drawn on first use and kept."""
+        path = home / SECURITY_FILE
+        try:
+            return cls(json.loads(path.read_text())["passwords"])
+        except (OSError, ValueError, KeyError):
+            pass
+        made = cls({user: secrets.token_urlsafe(18) for user in (ADMIN, SERVICE, APP)})
+        home.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"mechanism": MECHANISM, "passwords": dict(made.passwords)}))
+        path.chmod(0o600)
+        return made
+
+    def client_settings(self, user: str) -> dict[str, str]:
+        return {
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": MECHANISM,
+            "sasl.username": user,
+            "sasl.password": self.passwords[user],
+        }
+
+
+def broker_config(credentials: Credentials, port: int, cport: int) -> dict[str, str]:
+    admin_password = credentials.passwords[ADMIN]
+    return {
+        "listeners": f"{CLIENT_LISTENER}://127.0.0.1:{port},CONTROLLER://127.0.0.1:{cport}",
+        "advertised.listeners": f"{CLIENT_LISTENER}://127.0.0.1:{port}",
+        "listener.security.protocol.map": (
+            f"CONTROLLER:SASL_PLAINTEXT,{CLIENT_LISTENER}:SASL_PLAINTEXT"
+        ),
+        "inter.broker.listener.name": CLIENT_LISTENER,
+        "sasl.enabled.mechanisms": MECHANISM,
+        "sasl.mechanism.inter.broker.protocol": MECHANISM,
+        f"listener.name.{CLIENT_LISTENER.lower()}.{MECHANISM.lower()}.sasl.jaas.config": (
+            f'{_SCRAM} required username="{ADMIN}" password="{admin_password}";'
+        ),
+        "sasl.mechanism.controller.protocol": "PLAIN",
+        "listener.name.controller.sasl.enabled.mechanisms": "PLAIN",
+        "listener.name.controller.plain.sasl.jaas.config": (
+            f'{_PLAIN} required username="{ADMIN}" password="{admin_password}" '
+            f'user_{ADMIN}="{admin_password}";'
+        ),
+        "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        "super.users": f"User:{ADMIN}",
+        "allow.everyone.if.no.acl.found": "false",
+    }
+
+
+def storage_arguments(credentials: Credentials) -> list[str]:
+    """``kafka-storage format`` arguments that create the SCRAM users with the cluster."""
+    args: list[str] = []
+    for user, password in credentials.passwords.items():
+        args += ["--add-scram", f"{MECHANISM}=[name={user},password={password}]"]
+    return args
+
+
+def write_client_files(home: Path, credentials: Credentials, bootstrap: str) -> dict[str, Path]:
+    """One properties file per user, for ``--kafka-config`` / ``MQK_KAFKA_CONFIG``."""
+    folder = home / "clients"
+    folder.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for user in credentials.passwords:
+        path = (
+            folder
+            / f"{'service' if user == SERVICE else 'app' if user == APP else user}.properties"
+        )
+        lines = [f"# Kafka client settings for {user} (written by mqk kafka start)"]
+        lines += [f"bootstrap.servers={bootstrap}"]
+        lines += [f"{k}={v}" for k, v in credentials.client_settings(user).items()]
+        path.write_text("\n".join(lines) + "\n")
+        path.chmod(0o600)
+        written[user] = path
+    return written
+
+
+def _allow(kind: Any, name: str, pattern: Any, user: str, operations: list[Any]) -> list[Any]:
+    return [
+        AclBinding(kind, name, pattern, f"User:{user}", "*", op, AclPermissionType.ALLOW)
+        for op in operations
+    ]
+
+
+def acl_bindings(namespace: str = "") -> list[Any]:
+    """The ACLs of the service and application users (idempotent to create again)."""
+    T, G, X, C = (
+        ResourceType.TOPIC,
+        ResourceType.GROUP,
+        ResourceType.TRANSACTIONAL_ID,
+        ResourceType.BROKER,
+    )
+    LIT, PRE = ResourcePatternType.LITERAL, ResourcePatternType.PREFIXED
+    op = AclOperation
+    ns = namespace
+    bindings: list[Any] = []
+    # the service: every topic (subscriber queues are any topic), its groups and transactions
+    bindings += _allow(
+        T, "*", LIT, SERVICE,
+        [op.READ, op.WRITE, op.CREATE, op.DESCRIBE, op.DESCRIBE_CONFIGS, op.ALTER_CONFIGS, op.DELETE],
+    )  # fmt: skip
+    bindings += _allow(G, "mqk-", PRE, SERVICE, [op.READ, op.DESCRIBE])
+    bindings += _allow(G, f"{ns}mqk-", PRE, SERVICE, [op.READ, op.DESCRIBE, op.ALTER_CONFIGS])
+    bindings += _allow(X, "mqk-", PRE, SERVICE, [op.WRITE, op.DESCRIBE])
+    bindings += _allow(X, f"{ns}mqk-", PRE, SERVICE, [op.WRITE, op.DESCRIBE])
+    bindings += _allow(C, "kafka-cluster", LIT, SERVICE, [op.IDEMPOTENT_WRITE, op.DESCRIBE_CONFIGS])
+    # an application: commands and publications in, its own queues both ways
+    for queue in ("SYSTEM.BROKER.CONTROL.QUEUE", "SYSTEM.BROKER.DEFAULT.STREAM"):
+        bindings += _allow(T, ns + queue, LIT, APP, [op.WRITE, op.DESCRIBE])
+    own = [op.READ, op.WRITE, op.CREATE, op.DELETE, op.DESCRIBE, op.DESCRIBE_CONFIGS]
+    for prefix in (APP_QUEUE_PREFIX, "MQK.CLIENT.REPLY"):
+        bindings += _allow(T, ns + prefix, PRE, APP, own)
+    # the MQI keeps the queue catalogue and connection heartbeats (it defines queues itself)
+    for topic in ("mqk-queues", "mqk-connections"):
+        bindings += _allow(
+            T, ns + topic, LIT, APP, [op.READ, op.WRITE, op.DESCRIBE, op.DESCRIBE_CONFIGS]
+        )
+    # the broker's state: readable (mqk sub list, retained list), never writable
+    for topic in ("mqk-subscriptions", "mqk-retained", "mqk-publishers"):
+        bindings += _allow(T, ns + topic, LIT, APP, [op.READ, op.DESCRIBE, op.DESCRIBE_CONFIGS])
+    bindings += _allow(G, "mqk-", PRE, APP, [op.READ, op.DESCRIBE])
+    bindings += _allow(G, f"{ns}mqk-get.", PRE, APP, [op.READ, op.DESCRIBE, op.ALTER_CONFIGS])
+    bindings += _allow(X, "mqk-mqi-", PRE, APP, [op.WRITE, op.DESCRIBE])
+    bindings += _allow(C, "kafka-cluster", LIT, APP, [op.IDEMPOTENT_WRITE, op.DESCRIBE_CONFIGS])
+    return bindings
+
+
+def apply_acls(admin: Any, namespace: str = "", timeout: float = 30.0) -> int:
+    """Create the ACLs (as the admin user); returns how many bindings were asked for."""
+    unique = {str(b): b for b in acl_bindings(namespace)}  # an empty namespace repeats some
+    bindings = list(unique.values())
+    for future in admin.create_acls(bindings, request_timeout=timeout).values():
+        future.result()
+    return len(bindings)
+
+
+def home_security(home: Path) -> str:
+    """The security a broker home was formatted with ("plaintext" or "sasl")."""
+    return "sasl" if (home / SECURITY_FILE).exists() else "plaintext"
+
+
+__all__ = [
+    "ADMIN",
+    "APP",
+    "APP_QUEUE_PREFIX",
+    "MECHANISM",
+    "SERVICE",
+    "Credentials",
+    "acl_bindings",
+    "apply_acls",
+    "broker_config",
+    "home_security",
+    "storage_arguments",
+    "write_client_files",
+]

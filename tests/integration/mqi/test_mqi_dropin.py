@@ -1,0 +1,322 @@
+"""pymqi programs, import changed and nothing else: connecting as pymqi does, MQINQ/MQSET,
+str messages, truncation with pymqi's buffer, RFH2 headers, handles that go with their
+objects, and the subscription rules of MQDISC, against the real broker (issue 23)."""
+
+from __future__ import annotations
+
+import gc
+import uuid
+from collections.abc import Callable, Iterator
+
+import pytest
+
+import mqkafka.mqi as pymqi
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi.queue import QueueManager, wait_until
+
+pytestmark = pytest.mark.kafka
+
+IO = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
+
+
+def wait_gmo(options: int = 0) -> pymqi.GMO:
+    return pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT | options, WaitInterval=15000)
+
+
+def reason(call: Callable[[], object]) -> int:
+    with pytest.raises(pymqi.MQMIError) as raised:
+        call()
+    return raised.value.reason
+
+
+@pytest.fixture
+def conn_name(kafka_bootstrap: str) -> str:
+    host, port = kafka_bootstrap.split(",")[0].rsplit(":", 1)
+    return f"{host}({port})"
+
+
+@pytest.fixture
+def client_env(monkeypatch: pytest.MonkeyPatch, namespace: str) -> Iterator[None]:
+    """A pymqi program's environment: its namespace from MQK_NAMESPACE, no product variable."""
+    monkeypatch.setenv("MQK_NAMESPACE", namespace)
+    monkeypatch.delenv("MQK_BOOTSTRAP_SERVERS", raising=False)
+    monkeypatch.delenv("MQSERVER", raising=False)
+    yield
+
+
+def _tcp_client(conn_name: str) -> pymqi.QueueManager:
+    qmgr = pymqi.QueueManager(None)
+    qmgr.connect_tcp_client(
+        b"QM1", pymqi.CD(), b"DEV.APP.SVRCONN", conn_name.encode(), b"app", b"pw"
+    )
+    return qmgr
+
+
+def _old_name(conn_name: str) -> pymqi.QueueManager:
+    qmgr = pymqi.QueueManager(None)
+    qmgr.connectTCPClient("QM1", pymqi.cd(), "DEV.APP.SVRCONN", conn_name)
+    return qmgr
+
+
+def _with_options(conn_name: str) -> pymqi.QueueManager:
+    """IBM's samples: a CD and SCO, MQPMO_NEW_CORREL_ID as (ignored) MQCNO options."""
+    cd = pymqi.CD()
+    cd.ChannelName = b"DEV.APP.SVRCONN"
+    cd.ConnectionName = conn_name.encode()
+    cd.ChannelType = pymqi.CMQC.MQCHT_CLNTCONN
+    cd.TransportType = pymqi.CMQC.MQXPT_TCP
+    qmgr = pymqi.QueueManager(None)
+    qmgr.connect_with_options(
+        b"QM1", user=b"app", password=b"pw", opts=C.MQPMO_NEW_CORREL_ID, cd=cd, sco=pymqi.SCO()
+    )
+    return qmgr
+
+
+def _positional_cd(conn_name: str) -> pymqi.QueueManager:
+    qmgr = pymqi.QueueManager(None)
+    qmgr.connectWithOptions("QM1", pymqi.CD(ConnectionName=conn_name))
+    return qmgr
+
+
+def _connect_function(conn_name: str) -> pymqi.QueueManager:
+    return pymqi.connect("QM1", "DEV.APP.SVRCONN", conn_name, "app", "pw")
+
+
+def _mqserver(conn_name: str) -> pymqi.QueueManager:
+    import os
+
+    os.environ["MQSERVER"] = f"DEV.APP.SVRCONN/TCP/{conn_name}"
+    try:
+        return pymqi.QueueManager(b"QM1")
+    finally:
+        del os.environ["MQSERVER"]
+
+
+@pytest.mark.parametrize(
+    "how",
+    [_tcp_client, _old_name, _with_options, _positional_cd, _connect_function, _mqserver],
+    ids=lambda f: f.__name__.strip("_"),
+)
+def test_every_way_pymqi_connects_reaches_the_queue_manager(
+    how: Callable[[str], pymqi.QueueManager], conn_name: str, client_env: None, namespace: str
+) -> None:
+    qmgr = how(conn_name)
+    try:
+        assert qmgr.is_connected and qmgr.get_handle() > 0
+        assert qmgr.inquire(C.MQCA_Q_MGR_NAME) == b"QM1".ljust(48)
+        assert qmgr.connection.settings.namespace == namespace
+    finally:
+        qmgr.disconnect()
+    assert not qmgr.is_connected
+    with pytest.raises(pymqi.PYIFError):
+        qmgr.disconnect()
+    with pytest.raises(pymqi.PYIFError):
+        qmgr.get_handle()
+
+
+def test_the_user_given_is_the_connections_user(conn_name: str, client_env: None) -> None:
+    qmgr = _with_options(conn_name)
+    try:
+        name = f"APP.{uuid.uuid4().hex[:10].upper()}"
+        qmgr.define_queue(name)
+        md = pymqi.MD()
+        pymqi.Queue(qmgr, name).put(b"x", md)
+        assert md.UserIdentifier == b"app"
+    finally:
+        qmgr.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("selector", "expected"),
+    [
+        (C.MQCA_Q_MGR_NAME, b"QM1".ljust(48)),
+        (C.MQIA_PLATFORM, C.MQPL_UNIX),
+        (C.MQIA_COMMAND_LEVEL, 940),
+        (C.MQIA_CODED_CHAR_SET_ID, 1208),
+        (C.MQIA_MAX_PRIORITY, 9),
+        (C.MQIA_SYNCPOINT, C.MQSP_AVAILABLE),
+        (C.MQCA_DEAD_LETTER_Q_NAME, b"SYSTEM.DEAD.LETTER.QUEUE".ljust(48)),
+        (C.MQCA_COMMAND_INPUT_Q_NAME, b"SYSTEM.ADMIN.COMMAND.QUEUE".ljust(48)),
+    ],
+)
+def test_inquire_of_the_queue_manager(qmgr: QueueManager, selector: int, expected: object) -> None:
+    assert qmgr.inquire(selector) == expected
+
+
+def test_inquire_of_what_a_queue_manager_has_not(qmgr: QueueManager) -> None:
+    with pytest.raises(pymqi.MQMIError) as raised:
+        qmgr.inquire(C.MQIA_CURRENT_Q_DEPTH)  # a queue's attribute
+    assert (raised.value.comp, raised.value.reason) == (C.MQCC_WARNING, RC.SELECTOR_NOT_FOR_TYPE)
+    assert reason(lambda: qmgr.inquire(1999)) == RC.SELECTOR_ERROR
+
+
+def test_inquire_of_a_queue(qmgr: QueueManager, new_queue: Callable[..., str]) -> None:
+    name = new_queue(description="orders", max_depth=7)
+    queue = pymqi.Queue(qmgr, name, IO | C.MQOO_INQUIRE)
+    queue.put(b"one")
+    expected: dict[int, object] = {
+        C.MQCA_Q_NAME: name.encode().ljust(48),
+        C.MQCA_Q_DESC: b"orders".ljust(64),
+        C.MQIA_Q_TYPE: C.MQQT_LOCAL,
+        C.MQIA_DEFINITION_TYPE: C.MQQDT_PREDEFINED,
+        C.MQIA_MAX_Q_DEPTH: 7,
+        C.MQIA_CURRENT_Q_DEPTH: 1,
+        C.MQIA_OPEN_INPUT_COUNT: 1,
+        C.MQIA_OPEN_OUTPUT_COUNT: 1,
+        C.MQIA_INHIBIT_PUT: C.MQQA_PUT_ALLOWED,
+        C.MQIA_INHIBIT_GET: C.MQQA_GET_ALLOWED,
+        C.MQIA_SHAREABILITY: C.MQQA_SHAREABLE,
+    }
+    assert {selector: queue.inquire(selector) for selector in expected} == expected
+    assert reason(lambda: queue.inquire(C.MQIA_PLATFORM)) == RC.SELECTOR_NOT_FOR_TYPE
+    queue.close()
+
+
+def test_set_inhibits_put_and_get_for_every_connection(
+    connect: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    name = new_queue()
+    admin = connect()
+    queue = pymqi.Queue(admin, name, IO | C.MQOO_SET | C.MQOO_INQUIRE)
+    queue.put(b"before")
+    queue.set(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_INHIBITED)
+    assert queue.inquire(C.MQIA_INHIBIT_PUT) == C.MQQA_PUT_INHIBITED
+    assert reason(lambda: queue.put(b"x")) == RC.PUT_INHIBITED
+    assert reason(lambda: admin.put1(name, b"x")) == RC.PUT_INHIBITED
+    other = connect()
+    assert reason(lambda: other.put1(name, b"x")) == RC.PUT_INHIBITED  # the catalogue says so
+    queue.set(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_ALLOWED)
+    queue.set(C.MQIA_INHIBIT_GET, C.MQQA_GET_INHIBITED)
+    queue.put(b"after")
+    assert reason(lambda: queue.get(None, pymqi.MD(), wait_gmo())) == RC.GET_INHIBITED
+    queue.set(C.MQIA_INHIBIT_GET, C.MQQA_GET_ALLOWED)
+    assert queue.get(None, pymqi.MD(), wait_gmo()) == b"before"
+    assert reason(lambda: queue.set(C.MQIA_INHIBIT_GET, 5)) == RC.INHIBIT_VALUE_ERROR
+    assert reason(lambda: queue.set(C.MQIA_MAX_Q_DEPTH, 5)) == RC.SELECTOR_ERROR
+    queue.close()
+    output_only = pymqi.Queue(admin, name, C.MQOO_OUTPUT)
+    assert reason(lambda: output_only.set(C.MQIA_INHIBIT_PUT, 1)) == RC.NOT_OPEN_FOR_SET
+    output_only.close()
+
+
+def test_a_str_message_is_mqstr_in_utf8(qmgr: QueueManager, new_queue: Callable[..., str]) -> None:
+    queue = pymqi.Queue(qmgr, new_queue(), IO)
+    put_md = pymqi.MD()
+    queue.put("grüße", put_md)
+    queue.put("no descriptor")
+    assert (put_md.Format, put_md.CodedCharSetId) == (C.MQFMT_STRING, 1208)
+    for text in ("grüße", "no descriptor"):
+        md = pymqi.MD()
+        assert queue.get(None, md, wait_gmo()) == text.encode("utf-8")
+        assert (md.Format, md.CodedCharSetId) == (C.MQFMT_STRING, 1208)
+    queue.close()
+
+
+def test_accepting_truncation_without_a_buffer_is_pymqis_empty_buffer(
+    qmgr: QueueManager, new_queue: Callable[..., str]
+) -> None:
+    name = new_queue()
+    queue = pymqi.Queue(qmgr, name, IO)
+    queue.put(b"x" * 5000)
+    with pytest.raises(pymqi.MQMIError) as raised:
+        queue.get(None, pymqi.MD(), wait_gmo(C.MQGMO_ACCEPT_TRUNCATED_MSG))
+    error = raised.value
+    assert (error.comp, error.reason) == (C.MQCC_WARNING, RC.TRUNCATED_MSG_ACCEPTED)
+    assert (error.message, error.original_length) == (b"", 5000)
+    assert qmgr.queue_depth(name) == 0  # accepted: the message is gone
+    queue.close()
+
+
+def test_delete_and_define_again_on_one_connection_is_a_new_queue(
+    qmgr: QueueManager, new_queue: Callable[..., str]
+) -> None:
+    name = new_queue()
+    queue = pymqi.Queue(qmgr, name, IO)
+    queue.put(b"old")
+    assert queue.get(None, pymqi.MD(), wait_gmo()) == b"old"
+    queue.close()
+    qmgr.delete_queue(name)
+    qmgr.define_queue(name)
+    queue = pymqi.Queue(qmgr, name, IO)
+    queue.put(b"new")
+    assert qmgr.queue_depth(name) == 1
+    assert queue.get(None, pymqi.MD(), wait_gmo()) == b"new"
+    queue.close()
+
+
+def test_rfh2_headers_put_and_got(qmgr: QueueManager, new_queue: Callable[..., str]) -> None:
+    queue = pymqi.Queue(qmgr, new_queue(), IO)
+    rfh2 = pymqi.RFH2(Format=C.MQFMT_STRING, CodedCharSetId=1208, NameValueCCSID=1208)
+    rfh2.add_folder(b"<mcd><Msd>jms_text</Msd></mcd>")
+    rfh2.add_folder(b"<usr><colour>blue</colour></usr>")
+    queue.put_rfh2(b"payload", pymqi.MD(Format=C.MQFMT_RF_HEADER_2), pymqi.PMO(), [rfh2])
+    headers: list[pymqi.RFH2] = []
+    md = pymqi.MD()
+    assert queue.get_rfh2(None, md, wait_gmo(), headers) == b"payload"
+    assert md.Format == C.MQFMT_RF_HEADER_2 and len(headers) == 1
+    assert headers[0]["usr"] == b"<usr><colour>blue</colour></usr>"
+    assert headers[0]["Format"] == C.MQFMT_STRING
+    queue.close()
+
+
+def test_a_queue_object_that_is_collected_closes_its_handle(
+    qmgr: QueueManager, new_queue: Callable[..., str]
+) -> None:
+    name = new_queue()
+    pymqi.Queue(qmgr, name, C.MQOO_INPUT_EXCLUSIVE)  # dropped at once, as pymqi code does
+    gc.collect()
+    again = pymqi.Queue(qmgr, name, C.MQOO_INPUT_EXCLUSIVE)  # 2042 if the first were open
+    assert again.get_handle() is not None
+    again.close()
+    assert again.get_handle() is None
+    with pytest.raises(pymqi.PYIFError):
+        again.close()
+
+
+def test_a_queue_manager_object_that_is_collected_disconnects(
+    kafka_bootstrap: str, namespace: str, new_queue: Callable[..., str]
+) -> None:
+    name = new_queue()
+    pymqi.QueueManager("QM1", bootstrap_servers=kafka_bootstrap, namespace=namespace)
+    held = QueueManager("QM1", bootstrap_servers=kafka_bootstrap, namespace=namespace)
+    queue = pymqi.Queue(held, name, C.MQOO_INPUT_EXCLUSIVE)
+    gc.collect()
+    queue.close()
+    held.disconnect()
+
+
+def test_get_sub_queue_of_a_subscription_that_failed_is_none(qmgr: QueueManager) -> None:
+    subscription = pymqi.Subscription(qmgr)
+    sd = pymqi.SD(Options=C.MQSO_CREATE, ObjectString=b"Drop/In")  # no queue, not managed
+    with pytest.raises(pymqi.MQMIError):
+        subscription.sub(sub_desc=sd)
+    assert subscription.get_sub_queue() is None
+    with pytest.raises(pymqi.PYIFError):
+        subscription.close()
+
+
+def test_a_bytes_topic_string_publishes(qmgr: QueueManager) -> None:
+    topic = pymqi.Topic(qmgr, topic_string=b"Drop/In/Bytes")
+    topic.open(open_opts=C.MQOO_OUTPUT)
+    topic.pub(b"data", pymqi.MD(Format=C.MQFMT_STRING))
+    topic.pub("text")
+    topic.close()
+    with pytest.raises(pymqi.PYIFError):
+        topic.close()
+
+
+def test_a_non_durable_subscription_goes_at_mqdisc(
+    broker_service: str, connect: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    subscriber = connect()
+    name = f"NDSUB.{uuid.uuid4().hex[:8]}"
+    queue = pymqi.Queue(subscriber, new_queue(), C.MQOO_INPUT_AS_Q_DEF)
+    sd = pymqi.SD(Options=C.MQSO_CREATE | C.MQSO_NON_DURABLE, ObjectString=b"Drop/Disc")
+    sd.set_vs("SubName", name)
+    subscription = pymqi.Subscription(subscriber)
+    subscription.sub(sub_desc=sd, sub_queue=queue)
+    observer = pymqi.Subscription(connect())
+    assert observer._exists(name)
+    subscriber.disconnect()
+    assert wait_until(lambda: not observer._exists(name), 60)

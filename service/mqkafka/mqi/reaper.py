@@ -3,7 +3,9 @@ when the queue manager starts (seed 004).
 
 - A connection's heartbeats stopped (a crash, or an exit without MQDISC): its temporary
   dynamic queues are deleted, or marked logically deleted while others still use them,
-  and its heartbeat is removed. Done by :func:`reap`, in every client's keeper thread.
+  and its heartbeat is removed. Done by :func:`reap`, in every client's keeper thread, the
+  broker service's (``mqk serve``) included, so a crashed creator's queue goes even when no
+  other application is connected: within :func:`reap_bound` of its last heartbeat.
 - A logically deleted queue nobody uses any more (its last user may have crashed before
   closing it) is deleted, also by :func:`reap`.
 - The queue manager starts: every temporary dynamic queue and every logically deleted
@@ -53,6 +55,16 @@ def reap(replica: StateReplica, effects: Effects, *, me: str = "") -> list[str]:
     return touched
 
 
+def reap_bound(heartbeat_interval: float, liveness_timeout: float) -> float:
+    """How long after a connection's last heartbeat a reaping client with these settings has
+    deleted its temporary dynamic queues (Kafka's own delays aside): 2 heartbeat intervals
+    after the connection counts as ended. It counts as ended once the reaper's "now" is
+    ``liveness_timeout`` past that beat; "now" is the newest heartbeat read back, which trails
+    the reaper's own beat by up to one interval (a beat is not yet read back when the same
+    keeper round reaps); and the reaper runs once per interval, after its beat."""
+    return liveness_timeout + 2 * heartbeat_interval
+
+
 def start_queue_manager(replica: StateReplica, effects: Effects) -> list[str]:
     """Seed 004: temporary dynamic queues "are deleted when the queue manager is started".
 
@@ -71,4 +83,4 @@ def start_queue_manager(replica: StateReplica, effects: Effects) -> list[str]:
     return deleted
 
 
-__all__ = ["reap", "start_queue_manager"]
+__all__ = ["reap", "reap_bound", "start_queue_manager"]

@@ -3,6 +3,9 @@
 python worker.py creator BOOTSTRAP NAMESPACE
     connect, open SYSTEM.DEFAULT.MODEL.QUEUE (a temporary dynamic queue), print its name,
     then sit until killed - so the test can kill it as a crash would.
+python worker.py subscriber BOOTSTRAP NAMESPACE TOPIC SUBNAME
+    as creator, and register the subscription SUBNAME on TOPIC with that queue as its
+    subscriber queue (through the broker service), print the queue's name, sit until killed.
 python worker.py getter BOOTSTRAP NAMESPACE QUEUE IDLE_SECONDS
     get messages until none comes for IDLE_SECONDS, print each body as one line, disconnect.
 """
@@ -25,9 +28,22 @@ FAST: dict[str, Any] = {"heartbeat_interval": 0.5, "liveness_timeout": 3.0}
 def creator(bootstrap: str, namespace: str) -> None:
     qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace, **FAST)
     od = OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"CRASH.*")
-    Queue(qmgr, od, C.MQOO_INPUT_EXCLUSIVE)
+    queue = Queue(qmgr, od, C.MQOO_INPUT_EXCLUSIVE)  # kept: a collected handle is closed
     print(od.ObjectName.decode(), flush=True)
-    while True:
+    while queue:
+        time.sleep(1)
+
+
+def subscriber(bootstrap: str, namespace: str, topic: str, sub_name: str) -> None:
+    from mqkafka.mqi.pubsub import PubSub, raise_for
+
+    qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace, **FAST)
+    od = OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"CRASH.*")
+    queue = Queue(qmgr, od, C.MQOO_INPUT_EXCLUSIVE)  # kept: a collected handle is closed
+    name = od.ObjectName.decode().rstrip()
+    raise_for(PubSub(qmgr).register_subscriber([topic], queue=name, sub_name=sub_name))
+    print(name, flush=True)
+    while queue:
         time.sleep(1)
 
 
@@ -49,5 +65,9 @@ def getter(bootstrap: str, namespace: str, queue: str, idle: str) -> None:
 
 
 if __name__ == "__main__":
-    modes: dict[str, Callable[..., None]] = {"creator": creator, "getter": getter}
+    modes: dict[str, Callable[..., None]] = {
+        "creator": creator,
+        "subscriber": subscriber,
+        "getter": getter,
+    }
     modes[sys.argv[1]](*sys.argv[2:])

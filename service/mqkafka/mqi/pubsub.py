@@ -57,7 +57,7 @@ from mqkafka.mqi.channel import text
 from mqkafka.mqi.errors import InterfaceMisuse, MQMIError, PYIFError, failed
 from mqkafka.mqi.pscommands import CommandReply, encode_command, parse_reply
 from mqkafka.mqi.queue import Queue, QueueManager, _mqi, string_message
-from mqkafka.mqi.rfh2class import with_headers
+from mqkafka.mqi.rfh2class import publication_data, with_headers
 from mqkafka.mqi.structs import GMO, MD, OD, PMO, SD, mqchars
 from mqkafka.mqi.validation import check_sub_options
 
@@ -302,8 +302,15 @@ class Subscription:
         return self.sub_queue
 
     def get(self, max_length: int | None = None, *opts: Any) -> bytes:
-        """A publication from the subscription's queue."""
-        return self._queue().get(max_length, *opts)
+        """A publication from the subscription's queue: its data alone, as MQSUB delivers
+        it (the queued interface's MQRFH2 stays with MQGMO_PROPERTIES_FORCE_MQRFH2)."""
+        md = opts[0] if opts and opts[0] is not None else MD()
+        gmo = opts[1] if len(opts) > 1 and opts[1] is not None else GMO()
+        data = self._queue().get(max_length, md, gmo)
+        if gmo.Options & C.MQGMO_PROPERTIES_FORCE_MQRFH2:
+            return data
+        with _mqi():
+            return publication_data(data, md)
 
     def get_rfh2(self, max_length: int | None = None, *opts: Any) -> bytes:
         """A publication from the subscription's queue, its RFH2 headers parsed."""

@@ -1,7 +1,7 @@
 """Control-queue commands of one subscriber identity with many subscriptions; prints figures,
 asserts nothing.
 
-    python -m bench.bench_identity [--reps 1000] [--at 1 1000 3000] [--rounds 5]
+    python -m bench.bench_identity [--reps 300] [--at 1 1000 3000] [--rounds 15] [--service]
 
 MQ applications often hold thousands of subscriptions on one queue (one traditional
 identity). For each state (in-memory stores, RocksDB stores) and each position k, the state
@@ -9,13 +9,22 @@ holds k - 1 subscriptions of the identity APP.Q, then ``--reps`` times: RegSub a
 (the k-th subscription), DeregSub it, and ReqUpdate a subscription that has a retained
 publication. Each command is decoded, handled and its state effects applied, in-process
 (replies not encoded); each operation is timed on its own and the best of ``--rounds`` rounds
-is printed. Cost should not grow with k (issue 19: within 20% from the 1st to the 3,000th).
+is printed, with the Python function calls one of each makes (``calls``: the cost in a count
+that a busy machine does not move). Cost should not grow with k (issue 19: within 20% from
+the 1st to the 3,000th).
+
+``--service`` also runs ``mqk serve`` (memory and RocksDB state) on Kafka ($MQK_BOOTSTRAP_SERVERS
+or a throw-away local broker) and fills one identity through it; at each position it puts 200
+RegSubs at once on the control queue and times them from the first put to the last reply, then
+as many DeregSubs of them, then ReqUpdates: the service's rate in bursts, Kafka included.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
+import pstats
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -111,8 +120,9 @@ def one_round(state: EngineState, ctx: EngineContext, reps: int) -> tuple[float,
 
 def measure(
     make: Callable[[], AbstractContextManager[EngineState]], at: list[int], reps: int, rounds: int
-) -> list[tuple[float, float, float]]:
-    """Best rates (RegSub/s, DeregSub/s, ReqUpdate/s) at each ``at``-th subscription.
+) -> list[tuple[float, float, float, float]]:
+    """Best rates (RegSub/s, DeregSub/s, ReqUpdate/s) at each ``at``-th subscription, and the
+    Python function calls one RegSub + DeregSub + ReqUpdate makes (a count no noise moves).
 
     ``at`` counts the subscription RegSub creates; the ReqUpdate target is one of those held,
     so at 1 the identity briefly holds two. The states are built side by side and their rounds
@@ -134,18 +144,144 @@ def measure(
             for i, (state, ctx) in enumerate(states):
                 times = one_round(state, ctx, reps)
                 best[i] = [min(b, t) for b, t in zip(best[i], times, strict=True)]
-        return [(reps / reg, reps / dereg, reps / update) for reg, dereg, update in best]
+        calls = []
+        for state, ctx in states:
+            profile = cProfile.Profile()
+            profile.runcall(one_round, state, ctx, 100)
+            calls.append(pstats.Stats(profile).total_calls / 100)  # type: ignore[attr-defined]
+        return [
+            (reps / reg, reps / dereg, reps / update, count)
+            for (reg, dereg, update), count in zip(best, calls, strict=True)
+        ]
+
+
+SERVICE_BURST = 200
+SERVICE_REPLIES = "BENCH.IDENTITY.REPLY"
+
+
+class ServiceDriver:
+    """Commands put on a service's control queue in bursts; their replies counted."""
+
+    def __init__(self, bootstrap: str, namespace: str) -> None:
+        from mqkafka.kafka import clients, topicadmin
+        from mqkafka.kafka.clientconfig import ClientConfig
+        from mqkafka.kafka.clients import TopicPartition
+        from mqkafka.wire.names import queue_to_topic
+
+        config = ClientConfig(bootstrap)
+        self.control = queue_to_topic(CONTROL_QUEUE, namespace)
+        self.producer = clients.producer(config, {"linger.ms": 5})
+        replies = queue_to_topic(SERVICE_REPLIES, namespace)
+        topicadmin.ensure_topic(clients.admin(config), replies)
+        self.replies = clients.consumer(
+            config,
+            {
+                "group.id": "bench-identity",  # assigned, never joins or commits
+                "enable.auto.commit": False,
+                "isolation.level": "read_committed",  # a reply counts once it is committed
+                "fetch.wait.max.ms": 5,
+            },
+        )
+        for _ in range(100):  # a topic just created: its metadata may be on its way
+            try:
+                _, end = self.replies.get_watermark_offsets(TopicPartition(replies, 0), 10)
+                break
+            except clients.KafkaException:
+                time.sleep(0.1)
+        else:
+            raise TimeoutError(f"no metadata for {replies}")
+        self.replies.assign([TopicPartition(replies, 0, end)])
+        self.sent = 0
+
+    def burst(self, verb: str, topics: list[str]) -> float:
+        """Seconds from the first put to the last reply; every reply must be OK."""
+        from mqkafka.client.kafka_pubsub import command_message, parse_reply
+        from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
+
+        start = time.perf_counter()
+        for topic in topics:
+            self.sent += 1
+            md = MQMD(
+                MsgType=MQMT.REQUEST,
+                MsgId=b"BNCH" + self.sent.to_bytes(20, "big"),
+                ReplyToQ=SERVICE_REPLIES,
+                UserIdentifier=USER,
+            )
+            pairs = [("Command", verb), ("Topic", topic), ("QName", QUEUE)]
+            md, value = command_message(pairs, md=md)
+            self.producer.produce(self.control, value, b"bench", headers=mqmd_to_headers(md))
+        self.producer.flush(60)
+        waiting = len(topics)
+        deadline = time.monotonic() + 300
+        while waiting:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{waiting} {verb} replies missing")
+            for message in self.replies.consume(500, 0.2):
+                if message.error() is None:
+                    md, _ = mqmd_from_headers(message.headers())
+                    result = parse_reply(message.value(), md)
+                    assert result.ok, (verb, result)
+                    waiting -= 1
+        return time.perf_counter() - start
+
+    def close(self) -> None:
+        self.replies.close()
+
+
+def through_service(at: list[int]) -> None:
+    from bench.bench_service import Service, namespace_for
+    from bench.kafka_env import kafka
+    from mqkafka.client.kafka_pubsub import KafkaPubSub
+
+    print(f"Through mqk serve on Kafka, bursts of {SERVICE_BURST} commands:")
+    head = ("state", "subscription", "RegSub/s", "DeregSub/s", "ReqUpdate/s")
+    print("{:<8} {:>13} {:>10} {:>11} {:>12}".format(*head))
+    with kafka() as bootstrap:
+        for label, extra in (("memory", ["--in-memory-state"]), ("rocksdb", [])):
+            namespace = namespace_for(bootstrap)
+            with tempfile.TemporaryDirectory(prefix="bench-identity-") as tmp:
+                service = Service(bootstrap, namespace, Path(tmp) / "state", *extra)
+                service.start()
+                driver = ServiceDriver(bootstrap, namespace)
+                try:
+                    client = KafkaPubSub(bootstrap, namespace=namespace)
+                    client.publish(RETAINED_TOPIC, b"retained", retain=True)
+                    client.close()
+                    driver.burst("RegSub", [RETAINED_TOPIC])
+                    held, first = 1, None
+                    for k in at:
+                        fill = [f"Bench/Held/{i}" for i in range(held, k - 1)]
+                        for i in range(0, len(fill), 500):
+                            driver.burst("RegSub", fill[i : i + 500])
+                        held = max(held, k - 1)
+                        new = [f"Bench/New/{k}/{j}" for j in range(SERVICE_BURST)]
+                        seconds = (
+                            driver.burst("RegSub", new),
+                            driver.burst("DeregSub", new),
+                            driver.burst("ReqUpdate", [RETAINED_TOPIC] * SERVICE_BURST),
+                        )
+                        rates = tuple(SERVICE_BURST / t for t in seconds)
+                        first = first or rates
+                        ratio = " ".join(f"{r / f:4.0%}" for r, f in zip(rates, first, strict=True))
+                        print(
+                            f"{label:<8} {k:>13,} {rates[0]:>10,.0f} {rates[1]:>11,.0f}"
+                            f" {rates[2]:>12,.0f}   (of the first: {ratio})"
+                        )
+                finally:
+                    driver.close()
+                    service.stop()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--reps", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--reps", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--at", type=int, nargs="+", default=[1, 1000, 3000])
+    parser.add_argument("--service", action="store_true", help="also through mqk serve on Kafka")
     args = parser.parse_args()
     print(f"One identity ({QUEUE}), decode + engine + apply, best of {args.rounds} x {args.reps}:")
-    head = ("state", "subscription", "RegSub/s", "DeregSub/s", "ReqUpdate/s")
-    print("{:<8} {:>13} {:>10} {:>11} {:>12}".format(*head))
+    head = ("state", "subscription", "RegSub/s", "DeregSub/s", "ReqUpdate/s", "calls")
+    print("{:<8} {:>13} {:>10} {:>11} {:>12} {:>8}".format(*head))
     states: list[tuple[str, Callable[[], AbstractContextManager[EngineState]]]] = [
         ("memory", memory_state),
         ("rocksdb", rocks_state),
@@ -157,8 +293,10 @@ def main() -> None:
             ratio = " ".join(f"{r / f:4.0%}" for r, f in zip(rates, first, strict=True))
             print(
                 f"{label:<8} {at:>13,} {rates[0]:>10,.0f} {rates[1]:>11,.0f} {rates[2]:>12,.0f}"
-                f"   (of the first: {ratio})"
+                f" {rates[3]:>8,.0f}   (of the first: {ratio})"
             )
+    if args.service:
+        through_service(args.at)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,14 @@ def register(sub: Any) -> None:
     )
     start.set_defaults(func=kafka_start)
     kafka_sub.add_parser("stop", help="stop it").set_defaults(func=kafka_stop)
+    acls = kafka_sub.add_parser(
+        "acls", help="the Kafka ACLs of the service and application users; --apply sets them"
+    )
+    add_bootstrap(acls)
+    acls.add_argument("--apply", action="store_true", help="create them (as an admin user)")
+    acls.add_argument("--service-user", default="mqk-service")
+    acls.add_argument("--app-user", default="mqk-app")
+    acls.set_defaults(func=kafka_acls)
     kafka_sub.add_parser("status", help="say whether it runs and where").set_defaults(
         func=kafka_status
     )
@@ -69,6 +77,18 @@ def kafka_start(args: argparse.Namespace) -> int:
     for user, path in (info.client_files or {}).items():
         print(f"client properties for {user}: {path}  (--kafka-config / MQK_KAFKA_CONFIG)")
     print(info.bootstrap)
+    return 0
+
+
+def kafka_acls(args: argparse.Namespace) -> int:
+    from mqkafka.kafka import clients, localsecurity
+
+    bindings = localsecurity.acl_bindings(args.namespace, args.service_user, args.app_user)
+    for line in localsecurity.describe(bindings):
+        print(line)
+    if args.apply:
+        count = localsecurity.apply_acls(clients.admin(client_of(args)), bindings)
+        print(f"{count} ACL bindings set", file=sys.stderr)
     return 0
 
 

@@ -128,7 +128,7 @@ def _allow(kind: Any, name: str, pattern: Any, user: str, operations: list[Any])
     ]
 
 
-def acl_bindings(namespace: str = "") -> list[Any]:
+def acl_bindings(namespace: str = "", service: str = SERVICE, app: str = APP) -> list[Any]:
     """The ACLs of the service and application users (idempotent to create again)."""
     T, G, X, C = (
         ResourceType.TOPIC,
@@ -141,43 +141,53 @@ def acl_bindings(namespace: str = "") -> list[Any]:
     ns = namespace
     bindings: list[Any] = []
     # the service: every topic (subscriber queues are any topic), its groups and transactions
-    bindings += _allow(
-        T, "*", LIT, SERVICE,
-        [op.READ, op.WRITE, op.CREATE, op.DESCRIBE, op.DESCRIBE_CONFIGS, op.ALTER_CONFIGS, op.DELETE],
-    )  # fmt: skip
-    bindings += _allow(G, "mqk-", PRE, SERVICE, [op.READ, op.DESCRIBE])
-    bindings += _allow(G, f"{ns}mqk-", PRE, SERVICE, [op.READ, op.DESCRIBE, op.ALTER_CONFIGS])
-    bindings += _allow(X, "mqk-", PRE, SERVICE, [op.WRITE, op.DESCRIBE])
-    bindings += _allow(X, f"{ns}mqk-", PRE, SERVICE, [op.WRITE, op.DESCRIBE])
-    bindings += _allow(C, "kafka-cluster", LIT, SERVICE, [op.IDEMPOTENT_WRITE, op.DESCRIBE_CONFIGS])
+    everything = [op.READ, op.WRITE, op.CREATE, op.DELETE, op.DESCRIBE]
+    bindings += _allow(T, "*", LIT, service, [*everything, op.DESCRIBE_CONFIGS, op.ALTER_CONFIGS])
+    bindings += _allow(G, "mqk-", PRE, service, [op.READ, op.DESCRIBE])
+    bindings += _allow(G, f"{ns}mqk-", PRE, service, [op.READ, op.DESCRIBE, op.ALTER_CONFIGS])
+    bindings += _allow(X, "mqk-", PRE, service, [op.WRITE, op.DESCRIBE])
+    bindings += _allow(X, f"{ns}mqk-", PRE, service, [op.WRITE, op.DESCRIBE])
+    bindings += _allow(C, "kafka-cluster", LIT, service, [op.IDEMPOTENT_WRITE, op.DESCRIBE_CONFIGS])
     # an application: commands and publications in, its own queues both ways
     for queue in ("SYSTEM.BROKER.CONTROL.QUEUE", "SYSTEM.BROKER.DEFAULT.STREAM"):
-        bindings += _allow(T, ns + queue, LIT, APP, [op.WRITE, op.DESCRIBE])
+        bindings += _allow(T, ns + queue, LIT, app, [op.WRITE, op.DESCRIBE])
+    # the queue manager's system objects exist (the MQI looks before it defines them)
+    bindings += _allow(T, ns + "SYSTEM.", PRE, app, [op.DESCRIBE])
     own = [op.READ, op.WRITE, op.CREATE, op.DELETE, op.DESCRIBE, op.DESCRIBE_CONFIGS]
     for prefix in (APP_QUEUE_PREFIX, "MQK.CLIENT.REPLY"):
-        bindings += _allow(T, ns + prefix, PRE, APP, own)
+        bindings += _allow(T, ns + prefix, PRE, app, own)
     # the MQI keeps the queue catalogue and connection heartbeats (it defines queues itself)
     for topic in ("mqk-queues", "mqk-connections"):
         bindings += _allow(
-            T, ns + topic, LIT, APP, [op.READ, op.WRITE, op.DESCRIBE, op.DESCRIBE_CONFIGS]
+            T, ns + topic, LIT, app, [op.READ, op.WRITE, op.DESCRIBE, op.DESCRIBE_CONFIGS]
         )
     # the broker's state: readable (mqk sub list, retained list), never writable
     for topic in ("mqk-subscriptions", "mqk-retained", "mqk-publishers"):
-        bindings += _allow(T, ns + topic, LIT, APP, [op.READ, op.DESCRIBE, op.DESCRIBE_CONFIGS])
-    bindings += _allow(G, "mqk-", PRE, APP, [op.READ, op.DESCRIBE])
-    bindings += _allow(G, f"{ns}mqk-get.", PRE, APP, [op.READ, op.DESCRIBE, op.ALTER_CONFIGS])
-    bindings += _allow(X, "mqk-mqi-", PRE, APP, [op.WRITE, op.DESCRIBE])
-    bindings += _allow(C, "kafka-cluster", LIT, APP, [op.IDEMPOTENT_WRITE, op.DESCRIBE_CONFIGS])
+        bindings += _allow(T, ns + topic, LIT, app, [op.READ, op.DESCRIBE, op.DESCRIBE_CONFIGS])
+    bindings += _allow(G, "mqk-", PRE, app, [op.READ, op.DESCRIBE])
+    bindings += _allow(G, f"{ns}mqk-get.", PRE, app, [op.READ, op.DESCRIBE, op.ALTER_CONFIGS])
+    bindings += _allow(X, "mqk-mqi-", PRE, app, [op.WRITE, op.DESCRIBE])
+    bindings += _allow(C, "kafka-cluster", LIT, app, [op.IDEMPOTENT_WRITE, op.DESCRIBE_CONFIGS])
     return bindings
 
 
-def apply_acls(admin: Any, namespace: str = "", timeout: float = 30.0) -> int:
-    """Create the ACLs (as the admin user); returns how many bindings were asked for."""
-    unique = {str(b): b for b in acl_bindings(namespace)}  # an empty namespace repeats some
+def apply_acls(admin: Any, bindings: list[Any] | None = None, timeout: float = 30.0) -> int:
+    """Create the ACLs (as an admin user); returns how many bindings were set."""
+    unique = {str(b): b for b in bindings or acl_bindings()}  # an empty namespace repeats some
     bindings = list(unique.values())
     for future in admin.create_acls(bindings, request_timeout=timeout).values():
         future.result()
     return len(bindings)
+
+
+def describe(bindings: list[Any]) -> list[str]:
+    """One line per binding, as ``kafka-acls --list`` would say it."""
+    lines = {
+        f"{b.principal:18} {b.operation.name:16} {b.restype.name.lower():16} "
+        f"{b.name}{'*' if b.resource_pattern_type.name == 'PREFIXED' else ''}"
+        for b in bindings
+    }
+    return sorted(lines)
 
 
 def home_security(home: Path) -> str:
@@ -195,6 +205,7 @@ __all__ = [
     "acl_bindings",
     "apply_acls",
     "broker_config",
+    "describe",
     "home_security",
     "storage_arguments",
     "write_client_files",

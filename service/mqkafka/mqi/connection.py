@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from mqkafka.kafka import clients
+from mqkafka.kafka.clients import KafkaEdgeError
+from mqkafka.kafka.probe import KafkaUnusable, check_cluster
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import constants as C
@@ -97,6 +99,13 @@ class Connection:
         # queue, so the queue manager processes its messages in the order they were put
         # (wire contract §2); with a CorrelId the key is the CorrelId (putmd.prepare).
         self.key = self.id.encode()
+        try:  # at once and in one line: a refused login, TLS to a plaintext port, no Kafka
+            check_cluster(settings.client, timeout=settings.admin_timeout)
+        except KafkaUnusable as error:
+            reason = RC.NOT_AUTHORIZED if "SASL" in str(error) else RC.Q_MGR_NOT_AVAILABLE
+            raise failed(reason, str(error)) from None
+        except KafkaEdgeError as error:
+            raise failed(RC.Q_MGR_NOT_AVAILABLE, str(error)) from None
         self.admin = QueueAdmin(settings)
         try:
             ensure_state_topics(self.admin, settings)

@@ -39,7 +39,11 @@ def ensure_state_topics(admin: QueueAdmin, settings: Settings) -> None:
     mine = [s for s in load_catalogue() if s.name in (CATALOGUE_TOPIC, CONNECTIONS_TOPIC)]
     try:
         apply_catalogue(
-            admin.client, prefix=settings.namespace, specs=mine, create=settings.create_topics
+            admin.client,
+            prefix=settings.namespace,
+            specs=mine,
+            create=settings.create_topics,
+            timeout=settings.admin_timeout,
         )
     except ProvisionError as error:
         raise MQError(RC.Q_MGR_NOT_AVAILABLE, str(error)) from None

@@ -1,0 +1,137 @@
+"""Issue 18 point 5: every command against a Kafka that requires SASL, given a client
+properties file; the service and an application each with only the ACLs of their user."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.deploy.conftest import SecuredKafka, prepare_namespace, run_mqk
+
+pytestmark = pytest.mark.kafka
+
+
+def test_a_subscribe_publish_round_trip_runs_through_sasl_with_each_users_acls(
+    secured_kafka: SecuredKafka, service_as: Any
+) -> None:
+    ns = f"s{uuid.uuid4().hex[:6]}."
+    home = secured_kafka.home
+    prepare_namespace(secured_kafka, ns)
+    service_as(secured_kafka, ns)
+    app = {"MQK_KAFKA_CONFIG": str(secured_kafka.app), "MQK_NAMESPACE": ns}
+    queue = f"APP.{uuid.uuid4().hex[:8].upper()}"
+    subscribed = run_mqk("subscribe", "Sport/#", "--queue", queue, home=home, env=app)
+    assert subscribed.returncode == 0 and subscribed.stdout.strip() == "ok", subscribed.stderr
+    published = run_mqk("publish", "Sport/Soccer", "4-1", "--retain", home=home, env=app)
+    assert published.returncode == 0 and published.stdout.strip() == "ok", published.stderr
+    listed = run_mqk("sub", "list", home=home, env=app)
+    assert listed.returncode == 0 and queue in listed.stdout and "Sport/#" in listed.stdout
+    retained = run_mqk("retained", "list", home=home, env=app)
+    assert "Sport/Soccer" in retained.stdout and "4-1" in retained.stdout
+
+
+def test_an_mqi_put_and_get_runs_through_sasl_as_the_application_user(
+    secured_kafka: SecuredKafka,
+) -> None:
+    program = (
+        "import mqkafka.mqi as pymqi\n"
+        "from mqkafka.mqi import CMQC\n"
+        "qmgr = pymqi.connect('QM1')\n"
+        "name = 'APP.' + __import__('uuid').uuid4().hex[:8].upper()\n"
+        "qmgr.define_queue(name)\n"
+        "pymqi.Queue(qmgr, name).put(b'over sasl')\n"
+        "q = pymqi.Queue(qmgr, name, CMQC.MQOO_INPUT_SHARED)\n"
+        "gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=15000)\n"
+        "print(q.get(None, pymqi.MD(), gmo).decode())\n"
+        "q.close(); qmgr.disconnect()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQK_")}
+    env["MQK_KAFKA_CONFIG"] = str(secured_kafka.app)  # bootstrap.servers comes from it too
+    env["MQK_NAMESPACE"] = ns = f"m{uuid.uuid4().hex[:6]}."
+    prepare_namespace(secured_kafka, ns)
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120,
+        cwd=secured_kafka.home, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "over sasl"
+    assert done.stderr.strip() == ""  # no librdkafka chatter for an ordinary program
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"sasl.password": "wrong"}, "invalid credentials"),
+        ({"sasl.mechanism": "PLAIN"}, "Unsupported SASL mechanism"),
+        ({"sasl.mechanism": "NOSUCH"}, "Unsupported SASL mechanism: NOSUCH"),
+        ({"security.protocol": "SSL"}, "PLAINTEXT broker listener"),
+    ],
+    ids=["wrong-password", "mechanism-not-offered", "unknown-mechanism", "tls-to-plaintext"],
+)
+def test_a_client_kafka_refuses_is_one_line_naming_listener_and_cause_and_exit_2(
+    secured_kafka: SecuredKafka, tmp_path: Path, change: dict[str, str], expected: str
+) -> None:
+    settings = dict(
+        line.split("=", 1)
+        for line in secured_kafka.app.read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    settings |= change
+    bad = tmp_path / "bad.properties"
+    bad.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
+    for command in (["sub", "list"], ["serve"]):
+        result = run_mqk(*command, "--kafka-config", str(bad), home=secured_kafka.home)
+        assert result.returncode == 2, result.stdout + result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1, result.stderr
+        assert expected in lines[0] and secured_kafka.bootstrap in lines[0]
+        assert "wrong" not in lines[0]  # the password is never shown
+
+
+def test_the_service_without_create_rights_names_every_missing_topic_in_one_line(
+    secured_kafka: SecuredKafka,
+) -> None:
+    ns = f"n{uuid.uuid4().hex[:6]}."
+    result = run_mqk(
+        "serve", "--namespace", ns, "--no-create-topics",
+        "--kafka-config", str(secured_kafka.service), home=secured_kafka.home,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("mqk:")]
+    assert len(lines) == 1 and "--no-create-topics" in lines[0], result.stderr
+    for topic in ("SYSTEM.BROKER.CONTROL.QUEUE", "mqk-subscriptions", "mqk-retained"):
+        assert ns + topic in lines[0]
+
+
+def test_an_application_may_not_write_the_subscription_state(
+    secured_kafka: SecuredKafka, service_as: Any
+) -> None:
+    """The state topics are the service's alone: an application's tombstone is refused by
+    Kafka and the subscription stays (issue 20 point 4)."""
+    from mqkafka.kafka import clients
+    from mqkafka.kafka.clientconfig import load_client_config
+    from mqkafka.kafka.compacted import read_compacted
+
+    ns = f"t{uuid.uuid4().hex[:6]}."
+    prepare_namespace(secured_kafka, ns)
+    service_as(secured_kafka, ns)
+    app = {"MQK_KAFKA_CONFIG": str(secured_kafka.app), "MQK_NAMESPACE": ns}
+    queue = f"APP.{uuid.uuid4().hex[:8].upper()}"
+    assert run_mqk("subscribe", "News/#", "--queue", queue, home=secured_kafka.home, env=app)
+    app_config = load_client_config(config_file=secured_kafka.app, environ={})
+    topic = ns + "mqk-subscriptions"
+    keys = list(read_compacted(app_config, topic))  # reading it is allowed
+    assert len(keys) == 1
+    errors: list[Any] = []
+    producer = clients.producer(app_config)
+    producer.produce(topic, key=keys[0], value=None, on_delivery=lambda e, m: errors.append(e))
+    producer.flush(30)
+    assert errors and errors[0] is not None and errors[0].name() == "TOPIC_AUTHORIZATION_FAILED"
+    assert list(read_compacted(app_config, topic)) == keys

@@ -293,6 +293,7 @@ class Subscription:
         self.sub_name, self.sub_opts = text(sub_name), sub_opts
         self.topic_name, self.topic_string = text(topic_name), text(topic_string)
         self._managed = False
+        self._resumed = False  # MQSO_RESUME finds a durable subscription: closing keeps it
         self._registered: dict[str, Any] | None = None
         if sub_desc is not None:
             self.sub(sub_desc, sub_queue)
@@ -449,6 +450,7 @@ class Subscription:
             "topic": reply.attribute("Topic"),
         }
         self.sub_desc, self.sub_queue = sd, queue
+        self._resumed = True
         self.qmgr.subscriptions.add(self)
         return queue
 
@@ -470,7 +472,7 @@ class Subscription:
         ``wait`` the command goes as a datagram: MQDISC and garbage collection must not wait
         for the broker service."""
         assert self._registered is not None and self.sub_desc is not None
-        durable = bool(self.sub_desc.Options & C.MQSO_DURABLE)
+        durable = bool(self.sub_desc.Options & C.MQSO_DURABLE) or self._resumed
         try:
             if sub_close_options & C.MQCO_REMOVE_SUB or not durable:
                 reg = self._registered

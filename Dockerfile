@@ -1,13 +1,22 @@
-# The broker service image used by docker-compose.yml (no JDK needed: Kafka runs in its own
-# apache/kafka container).
+# The broker service image of docker-compose.yml. Kafka runs in its own apache/kafka container,
+# so no JDK here. Built in two stages: the wheel is built from the source, and only the wheel
+# is installed in the image (what `pip install` of a release gives a user).
+FROM python:3.11-slim AS build
+WORKDIR /src
+COPY . .
+RUN pip install --no-cache-dir build==1.2.2 && python -m build --wheel --outdir /wheels
+
 FROM python:3.11-slim
-WORKDIR /opt/mqkafka
-COPY pyproject.toml README.md ./
-COPY service ./service
-COPY topics ./topics
-COPY schemas ./schemas
-RUN pip install --no-cache-dir .
-ENV MQK_TOPICS=/opt/mqkafka/topics/catalogue.toml \
-    MQK_HOME=/var/lib/mqkafka
+# install: the wheel and its dependencies, nothing else (tests/integration/deploy runs this step)
+COPY --from=build /wheels /wheels
+RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
+RUN useradd --system --uid 10001 --home-dir /var/lib/mqkafka --create-home mqk
+USER mqk
+ENV MQK_HOME=/var/lib/mqkafka \
+    MQK_METRICS_HOST=0.0.0.0 \
+    MQK_METRICS_PORT=9464
 VOLUME /var/lib/mqkafka
+EXPOSE 9464
+HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 CMD ["mqk", "health"]
 ENTRYPOINT ["mqk"]
+CMD ["serve"]

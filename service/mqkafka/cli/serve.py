@@ -33,7 +33,13 @@ def register(sub: Any) -> None:
         help=f"a stream queue besides {DEFAULT_STREAM} (repeatable)",
     )
     serve.add_argument("--state-dir", type=Path, help="RocksDB state directory ($MQK_HOME/state)")
-    serve.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
+    port = os.environ.get("MQK_METRICS_PORT")
+    serve.add_argument(
+        "--metrics-port",
+        type=int,
+        default=int(port) if port else None,
+        help="serve Prometheus metrics on this port ($MQK_METRICS_PORT)",
+    )
     serve.add_argument(
         "--metrics-host",
         default=os.environ.get("MQK_METRICS_HOST", "127.0.0.1"),
@@ -59,6 +65,31 @@ def register(sub: Any) -> None:
     )
     serve.add_argument("--log-level", default="INFO")
     serve.set_defaults(func=run_serve)
+
+    health = sub.add_parser(
+        "health", help="exit 0 when the service on this machine serves (a container HEALTHCHECK)"
+    )
+    health.add_argument(
+        "--metrics-port", type=int, default=int(os.environ.get("MQK_METRICS_PORT", "9464"))
+    )
+    health.set_defaults(func=run_health)
+
+
+def run_health(args: argparse.Namespace) -> int:
+    """Asks the service's metrics endpoint whether ``mqk_ready`` is 1."""
+    import urllib.error
+    import urllib.request
+
+    url = f"http://127.0.0.1:{args.metrics_port}/metrics"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            text = answer.read().decode()
+    except (OSError, urllib.error.URLError) as error:
+        raise UserError(f"no broker service answers at {url}: {error}") from None
+    if "\nmqk_ready 1.0" not in "\n" + text:
+        raise UserError("the broker service is not ready (starting, stopping or catching up)")
+    print("ready")
+    return 0
 
 
 def run_serve(args: argparse.Namespace) -> int:

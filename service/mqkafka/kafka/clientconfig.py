@@ -62,7 +62,7 @@ class ClientConfig:
     """The bootstrap servers and the user's librdkafka settings (security, tuning)."""
 
     bootstrap: str
-    settings: Mapping[str, str] = field(default_factory=dict)
+    settings: Mapping[str, str] = field(default_factory=dict, repr=False)  # may hold secrets
 
     def __post_init__(self) -> None:
         if not self.bootstrap:
@@ -83,6 +83,9 @@ class ClientConfig:
     @property
     def secured(self) -> bool:
         return self.security_protocol != "PLAINTEXT"
+
+    def __repr__(self) -> str:
+        return f"ClientConfig({self.redacted()!r})"
 
     def redacted(self) -> dict[str, str]:
         shown = {k: (REDACTED if is_secret(k) else v) for k, v in self.settings.items()}

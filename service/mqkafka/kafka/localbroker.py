@@ -29,12 +29,13 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from mqkafka.kafka import localsecurity
 
 KAFKA_VERSION = "4.2.0"
-POM = Path(__file__).with_name("pom.xml")
+POM = "pom.xml"  # package data beside this module
 LOG_TAIL_LINES = 40
 
 # Settings for a one-node cluster: every internal topic with replication factor 1 and few
@@ -153,12 +154,13 @@ def ensure_jars(version: str = KAFKA_VERSION, cache: Path | None = None) -> Path
             return libs
         _log(f"mqk: fetching Apache Kafka {version} jars from Maven Central (first run only)...")
         staging = Path(tempfile.mkdtemp(prefix="libs-", dir=libs.parent.parent))
-        cmd = [
-            mvn, "-q", "-B", "-f", str(POM), f"-Dkafka.version={version}",
-            "dependency:copy-dependencies", f"-DoutputDirectory={staging}",
-            "-DincludeScope=runtime",
-        ]  # fmt: skip
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
+        with resources.as_file(resources.files(__package__).joinpath(POM)) as pom:
+            cmd = [
+                mvn, "-q", "-B", "-f", str(pom), f"-Dkafka.version={version}",
+                "dependency:copy-dependencies", f"-DoutputDirectory={staging}",
+                "-DincludeScope=runtime",
+            ]  # fmt: skip
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
         if done.returncode != 0 or not any(staging.glob("kafka_2.13-*.jar")):
             shutil.rmtree(staging, ignore_errors=True)
             raise BrokerError(

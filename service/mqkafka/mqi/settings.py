@@ -78,7 +78,7 @@ class Settings:
     producer_config: Mapping[str, str] = field(default_factory=dict)
     # Kafka client settings (security.protocol, sasl.*, ssl.*), over $MQK_KAFKA_CONFIG's file
     # and the $MQK_KAFKA_<SETTING> variables
-    kafka_config: Mapping[str, str] = field(default_factory=dict)
+    kafka_config: Mapping[str, str] = field(default_factory=dict, repr=False)  # has secrets
     create_topics: bool = True  # create the MQI's system topics when missing
 
     def __post_init__(self) -> None:

@@ -55,7 +55,7 @@ class PipelineConfig:
 
     bootstrap: str
     namespace: str = ""
-    kafka_settings: Mapping[str, str] = field(default_factory=dict)  # librdkafka's names
+    kafka_settings: Mapping[str, str] = field(default_factory=dict, repr=False)  # has secrets
     tables: str = field(default_factory=lambda: _location(default_home() / "tables"))
     checkpoints: str = field(default_factory=lambda: _location(default_home() / "checkpoints"))
     watermark_s: float = DEFAULT_WATERMARK_S

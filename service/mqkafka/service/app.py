@@ -128,6 +128,7 @@ class BrokerService:
         self._last_flush = 0.0
         self._set_state_gauges()
         self.ready_seconds = time.monotonic() - started
+        self.metrics.ready.set(1)
         log.info(
             "broker ready in %.2fs: %d subscriptions, %d retained, %d state records applied",
             self.ready_seconds,
@@ -180,6 +181,7 @@ class BrokerService:
                 )
 
     def stop(self) -> None:
+        self.metrics.ready.set(0)
         self.loop.stop()
 
     def run(self) -> None:

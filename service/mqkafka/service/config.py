@@ -28,7 +28,7 @@ class ServiceConfig:
 
     bootstrap: str
     namespace: str = ""
-    kafka_settings: Mapping[str, str] = field(default_factory=dict)  # security, tuning
+    kafka_settings: Mapping[str, str] = field(default_factory=dict, repr=False)  # has secrets
     qmgr_name: str = "QM1"
     instance_id: str = field(default_factory=lambda: f"{socket.gethostname()}-1")
     state_dir: Path = field(

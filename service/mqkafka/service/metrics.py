@@ -86,6 +86,9 @@ class Metrics:
         self.replica_records = Counter(
             "mqk_replica_records", "State records applied from the state topics", registry=r
         )
+        self.ready = Gauge(
+            "mqk_ready", "1 once the service has its state and serves, 0 as it stops", registry=r
+        )
         self.subscriptions = Gauge("mqk_subscriptions", "Subscriptions held", registry=r)
         self.retained = Gauge("mqk_retained_publications", "Retained publications held", registry=r)
         self.consumer_lag = Gauge(

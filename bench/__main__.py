@@ -16,6 +16,7 @@ BENCHES = [
     "bench_relay",
     "bench_fanout",
     "bench_service",
+    "bench_deploy",
 ]
 
 if __name__ == "__main__":

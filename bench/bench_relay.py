@@ -18,7 +18,7 @@ from typing import Any
 
 from confluent_kafka import Consumer, Producer
 
-from bench.kafka_env import create_topic, drain_count, fill, kafka
+from bench.kafka_env import create_topic, drain_count, fill, kafka, kafka_settings
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.txloop import OutRecord, TransactionalLoop
 
@@ -26,7 +26,7 @@ from mqkafka.kafka.txloop import OutRecord, TransactionalLoop
 def plain_relay(bootstrap: str, source: str, target: str, count: int) -> float:
     consumer = Consumer(
         {
-            "bootstrap.servers": bootstrap,
+            **kafka_settings(bootstrap),
             "group.id": uuid.uuid4().hex,
             "auto.offset.reset": "earliest",
             "enable.auto.commit": False,
@@ -36,7 +36,7 @@ def plain_relay(bootstrap: str, source: str, target: str, count: int) -> float:
     )
     producer = Producer(
         {
-            "bootstrap.servers": bootstrap,
+            **kafka_settings(bootstrap),
             "linger.ms": 2,
             "batch.num.messages": 10000,
             "queue.buffering.max.messages": 500000,

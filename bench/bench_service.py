@@ -29,8 +29,9 @@ from typing import Any
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench.bench_relay import plain_relay
-from bench.kafka_env import Headers, committed_reader, create_topic, fill, kafka
+from bench.kafka_env import Headers, committed_reader, create_topic, fill, kafka, kafka_settings
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
+from mqkafka.kafka.clientconfig import load_client_config
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
 from mqkafka.mq.mqmd import MQMD, MQPER
@@ -143,7 +144,7 @@ def wait_committed(
     bootstrap: str, group: str, topic: str, records: int, timeout: float = 600
 ) -> None:
     """Until ``group`` has committed ``records`` offsets of ``topic`` (all of its partitions)."""
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group})
+    consumer = Consumer({**kafka_settings(bootstrap), "group.id": group})
     try:
         partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
         asked = [TopicPartition(topic, p) for p in partitions]
@@ -160,7 +161,7 @@ def wait_committed(
 
 def namespace_for(bootstrap: str) -> str:
     ns = f"b{uuid.uuid4().hex[:6]}."
-    apply_catalogue(bootstrap, prefix=ns)
+    apply_catalogue(load_client_config(bootstrap), prefix=ns)
     return ns
 
 
@@ -182,7 +183,7 @@ def throughput(
     with tempfile.TemporaryDirectory() as state:
         service = Service(bootstrap, ns, Path(state), *extra)
         service.start()
-        client = KafkaPubSub(bootstrap, namespace=ns)
+        client = KafkaPubSub(load_client_config(bootstrap), namespace=ns)
         queues = [f"BENCH.SUB{i}" for i in range(fanout)]
         for queue in queues:
             assert client.register("Bench/#", queue=queue).ok  # type: ignore[union-attr]
@@ -248,13 +249,13 @@ def latency(
     with tempfile.TemporaryDirectory() as state:
         service = Service(bootstrap, ns, Path(state))
         service.start()
-        client = KafkaPubSub(bootstrap, namespace=ns)
+        client = KafkaPubSub(load_client_config(bootstrap), namespace=ns)
         assert client.register("Bench/#", queue="BENCH.LAT").ok  # type: ignore[union-attr]
         client.close()
         topic = queue_to_topic("BENCH.LAT", ns)
         consumer = Consumer(
             {
-                "bootstrap.servers": bootstrap,
+                **kafka_settings(bootstrap),
                 "group.id": uuid.uuid4().hex,
                 "isolation.level": "read_committed",
                 "fetch.wait.max.ms": 1,
@@ -264,7 +265,7 @@ def latency(
         consumer.assign([TopicPartition(topic, 0, -1)])
         consumer.consume(1, 1.0)  # connected and positioned before the first publication
         stream = queue_to_topic(DEFAULT_STREAM, ns)
-        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0})
+        producer = Producer({**kafka_settings(bootstrap), "linger.ms": 0})
         # one second more at the start: the service's first publications take the engine's
         # path, open partitions and make plans; that second is reported apart
         total = int(rate * (seconds + 1))
@@ -325,7 +326,7 @@ def restart(bootstrap: str, retained: int, subscriptions: int) -> dict[str, floa
     ns = namespace_for(bootstrap)
     producer = Producer(
         {
-            "bootstrap.servers": bootstrap,
+            **kafka_settings(bootstrap),
             "linger.ms": 50,
             "batch.num.messages": 10000,
             "queue.buffering.max.messages": 2000000,

@@ -9,13 +9,21 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from mqkafka.kafka.clientconfig import load_client_config
 from mqkafka.kafka.localbroker import LocalBroker
 
 Headers = list[tuple[str, bytes]]
+
+
+def kafka_settings(bootstrap: str) -> dict[str, Any]:
+    """Client settings for ``bootstrap`` with the user's (``MQK_KAFKA_CONFIG``,
+    ``MQK_KAFKA_<SETTING>``): a benchmark runs against a secured Kafka as the product does."""
+    return load_client_config(bootstrap).client_settings()
 
 
 @contextlib.contextmanager
@@ -35,7 +43,7 @@ def kafka() -> Iterator[str]:
 
 def create_topic(bootstrap: str, partitions: int = 1, prefix: str = "bench", **config: str) -> str:
     name = f"{prefix}-{uuid.uuid4().hex[:10]}"
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(kafka_settings(bootstrap))
     topic = NewTopic(
         name, partitions, 1, config={k.replace("_", "."): v for k, v in config.items()}
     )
@@ -56,7 +64,7 @@ def fill(
     headers_of = headers if callable(headers) else (lambda i: headers)
     producer = Producer(
         {
-            "bootstrap.servers": bootstrap,
+            **kafka_settings(bootstrap),
             "linger.ms": 20,
             "batch.num.messages": 10000,
             "queue.buffering.max.messages": 1000000,
@@ -80,7 +88,7 @@ def committed_reader(bootstrap: str) -> Consumer:
     """A consumer of its own group that reads committed records from the beginning."""
     return Consumer(
         {
-            "bootstrap.servers": bootstrap,
+            **kafka_settings(bootstrap),
             "group.id": uuid.uuid4().hex,
             "auto.offset.reset": "earliest",
             "isolation.level": "read_committed",

@@ -14,6 +14,7 @@ from typing import Any
 
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.kafka.localbroker import BrokerError, LocalBroker, pid_alive
+from mqkafka.kafka.localcluster import LocalCluster
 from mqkafka.kafka.provision import apply_catalogue, load_catalogue
 
 
@@ -28,6 +29,13 @@ def register(sub: Any) -> None:
         choices=("plaintext", "sasl"),
         help="sasl: SASL/SCRAM-SHA-512 listener, ACLs, a service and an application user "
         "(fixed when the broker's home is first made; default: as made, else plaintext)",
+    )
+    start.add_argument(
+        "--brokers",
+        type=int,
+        default=1,
+        help="3 or more: a replicated KRaft cluster (replication factor 3, "
+        "min.insync.replicas 2) in its own MQK_HOME",
     )
     start.set_defaults(func=kafka_start)
     kafka_sub.add_parser("stop", help="stop it").set_defaults(func=kafka_stop)
@@ -68,10 +76,17 @@ def kafka_start(args: argparse.Namespace) -> int:
     began = time.monotonic()
     try:
         broker = LocalBroker(security=args.security)
-        info = broker.start(port=args.port, timeout=args.timeout)
+        if args.brokers > 1:
+            if args.security == "sasl" or args.port is not None:
+                raise UserError("--brokers takes neither --security sasl nor --port")
+            info = LocalCluster(brokers=args.brokers).start(timeout=max(args.timeout, 180))
+        else:
+            info = broker.start(port=args.port, timeout=args.timeout)
     except BrokerError as error:
         raise UserError(str(error)) from None
     how = "SASL/SCRAM-SHA-512 with ACLs" if info.security == "sasl" else "plaintext"
+    if info.nodes:
+        how = f"{len(info.nodes)} brokers, replication factor 3, min.insync.replicas 2"
     print(f"Kafka {info.version} running (pid {info.pid}, {how}, {time.monotonic() - began:.1f}s)")
     print(f"data: {Path(info.home) / 'data'}  log: {broker.log_file}")
     for user, path in (info.client_files or {}).items():

@@ -102,10 +102,12 @@ class BrokerInfo:
     started_at: float
     security: str = "plaintext"  # or "sasl": SCRAM users and ACLs (kafka/localsecurity.py)
     client_files: dict[str, str] | None = None  # user -> properties file (sasl)
+    nodes: list[list[int]] | None = None  # a cluster's [node id, pid, port, controller port]
 
     @property
     def bootstrap(self) -> str:
-        return f"127.0.0.1:{self.port}"
+        ports = [node[2] for node in self.nodes] if self.nodes else [self.port]
+        return ",".join(f"127.0.0.1:{port}" for port in ports)
 
 
 def default_home() -> Path:
@@ -205,8 +207,10 @@ def pid_alive(pid: int) -> bool:
 
 
 def kafka_processes(home: Path) -> list[int]:
-    """Pids of ``kafka.Kafka`` JVMs started from ``home`` (ours, whatever broker.json says)."""
-    config = str(home / "server.properties")
+    """Pids of ``kafka.Kafka`` JVMs started from ``home`` (ours, whatever broker.json says):
+    its own broker, and a local cluster's nodes in ``home/node-N``."""
+    configs = {str(home / "server.properties")}
+    configs |= {str(path) for path in home.glob("node-*/server.properties")}
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -216,7 +220,7 @@ def kafka_processes(home: Path) -> list[int]:
         except OSError:
             continue
         words = [a.decode(errors="replace") for a in argv]
-        if "kafka.Kafka" in words and config in words and pid_alive(int(entry.name)):
+        if "kafka.Kafka" in words and configs & set(words) and pid_alive(int(entry.name)):
             found.append(int(entry.name))
     return found
 
@@ -483,8 +487,9 @@ def wait_until_ready(
     timeout: float,
     alive: Callable[[], bool],
     settings: Mapping[str, str] | None = None,
+    brokers: int = 1,
 ) -> None:
-    """Block until the broker at ``bootstrap`` answers a metadata request, or raise."""
+    """Block until ``brokers`` brokers at ``bootstrap`` answer a metadata request, or raise."""
     from mqkafka.kafka import clients
     from mqkafka.kafka.clientconfig import ClientConfig
 
@@ -495,7 +500,7 @@ def wait_until_ready(
             raise BrokerError("the Kafka broker process exited during start-up")
         try:
             metadata = admin.list_topics(timeout=2)
-            if metadata.brokers:
+            if len(metadata.brokers) >= brokers:
                 return
         except Exception:
             pass

@@ -46,8 +46,9 @@ def install_to_first_answer(wheel: Path, bootstrap: str, root: Path) -> tuple[fl
     env |= {"MQK_HOME": str(root / "home"), "MQK_BOOTSTRAP_SERVERS": bootstrap}
     env["MQK_NAMESPACE"] = f"d{uuid.uuid4().hex[:6]}."
     mqk = str(venv / "bin" / "mqk")
+    log = root / "serve.log"
     service = subprocess.Popen(
-        [mqk, "serve"], env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [mqk, "serve"], env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=log.open("w")
     )
     try:
         while True:
@@ -58,7 +59,7 @@ def install_to_first_answer(wheel: Path, bootstrap: str, root: Path) -> tuple[fl
             if done.stdout.strip() == "ok":
                 return installed - began, time.perf_counter() - installed
             if service.poll() is not None:
-                raise RuntimeError("the installed service exited")
+                raise RuntimeError(f"the installed service exited:\n{log.read_text()[-2000:]}")
     finally:
         service.terminate()
         service.wait(60)

@@ -175,8 +175,10 @@ def _count(value: object, where: _Table, key: str) -> int:
     """Partitions or replicas: a whole number from 1 (TOML's true is not one); replicas may
     also be -1, the cluster's default.replication.factor."""
     replicas = key == "replication_factor"
-    if isinstance(value, bool) or not isinstance(value, int) or (
-        value < 1 and not (replicas and value == -1)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or (value < 1 and not (replicas and value == -1))
     ):
         allowed = "from 1, or -1 for the cluster's default" if replicas else "from 1"
         raise _Bad(f"{key} is a whole number {allowed}, not {value!r}", where, key)

@@ -101,7 +101,7 @@ class TopicLimits:
             self._ask(list(self._limits))
 
     def _ask(self, topics: list[str]) -> None:
-        from confluent_kafka.admin import ConfigResource  # until the client edge package has it
+        from mqkafka.kafka.clients import ConfigResource
 
         self._asked_at = self._clock()
         found: dict[str, int] = {}

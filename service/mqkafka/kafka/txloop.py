@@ -38,6 +38,7 @@ from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 
 log = logging.getLogger(__name__)
 
+SESSION_TIMEOUT_MS = 10_000  # a killed worker's partitions move to the others after this
 MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~21 s of pauses)
 # Refusals of a record that the same record meets again however often it is tried.
 INCURABLE = frozenset(
@@ -110,6 +111,8 @@ class TransactionalLoop:
         topics: Sequence[str],
         handler: BatchHandler,
         transactional_id: str | None,
+        instance_id: str | None = None,
+        client_id: str | None = None,
         batch_size: int = 2000,
         batch_timeout: float = 0.005,
         max_tx_records: int = 50000,
@@ -146,9 +149,15 @@ class TransactionalLoop:
                 "isolation.level": "read_committed",
                 "fetch.wait.max.ms": 10,
                 "queued.min.messages": 20000,
-                # "range" spreads each topic's partitions over the workers; a count-balancing
-                # assignor can hand one worker every stream partition and another none.
-                "partition.assignment.strategy": "range",
+                # Static membership: a worker restarted with its instance id takes its
+                # partitions back at once (no rebalance, no wait for the session of its
+                # killed predecessor); cooperative: a rebalance moves only what must move.
+                # A worker gone for good loses its partitions after the session timeout.
+                "partition.assignment.strategy": "cooperative-sticky",
+                "session.timeout.ms": SESSION_TIMEOUT_MS,
+                "heartbeat.interval.ms": SESSION_TIMEOUT_MS // 5,
+                **({"group.instance.id": instance_id} if instance_id else {}),
+                **({"client.id": client_id} if client_id else {}),
                 **(consumer_config or {}),
             },
         )

@@ -22,11 +22,12 @@ from mqkafka.engine.context import EngineConfig, EngineContext
 from mqkafka.engine.state import EngineState
 from mqkafka.kafka import clients
 from mqkafka.kafka.provision import apply_catalogue
-from mqkafka.kafka.txloop import TransactionalLoop
+from mqkafka.kafka.txloop import SESSION_TIMEOUT_MS, TransactionalLoop
 from mqkafka.selectors import SelectorFilterPort
 from mqkafka.service.config import ACTIVITY_TOPIC, ServiceConfig
 from mqkafka.service.dispatcher import Dispatcher
 from mqkafka.service.limits import TopicLimits
+from mqkafka.service.membership import InstanceInUse, check_instance_free, client_id_of
 from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
 from mqkafka.service.queues import QueueDirectory
@@ -64,6 +65,14 @@ class BrokerService:
             self.admin, prefix=config.namespace, create=config.create_topics
         ):
             log.info("system topics: %s", action)
+        group = config.namespace + config.group_id
+        member = f"{config.namespace}mqk-serve-{config.instance_id}"
+        try:  # before the state is opened: a worker in use keeps it
+            check_instance_free(
+                self.admin, group, member, config.instance_id, SESSION_TIMEOUT_MS / 1000
+            )
+        except InstanceInUse as error:
+            raise ServiceError(str(error)) from None
         self.rocks = None if config.in_memory_state else self._open_rocks()
         offsets = self.rocks.offsets() if self.rocks is not None else {}
         filters = SelectorFilterPort()
@@ -120,10 +129,12 @@ class BrokerService:
             self.queues.ensure(queue)
         self.loop = TransactionalLoop(
             client=config.client,
-            group_id=config.namespace + config.group_id,
+            group_id=group,
             topics=topics,
             handler=self.dispatcher,
-            transactional_id=f"{config.namespace}mqk-serve-{config.instance_id}",
+            transactional_id=member,
+            instance_id=member,
+            client_id=client_id_of(config.instance_id),
         )
         self._last_flush = 0.0
         self._set_state_gauges()

@@ -1,0 +1,132 @@
+"""Browsing a queue without taking anything: the messages still on it, decoded.
+
+"Still on it" starts at the share group's start offset (everything below it was got by the
+MQI's destructive getters), or at the log start when no getter ever came. Reading is
+``read_committed``, assign-only, and never commits: like MQGMO_BROWSE_NEXT, it changes
+nothing. The dead-letter queue is browsed the same way; each message shows its MQDLH.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from mqkafka.kafka import clients, sharestate
+from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.clients import OFFSET_BEGINNING, KafkaException, TopicPartition
+from mqkafka.mq.errors import MQError
+from mqkafka.query.render import MessageView, render_body, view_message
+from mqkafka.wire.headers import mqmd_from_headers
+from mqkafka.wire.names import queue_to_topic
+
+DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
+SHARE_GROUP_PREFIX = "mqk-get."  # the MQI's getters of a queue (mqi/settings.py)
+PARTITION_EOF = -191
+
+
+class UnknownQueue(LookupError):
+    """No topic carries the queue."""
+
+
+@dataclass(frozen=True)
+class Browsed:
+    queue: str
+    messages: list[MessageView]
+    more: bool  # stopped at the limit with messages left
+
+
+def _starts(config: ClientConfig, namespace: str, topic: str, partitions: int) -> dict[int, int]:
+    group = namespace + SHARE_GROUP_PREFIX + topic
+    client = sharestate.ShareStateClient(config, 5.0)
+    try:
+        known = client.offsets(group, topic, range(partitions))
+    except MQError:
+        known = {}
+    finally:
+        client.close()
+    return {p: o.start for p, o in known.items() if o.start >= 0}
+
+
+def browse(
+    config: ClientConfig,
+    queue: str,
+    *,
+    namespace: str = "",
+    limit: int = 100,
+    wait: float = 0.0,
+    timeout: float = 10.0,
+) -> Browsed:
+    """Up to ``limit`` messages on ``queue`` in offset order per partition; with ``wait``,
+    waits that long for a first message when there is none."""
+    topic = queue_to_topic(queue, namespace)
+    consumer = clients.consumer(
+        config,
+        {
+            "group.id": f"mqk-browse-{uuid.uuid4().hex}",  # assign only: never commits
+            "enable.auto.commit": False,
+            "isolation.level": "read_committed",
+            "enable.partition.eof": True,
+            "fetch.wait.max.ms": 50,
+        },
+    )
+    try:
+        metadata = consumer.list_topics(topic, timeout=timeout).topics.get(topic)
+        if metadata is None or metadata.error is not None or not metadata.partitions:
+            raise UnknownQueue(queue)
+        partitions = sorted(metadata.partitions)
+        starts = _starts(config, namespace, topic, len(partitions))
+        consumer.assign(
+            [TopicPartition(topic, p, starts.get(p, OFFSET_BEGINNING)) for p in partitions]
+        )
+        messages: list[MessageView] = []
+        ended: set[int] = set()
+        began = time.monotonic()
+        deadline, waited = began + max(timeout, wait), began + wait
+        more = False
+        while time.monotonic() < deadline:
+            for record in consumer.consume(500, 0.1):
+                error = record.error()
+                if error is not None:
+                    if error.code() == PARTITION_EOF:
+                        ended.add(record.partition())
+                    continue
+                if len(messages) >= limit:
+                    more = True
+                    break
+                messages.append(_view(record))
+            if more or len(messages) >= limit:
+                break
+            if len(ended) == len(partitions) and (messages or time.monotonic() >= waited):
+                break
+        return Browsed(queue, messages, more)
+    except KafkaException as error:
+        raise clients.KafkaEdgeError(f"browsing {queue}: {error}") from None
+    finally:
+        consumer.close()
+
+
+def _view(rec: Any) -> MessageView:
+    headers = rec.headers() or []
+    try:
+        md, extra = mqmd_from_headers(headers)
+    except MQError as error:
+        return MessageView(
+            rec.partition(), rec.offset(), rec.timestamp()[1], {}, [],
+            render_body(rec.value() or b""), None, f"MQMD headers: {error.detail}",
+        )  # fmt: skip
+    return view_message(
+        rec.value() or b"", md, partition=rec.partition(), offset=rec.offset(),
+        timestamp_ms=rec.timestamp()[1], extra_headers=_extra(extra),
+    )  # fmt: skip
+
+
+def _extra(headers: object) -> dict[str, str]:
+    shown: dict[str, str] = {}
+    for name, value in headers if isinstance(headers, list | tuple) else ():
+        shown[str(name)] = value.decode("utf-8", "replace") if isinstance(value, bytes) else ""
+    return shown
+
+
+__all__ = ["DEAD_LETTER_QUEUE", "Browsed", "UnknownQueue", "browse"]

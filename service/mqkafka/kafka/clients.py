@@ -47,6 +47,11 @@ LIBRDKAFKA_LOGGER = "mqkafka.kafka.librdkafka"
 REPEAT_INTERVAL = 30.0  # seconds a kind of librdkafka line is held back after it was logged
 
 ErrorCallback = Callable[[KafkaError], None]
+# What librdkafka says, in its many ways, when it cannot reach Kafka.
+_UNREACHABLE = (
+    "Connect to", "brokers are down", "Connection refused", "Disconnected", "transport failure",
+    "Failed to resolve", "SESSTMOUT", "Timed out", "timed out",
+)  # fmt: skip
 # Lines librdkafka writes for every client of a kind, saying nothing an operator can act on.
 _NOISE = ('share consumer is in "Preview"',)
 
@@ -58,10 +63,14 @@ class KafkaEdgeError(RuntimeError):
 class RepeatFilter(logging.Filter):
     """Lets one record of a kind through per ``interval``; says how many were held back.
 
-    A kind is the message with its numbers and addresses taken out, so "Connect to
-    127.0.0.1:9092 failed (after 0ms)" and the same line a second later are one kind."""
+    A kind is the message without the client's and thread's names and with its numbers
+    taken out, so "Connect to 127.0.0.1:9092 failed (after 0ms)" from every client of the
+    process, and the same line a second later, are one kind. Every line that says Kafka cannot
+    be reached is one kind too: a broker that is away gives one line per ``interval``, and
+    :attr:`unreachable_since` tells the process when it went (:func:`kafka_is_back`)."""
 
     _VARIABLE = re.compile(r"\d+")
+    _NAMES = re.compile(r"\[[^\]]*\]")
 
     def __init__(self, interval: float = REPEAT_INTERVAL) -> None:
         super().__init__()
@@ -69,13 +78,19 @@ class RepeatFilter(logging.Filter):
         self._lock = threading.Lock()
         self._last: dict[str, float] = {}
         self._held: dict[str, int] = {}
+        self.unreachable_since: float | None = None
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
         if any(noise in message for noise in _NOISE):
             return False
-        kind = self._VARIABLE.sub("#", message)[:160]
         now = time.monotonic()
+        if any(sign in message for sign in _UNREACHABLE):
+            kind = "unreachable"
+            if self.unreachable_since is None:
+                self.unreachable_since = now
+        else:
+            kind = self._VARIABLE.sub("#", self._NAMES.sub("", message))[:160]
         with self._lock:
             last = self._last.get(kind)
             if last is not None and now - last < self.interval:
@@ -92,11 +107,35 @@ class RepeatFilter(logging.Filter):
         return True
 
 
-def _librdkafka_logger() -> logging.Logger:
+def _repeat_filter() -> RepeatFilter:
     logger = logging.getLogger(LIBRDKAFKA_LOGGER)
-    if not any(isinstance(f, RepeatFilter) for f in logger.filters):
-        logger.addFilter(RepeatFilter())
-    return logger
+    for found in logger.filters:
+        if isinstance(found, RepeatFilter):
+            return found
+    made = RepeatFilter()
+    logger.addFilter(made)
+    return made
+
+
+def _librdkafka_logger() -> logging.Logger:
+    _repeat_filter()
+    return logging.getLogger(LIBRDKAFKA_LOGGER)
+
+
+def kafka_is_back() -> float | None:
+    """After clients of this process said Kafka could not be reached, and the caller has
+    just heard from it again: how long it was away (seconds), once; None otherwise."""
+    limiter = _repeat_filter()
+    since = limiter.unreachable_since
+    if since is None:
+        return None
+    limiter.unreachable_since = None
+    return time.monotonic() - since
+
+
+def kafka_away_since() -> float | None:
+    """When (monotonic) clients of this process last began to say Kafka is away, or None."""
+    return _repeat_filter().unreachable_since
 
 
 def _log_error(error: KafkaError) -> None:
@@ -190,6 +229,8 @@ __all__ = [
     "TopicPartition",
     "admin",
     "consumer",
+    "kafka_away_since",
+    "kafka_is_back",
     "producer",
     "share_consumer",
 ]

@@ -17,6 +17,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 install: $(STAMP)
+	@# the report draws topic names in any script: a CJK font, Debian's where we may install it
+	@fc-list :lang=zh 2>/dev/null | grep -q . || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+	  && (apt-get update -qq && apt-get install -y -qq fonts-noto-cjk) >/dev/null 2>&1; } \
+	  || echo "note: no CJK font (apt-get install fonts-noto-cjk): CJK topic names show as boxes"
 
 ## run: install, fetch Kafka (first time), start the local broker, provision topics, start the service
 run: install

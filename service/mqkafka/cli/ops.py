@@ -1,4 +1,4 @@
-"""Operations: ``mqk sub list``, ``mqk retained list``, ``mqk publish``, ``mqk subscribe``.
+"""Operations: ``mqk sub``, ``mqk retained`` (in cli/subs.py), ``mqk publish``, ``mqk subscribe``.
 
 The lists read the compacted state topics (like DISPLAY SUB); publish and subscribe send real
 command messages and print the broker's reply.
@@ -7,27 +7,23 @@ command messages and print the broker's reply.
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from typing import Any
 
+from mqkafka.cli import subs as state
+from mqkafka.cli.answering import require_service
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
-from mqkafka.mq.commands import DEFAULT_STREAM, option_names
+from mqkafka.mq.commands import DEFAULT_STREAM
 
 
 def register(sub: Any) -> None:
     subs = sub.add_parser("sub", help="subscriptions held by the broker")
     subs_sub = subs.add_subparsers(dest="action", required=True, metavar="ACTION")
-    listing = subs_sub.add_parser("list", help="like DISPLAY SUB: topic, identity, names, options")
-    add_bootstrap(listing)
-    listing.set_defaults(func=sub_list)
+    state.register_sub(subs_sub)
 
     retained = sub.add_parser("retained", help="retained publications")
     retained_sub = retained.add_subparsers(dest="action", required=True, metavar="ACTION")
-    rlist = retained_sub.add_parser("list", help="list them, optionally only topics FILTER selects")
-    rlist.add_argument("filter", nargs="?", help="a topic filter (# and + wildcards)")
-    add_bootstrap(rlist)
-    rlist.set_defaults(func=retained_list)
+    state.register_retained(retained_sub)
 
     publish = sub.add_parser("publish", help="send a Publish command message")
     publish.add_argument("topic")
@@ -51,53 +47,6 @@ def register(sub: Any) -> None:
     subscribe.set_defaults(func=subscribe_cmd)
 
 
-def sub_list(args: argparse.Namespace) -> int:
-    from mqkafka.kafka.compacted import read_compacted
-    from mqkafka.state import codec
-
-    records = read_compacted(client_of(args), args.namespace + "mqk-subscriptions")
-    subs = sorted(
-        (codec.decode_subscription(v) for v in records.values()),
-        key=lambda s: (codec.namespace_text(s.key.namespace), s.key.topic.text),
-    )
-    print(f"{'TOPICSTR':32} {'QNAME':24} {'CORRELID':16} {'SUBNAME':16} {'USERID':12} OPTIONS")
-    for s in subs:
-        identity = s.key.identity
-        correl = identity.correl_id.hex()[:16] if identity.correl_id else "-"
-        names = s.name or "-"
-        if s.identities:
-            names += f" ids={','.join(sorted(s.identities))}"
-        ns = codec.namespace_text(s.key.namespace)
-        topic = s.key.topic.text if ns == "subpoint:" else f"[{ns}] {s.key.topic.text}"
-        extra = f" filter={s.key.filter!r}" if s.key.filter is not None else ""
-        print(
-            f"{topic:32} {identity.q_name:24} {correl:16} {names:16} {s.user_id:12} "
-            f"{','.join(option_names(s.options)) or 'None'}{extra}"
-        )
-    print(f"{len(subs)} subscription(s)", file=sys.stderr)
-    return 0
-
-
-def retained_list(args: argparse.Namespace) -> int:
-    from mqkafka.kafka.compacted import read_compacted
-    from mqkafka.mq.topics import Scheme, TopicFilter, TopicString, matches
-    from mqkafka.state import codec
-
-    records = read_compacted(client_of(args), args.namespace + "mqk-retained")
-    flt = TopicFilter(args.filter, Scheme.TOPIC) if args.filter else None
-    shown = 0
-    for value in records.values():
-        pub = codec.decode_retained(value)
-        if flt is not None and not matches(flt, TopicString(pub.topic.text)):
-            continue
-        shown += 1
-        body = pub.content.body
-        preview = body[:40].decode("utf-8", "replace") + ("..." if len(body) > 40 else "")
-        print(f"{pub.topic.text:40} {len(body):7d} B  persistence={pub.persistence}  {preview}")
-    print(f"{shown} retained publication(s)", file=sys.stderr)
-    return 0
-
-
 def correl_id(text: str) -> bytes:
     """A CorrelId given as hex: at most MQ's 24 bytes, padded with zeros to 24."""
     try:
@@ -109,13 +58,7 @@ def correl_id(text: str) -> bytes:
     return value.ljust(24, b"\0")
 
 
-def _client(args: argparse.Namespace) -> Any:
-    from mqkafka.client.kafka_pubsub import KafkaPubSub
-
-    return KafkaPubSub(client_of(args), namespace=args.namespace)
-
-
-def _report(result: Any, explain: Callable[[int], str | None]) -> int:
+def report_result(result: Any, explain: Callable[[int], str | None] = lambda reason: None) -> int:
     from mqkafka.mq.reasons import name_of
 
     if result.ok:
@@ -135,14 +78,18 @@ def _send(
 ) -> int:
     """Send one command message with ``command(client)`` and print the broker's reply, and
     what ``explain`` adds to its reason code."""
-    client = _client(args)
+    from mqkafka.client.kafka_pubsub import KafkaPubSub
+
+    config = client_of(args)
+    require_service(config, args.namespace)  # no one to answer: say so now, not after 30 s
+    client = KafkaPubSub(config, namespace=args.namespace)
     try:
         result = command(client)
     except TimeoutError as error:
         raise UserError(str(error)) from None
     finally:
         client.close()
-    return _report(result, explain)
+    return report_result(result, explain)
 
 
 def filter_error(flt: str | None, reason: int) -> str | None:

@@ -8,7 +8,7 @@ import pytest
 from confluent_kafka import KafkaError, KafkaException
 
 from mqkafka import cli
-from mqkafka.cli import ops
+from mqkafka.cli import ops, subs
 
 
 @pytest.mark.parametrize(
@@ -41,7 +41,7 @@ def test_kafka_that_does_not_answer_is_named_in_one_line(monkeypatch, capsys):
     def unreachable(args):
         raise KafkaException(KafkaError(KafkaError._TRANSPORT, "Broker transport failure"))
 
-    monkeypatch.setattr(ops, "sub_list", unreachable)
+    monkeypatch.setattr(subs, "sub_list", unreachable)
     assert cli.main(["sub", "list", "--bootstrap-servers", "127.0.0.1:1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("mqk: Kafka at 127.0.0.1:1 failed:") and "transport" in err

@@ -99,6 +99,8 @@ def measures() -> list[Any]:
     publish = command & (F.col("command") == "Publish")
     delivery = kind == "DELIVERY"
     failed = command & (completion != "ok")
+    # a command the broker refused is no traffic: its latency is not a message's
+    refused = command & (completion == "error")
     return [
         # a Publish the broker accepted (ok or warning): the publication happened
         F.count(F.when(publish & (completion != "error"), 1)).alias("publications"),
@@ -113,7 +115,7 @@ def measures() -> list[Any]:
         ).alias("published_bytes"),
         F.coalesce(F.sum(F.when(delivery, F.col("bytes"))), F.lit(0)).alias("delivered_bytes"),
         # one message's events share put and processing times: its latency
-        F.max("latency_ms").alias("latency_ms"),
+        F.max(F.when(~refused, F.col("latency_ms"))).alias("latency_ms"),
     ]
 
 

@@ -18,11 +18,13 @@ state of its own. The tables, one row per key and minute (``minute`` = its start
 | minute_totals   | -                         | publications, deliveries, bytes, messages,        |
 |                 |                           | fan-out, latency over messages, commands, failures|
 
-Rules: fan-out is deliveries per message that caused deliveries (DELIVERY events grouped by
-msg_id; a retained delivery counts for the RegSub or ReqUpdate that caused it); percentiles
-are nearest-rank: topic and total latencies exactly over messages (a message's events share
-one latency), queue latencies over deliveries to 1% (``histogram``). A Publish naming two
-topics counts in both topics' rows and once in ``minute_totals``.
+Rules: a refused command (completion error) is never traffic: a refused Publish counts in
+``failed_publications`` and the failures, not in messages or latency. Fan-out is deliveries
+per message that caused deliveries (DELIVERY events grouped by msg_id; a retained delivery
+counts for the RegSub or ReqUpdate that caused it); percentiles are nearest-rank: topic and
+total latencies exactly over messages (a message's events share one latency), queue
+latencies over deliveries to 1% (``histogram``). A Publish naming two topics counts in both
+topics' rows and once in ``minute_totals``.
 
 Exactly once: the rows of micro-batch N are written to ``<table>/batch_id=N`` with mode
 overwrite. Spark records batch N's Kafka offsets before running it and re-runs an unfinished
@@ -64,8 +66,11 @@ def _fanout() -> list[Any]:
     from pyspark.sql import functions as F
 
     delivered = F.count(F.when(F.col("deliveries") > 0, 1))
+    # a message is a publication the broker accepted or a copy it delivered: a refused
+    # Publish (its topic group holds neither) is counted in failed_publications only
+    carried = (F.col("publications") > 0) | (F.col("deliveries") > 0)
     return [
-        F.count("*").alias("messages"),
+        F.count(F.when(carried, 1)).alias("messages"),
         (F.sum("deliveries") / F.nullif(delivered, F.lit(0))).alias("fanout_mean"),
         F.max("deliveries").alias("fanout_max"),
     ]

@@ -127,6 +127,19 @@ def known_stream() -> list[ActivityEvent]:
             latency=1,
         ),
         command(1, 50, None, (), "K", completion="error", reason=RC.CF_COMMAND_FAILED),
+        # refused: never traffic, however slow (a wildcard Publish; bad registration options,
+        # refused before its command was parsed)
+        command(
+            1,
+            55,
+            "Publish",
+            ("Sport/#",),
+            "W",
+            completion="error",
+            reason=RC.CF_TOPIC_ERROR,
+            latency=900,
+        ),
+        command(1, 56, None, (), "R", completion="error", reason=RC.CF_REG_OPTIONS_ERROR),
         # minute 2 (its last second): fan-out 4, a slow one
         *publication(2, 59.999, "Sport/Soccer", "I", ["Q1", "Q2", "Q3", "Q4"], latency=100),
     ]
@@ -156,6 +169,11 @@ def _is_publish(e: ActivityEvent) -> bool:
     return e.kind == COMMAND and e.command == "Publish"
 
 
+def _refused(e: ActivityEvent) -> bool:
+    """A command the broker refused: never traffic (no message, no latency)."""
+    return e.kind == COMMAND and e.completion == "error"
+
+
 def topic_minute(events: list[ActivityEvent]) -> dict[tuple[Any, str], dict[str, Any]]:
     per_msg: dict[tuple[Any, str, bytes], list[ActivityEvent]] = defaultdict(list)
     for e in events:
@@ -171,7 +189,8 @@ def topic_minute(events: list[ActivityEvent]) -> dict[tuple[Any, str], dict[str,
         published = [e for e in flat if _is_publish(e) and e.completion != "error"]
         delivered = [e for e in flat if e.kind == DELIVERY]
         fanouts = [sum(e.kind == DELIVERY for e in m) for m in messages]
-        latencies = [max(e.latency_ms for e in m) for m in messages]
+        carried = [m for m in messages if any(not _refused(e) for e in m)]
+        latencies = [max(e.latency_ms for e in m if not _refused(e)) for m in carried]
         with_copies = [f for f in fanouts if f > 0]
         out[key] = {
             "publications": len(published),
@@ -179,12 +198,12 @@ def topic_minute(events: list[ActivityEvent]) -> dict[tuple[Any, str], dict[str,
             "deliveries": len(delivered),
             "published_bytes": sum(e.bytes for e in published),
             "delivered_bytes": sum(e.bytes for e in delivered),
-            "messages": len(messages),
+            "messages": len(carried),
             "fanout_mean": sum(with_copies) / len(with_copies) if with_copies else None,
             "fanout_max": max(fanouts),
-            "latency_p50_ms": nearest_rank(latencies, 0.5),
-            "latency_p99_ms": nearest_rank(latencies, 0.99),
-            "latency_max_ms": max(latencies),
+            "latency_p50_ms": nearest_rank(latencies, 0.5) if latencies else None,
+            "latency_p99_ms": nearest_rank(latencies, 0.99) if latencies else None,
+            "latency_max_ms": max(latencies) if latencies else None,
         }
     return out
 
@@ -232,14 +251,15 @@ def minute_totals(events: list[ActivityEvent]) -> dict[Any, dict[str, Any]]:
         messages = [g for (m, _), g in per_msg.items() if m == minute]
         fanouts = [sum(e.kind == DELIVERY for e in g) for g in messages]
         with_copies = [f for f in fanouts if f > 0]
-        latencies = [max(e.latency_ms for e in g) for g in messages]
+        carried = [g for g in messages if any(not _refused(e) for e in g)]
+        latencies = [max(e.latency_ms for e in g if not _refused(e)) for g in carried]
         ok_publish = [e for g in messages for e in g if _is_publish(e) and e.completion != "error"]
         out[minute] = {
             "publications": len(ok_publish),
             "deliveries": sum(fanouts),
             "published_bytes": sum(e.bytes for e in ok_publish),
             "delivered_bytes": sum(e.bytes for g in messages for e in g if e.kind == DELIVERY),
-            "messages": len(messages),
+            "messages": len(carried),
             "fanout_mean": sum(with_copies) / len(with_copies) if with_copies else None,
             "fanout_max": max(fanouts) if fanouts else None,
             "latency_p50_ms": nearest_rank(latencies, 0.5) if latencies else None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 from mqkafka.pipeline import report
 from mqkafka.pipeline.config import PipelineConfig
+from mqkafka.pipeline.report_data import UNPARSED
 from mqkafka.pipeline.snapshot_job import snapshot_path
 from tests.integration.pipeline import known_stream as ks
 
@@ -56,9 +58,17 @@ def test_the_report_renders_with_charts(
     publications = sum(m["publications"] for m in totals.values())
     assert f'<td>Publications</td><td class="n">{publications:,}</td>' in page
     assert "Sport/Soccer" in page and "MQRCCF_NOT_AUTHORIZED (3081)" in page
-    assert "3 subscriptions" in page  # the newest snapshot
-    assert [m.minute.minute for m in data.minutes] == [0, 1, 2]
+    assert "3 subscriptions" in page  # the newest snapshot (of subscriptions only, as after
+    # 'mqk pipeline snapshot --only subscriptions': no retained snapshot, and no error)
+    # minutes 0-2 are final; the pusher's minute 10 is not, and is counted from Kafka
+    assert [m.minute.minute for m in data.minutes] == [0, 1, 2, 10]
+    assert data.open_from == datetime(2026, 1, 1, 10, 3)
+    assert "10:03 UTC on are not final" in page
     assert data.topics[0].topic == "Sport/Soccer"  # the busiest, by deliveries
+    # refused publications are failures, not traffic
+    assert not {"Sport/#", "Sport/Golf"} & {t.topic for t in data.topics}
+    assert f"<td>MQRCCF_REG_OPTIONS_ERROR (3083)</td><td>{UNPARSED}</td>" in page
+    assert {q.queue for q in data.queues} >= {"Q1", "Q2", "Q3", "Q4", "Q9"}
     assert data.subscriptions is not None and data.subscriptions.history == (
         ("20260101T100000000000Z", 1),
         ("20260101T100500000000Z", 3),

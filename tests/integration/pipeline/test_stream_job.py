@@ -69,7 +69,8 @@ def test_failures_are_commands_not_ok_by_reason(tables: Callable[[str], Table]) 
     failed = {tuple(r[k] for k in keys): r["failures"] for r in tables("failures_minute")}
     assert every == ks.command_minute(EMITTED)
     assert failed == {k: n for k, n in every.items() if k[4] != "ok"}
-    assert {k[5] for k in failed} == {3081, 3152, 3073, 3008}  # a warning is not ok either
+    # a warning is not ok either
+    assert {k[5] for k in failed} == {3081, 3152, 3073, 3008, 3072, 3083}
 
 
 def test_minute_totals_are_exactly_the_oracle(tables: Callable[[str], Table]) -> None:
@@ -82,6 +83,17 @@ def test_minute_totals_are_exactly_the_oracle(tables: Callable[[str], Table]) ->
     assert got[datetime(2026, 1, 1, 10, 1)]["publications"] == 4  # E (2 topics), F, G, H
 
 
+def test_a_refused_publish_is_no_traffic(tables: Callable[[str], Table]) -> None:
+    """The wildcard Publish the broker refused (900 ms) is a failure, not a message: the
+    minute's slowest message took 30 ms, and its topic carried nothing."""
+    minute_1 = datetime(2026, 1, 1, 10, 1)
+    totals = next(r for r in tables("minute_totals") if r["minute"] == minute_1)
+    assert (totals["latency_max_ms"], totals["messages"]) == (30.0, 4)
+    wildcard = next(r for r in tables("topic_minute") if r["topic"] == "Sport/#")
+    assert (wildcard["messages"], wildcard["failed_publications"]) == (0, 1)
+    assert wildcard["latency_max_ms"] is None
+
+
 def test_an_aborted_transaction_is_not_counted(tables: Callable[[str], Table]) -> None:
     """read_committed: events of a transaction the service aborted never count."""
     assert "Aborted/Topic" not in {r["topic"] for r in tables("topic_minute")}
@@ -92,7 +104,7 @@ def test_a_value_that_is_not_an_event_is_skipped_and_counted(
 ) -> None:
     assert known_run[1].undecodable == 1
     known_commands = sum(e.kind == COMMAND for e in EMITTED)
-    assert sum(r["commands"] for r in tables("minute_totals")) == known_commands == 12
+    assert sum(r["commands"] for r in tables("minute_totals")) == known_commands == 14
 
 
 def test_a_minute_is_written_once_the_watermark_passes_its_end(

@@ -8,15 +8,19 @@ manager's under spark-submit (``submit_main``).
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Sequence
+from contextlib import suppress
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.mq.errors import MQError
+
+if TYPE_CHECKING:
+    from mqkafka.pipeline.console import Interrupts
 
 LOCAL: str = "local[*]"
 SNAPSHOT_NAMES = ("retained", "subscriptions", "publishers")  # as snapshot_job.SNAPSHOTS
@@ -113,7 +117,32 @@ def _config(args: argparse.Namespace, **extra: Any) -> Any:
         raise UserError(error.detail) from None
 
 
+def _kafka_topics(args: argparse.Namespace, wanted: Sequence[str], *, required: bool) -> bool:
+    """Kafka answers and has ``wanted``: asked before Spark starts, since Spark's Kafka source
+    would retry an absent broker or topic for minutes, logging as it goes. With ``required``
+    a problem is a UserError; without, it is False."""
+    from mqkafka.kafka.clients import KafkaEdgeError
+    from mqkafka.kafka.probe import check_cluster
+
+    client = client_of(args, check=False)
+    try:
+        metadata = check_cluster(client, timeout=10.0 if required else 5.0)
+    except KafkaEdgeError:
+        if required:
+            raise
+        return False
+    missing = [t for t in wanted if t not in metadata.topics]
+    if missing and required:
+        raise UserError(
+            f"no topic {', '.join(missing)} in Kafka at {client.describe()}: the broker service "
+            "creates it ('mqk run', or 'mqk topics apply' then 'mqk serve')"
+        )
+    return not missing
+
+
 def _session(args: argparse.Namespace, name: str, state_store: str = "rocksdb") -> Any:
+    """The Spark session, started with its output (and Ivy's) in the command's log file."""
+    from mqkafka.pipeline.console import jvm_output_to, log_path, log_to, stage
     from mqkafka.pipeline.session import build_session
 
     extra = {}
@@ -122,17 +151,50 @@ def _session(args: argparse.Namespace, name: str, state_store: str = "rocksdb") 
         if not sep:
             raise UserError(f"--conf {item!r}: expected KEY=VALUE")
         extra[key] = value
-    return build_session(
-        name, master=args.master, shuffle_partitions=args.shuffle_partitions,
-        state_store=state_store, extra=extra,
-    )  # fmt: skip
+    log = log_path(name)
+    log_to(log)
+    with stage(f"Starting Spark (log: {log})"), jvm_output_to(log):
+        return build_session(
+            name, master=args.master, shuffle_partitions=args.shuffle_partitions,
+            state_store=state_store, extra=extra,
+        )  # fmt: skip
+
+
+def _spark_work(spark: Any, name: str, work: Callable[[Interrupts], Any]) -> Any:
+    """Run ``work`` with Ctrl-C handled (one line, the Spark jobs cancelled) and a Spark
+    failure told in one line pointing at the log; the session is stopped in any case."""
+    from py4j.protocol import Py4JError  # type: ignore[import-untyped]
+    from pyspark.errors import PySparkException
+
+    from mqkafka.pipeline.console import Interrupts, log_path
+
+    interrupts = Interrupts(spark.sparkContext.cancelAllJobs)
+    try:
+        with interrupts:
+            return work(interrupts)
+    except (Py4JError, PySparkException) as error:
+        if interrupts.requested:
+            raise KeyboardInterrupt from None
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise UserError(f"Spark failed: {first} (details in {log_path(name)})") from None
+    finally:
+        with suppress(Py4JError, PySparkException):  # a gateway already gone: nothing to stop
+            spark.stop()
+
+
+def _made(paths: Sequence[tuple[str, str]]) -> None:
+    """What a command made: ``name: where`` lines on standard output."""
+    width = max((len(name) for name, _ in paths), default=0)
+    for name, where in paths:
+        print(f"{name + ':':<{width + 1}} {where}")
 
 
 def run_cmd(args: argparse.Namespace) -> int:
     from mqkafka.pipeline import stream_job
+    from mqkafka.pipeline.console import stage
     from mqkafka.pipeline.durations import parse_seconds
+    from mqkafka.pipeline.tables import TABLES
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     try:
         config = _config(
             args,
@@ -143,46 +205,102 @@ def run_cmd(args: argparse.Namespace) -> int:
         )
     except MQError as error:
         raise UserError(error.detail) from None
-    spark = _session(args, "mqk-pipeline-stream", config.state_store)
-    try:
-        summary = stream_job.run(spark, config, once=args.once)
-    finally:
-        spark.stop()
+    _kafka_topics(args, [config.activity_topic], required=True)
+    name = "mqk-pipeline-stream"
+    spark = _session(args, name, config.state_store)
+
+    def progress(last: dict[str, Any]) -> None:
+        print(
+            f"batch {last['batchId']}: {stream_job.rows_of(last):,} event(s) from "
+            f"{last['numInputRows']:,} record(s), {last.get('processedRowsPerSecond', 0.0):,.0f}"
+            " records/s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def work(interrupts: Interrupts) -> stream_job.RunSummary:
+        if args.once:
+            with stage(f"Processing {config.activity_topic} so far"):
+                return stream_job.run(
+                    spark, config, once=True, stop_requested=lambda: interrupts.requested
+                )
+        print(
+            f"Processing {config.activity_topic}, a batch every {args.trigger} "
+            "(Ctrl-C stops; the next run resumes from the checkpoint)",
+            file=sys.stderr,
+            flush=True,
+        )
+        return stream_job.run(
+            spark, config, once=False, on_progress=progress,
+            stop_requested=lambda: interrupts.requested,
+        )  # fmt: skip
+
+    summary = _spark_work(spark, name, work)
     print(f"activity: {summary.describe()}")
-    print(f"tables: {config.tables}")
+    written = [(t, config.table(t)) for t in TABLES if Path(config.table(t)).is_dir()]
+    _made([*written, ("checkpoint", config.stream_checkpoint)])
+    if not any(Path(config.table(t)).is_dir() for t in TABLES) and "://" not in config.tables:
+        print(
+            "no minute is final yet: a minute is written once the watermark "
+            f"({args.watermark}) passes its end; 'mqk report' shows the open ones meanwhile",
+            file=sys.stderr,
+        )
     return 0
 
 
 def snapshot_cmd(args: argparse.Namespace) -> int:
     from mqkafka.pipeline import snapshot_job
+    from mqkafka.pipeline.console import stage
 
     config = _config(args)
     try:
         at = datetime.fromisoformat(args.at) if args.at else None
     except ValueError:
         raise UserError(f"--at {args.at!r}: not an ISO date and time") from None
-    spark = _session(args, "mqk-pipeline-snapshot")
-    try:
-        counts = snapshot_job.take(spark, config, tuple(args.only or snapshot_job.SNAPSHOTS), at)
-    finally:
-        spark.stop()
-    for name, count in counts.items():
-        print(f"{name}: {count} live key(s) -> {snapshot_job.snapshot_path(config, name)}")
+    if at is not None and at.tzinfo is None:
+        at = at.astimezone()  # a time without a zone is the machine's local time
+    names = tuple(args.only or snapshot_job.SNAPSHOTS)
+    _kafka_topics(args, [config.state_topic(n) for n in names], required=True)
+    taken_at = at or datetime.now(UTC)
+    snapshot = snapshot_job.snapshot_id(taken_at)
+    name = "mqk-pipeline-snapshot"
+    spark = _session(args, name)
+
+    def work(_: Interrupts) -> dict[str, int]:
+        counts = {}
+        for each in names:
+            with stage(f"Snapshot of {config.state_topic(each)}"):
+                counts.update(snapshot_job.take(spark, config, (each,), taken_at))
+        return counts
+
+    counts = _spark_work(spark, name, work)
+    print(f"snapshot {snapshot}")
+    _made(
+        [
+            (each, f"{count} live key(s) -> {snapshot_job.snapshot_path(config, each)}"
+                   f"/snapshot={snapshot}")
+            for each, count in counts.items()
+        ]
+    )  # fmt: skip
     return 0
 
 
 def diff_cmd(args: argparse.Namespace) -> int:
     from mqkafka.pipeline import snapshot_job
+    from mqkafka.pipeline.console import stage
 
     config = _config(args)
     for snapshot in (args.old, args.new):
         _check_snapshot(snapshot_job.snapshot_path(config, args.name), snapshot)
-    spark = _session(args, "mqk-pipeline-diff")
-    try:
-        changes = snapshot_job.diff(spark, config, args.name, args.old, args.new)
-        rows = changes.orderBy("change", "key").collect()
-    finally:
-        spark.stop()
+    name = "mqk-pipeline-diff"
+    spark = _session(args, name)
+
+    def work(_: Interrupts) -> list[Any]:
+        with stage(f"Comparing {args.name} {args.old} and {args.new}"):
+            changes = snapshot_job.diff(spark, config, args.name, args.old, args.new)
+            return list(changes.orderBy("change", "key").collect())
+
+    rows = _spark_work(spark, name, work)
     for row in rows:
         print(f"{row['change']:8} {row['key'].replace(chr(0), ' | ')}")
     print(f"{len(rows)} change(s)", file=sys.stderr)
@@ -212,16 +330,32 @@ def packages_cmd(args: argparse.Namespace) -> int:
 
 def report_cmd(args: argparse.Namespace) -> int:
     from mqkafka.pipeline import report
+    from mqkafka.pipeline.console import stage
 
     config = _config(args)
     out = args.out or Path(config.tables).parent / "report"
-    spark = _session(args, "mqk-report")
-    try:
-        data = report.load(spark, config)
-    finally:
-        spark.stop()
-    index = report.render(data, out)
-    print(f"report: {index}")
+    # without Kafka the report still draws the tables; only the open minutes are missing
+    kafka = _kafka_topics(args, [config.activity_topic], required=False)
+    name = "mqk-report"
+    spark = _session(args, name)
+
+    def work(_: Interrupts) -> Any:
+        with stage("Reading the tables" + (" and the open minutes" if kafka else "")):
+            return report.load(spark, config, kafka=kafka)
+
+    data = _spark_work(spark, name, work)
+    if not kafka:
+        data = replace(
+            data,
+            notes=(
+                *data.notes,
+                f"Kafka at {config.bootstrap} did not answer or has no {config.activity_topic}:"
+                " the minutes not final yet are not shown.",
+            ),
+        )
+    with stage("Drawing the report"):
+        index = report.render(data, out)
+    _made([("report", str(index)), ("charts", ", ".join(f"{c}.png" for c in report.CHARTS))])
     return 0
 
 

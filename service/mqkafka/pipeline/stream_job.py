@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,27 +124,45 @@ def _collect(query: Any, seen: dict[int, dict[str, Any]]) -> None:
 
 
 def run(
-    spark: Any, config: PipelineConfig, *, once: bool, report_every: float = 60.0
+    spark: Any,
+    config: PipelineConfig,
+    *,
+    once: bool,
+    report_every: float = 60.0,
+    on_progress: Callable[[dict[str, Any]], None] | None = None,
+    stop_requested: Callable[[], bool] = lambda: False,
 ) -> RunSummary:
-    """Run the job: until the available events are done (``once``) or until interrupted."""
+    """Run the job: until the available events are done (``once``), until ``stop_requested``
+    says so (polled every second) or until interrupted. ``on_progress`` gets the newest
+    progress report every ``report_every`` seconds (by default they are logged)."""
     began = time.monotonic()
     query = start(spark, config, once=once)
     seen: dict[int, dict[str, Any]] = {}
+    reported = time.monotonic()
     try:
-        while not query.awaitTermination(report_every):
+        while not query.awaitTermination(1.0):
+            if stop_requested():
+                query.stop()
+                break
+            if time.monotonic() - reported < report_every:
+                continue
+            reported = time.monotonic()
             _collect(query, seen)
             if seen:
-                last = seen[max(seen)]
-                log.info(
-                    "batch %s: %s events in %s records, %.0f records/s processed",
-                    last["batchId"],
-                    rows_of(last),
-                    last["numInputRows"],
-                    last.get("processedRowsPerSecond", 0.0),
-                )
+                (on_progress or _log_progress)(seen[max(seen)])
     except KeyboardInterrupt:
         query.stop()
     _collect(query, seen)
-    if query.exception() is not None:
+    if query.exception() is not None and not stop_requested():
         raise query.exception()
     return summarise([seen[k] for k in sorted(seen)], time.monotonic() - began)
+
+
+def _log_progress(last: dict[str, Any]) -> None:
+    log.info(
+        "batch %s: %s events in %s records, %.0f records/s processed",
+        last["batchId"],
+        rows_of(last),
+        last["numInputRows"],
+        last.get("processedRowsPerSecond", 0.0),
+    )

@@ -203,7 +203,8 @@ def _bars(ax: Any, labels: list[str], values: list[int], colour: str) -> None:
     positions = range(len(labels))
     ax.barh(list(positions), values, color=colour)
     ax.set_yticks(list(positions), labels)
-    ax.invert_yaxis()  # largest first, at the top
+    # largest first, at the top; room for 5 bars at least, so one bar is not a red wall
+    ax.set_ylim(max(len(labels), 5) - 0.5, -0.5)
     for y, v in zip(positions, values, strict=True):
         ax.text(v, y, f" {v:,}", va="center", fontsize=8)
     ax.margins(x=0.15)

@@ -37,7 +37,9 @@ def log_path(command: str) -> Path:
 def log_to(path: Path) -> None:
     """Python's logging (py4j's, pyspark's, the jobs') to ``path``, started afresh."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(path, mode="w", encoding="utf-8")
+    path.write_bytes(b"")
+    # appending, as the JVM does (``jvm_output_to``): neither writes over the other
+    handler = logging.FileHandler(path, mode="a", encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
     root = logging.getLogger()
     for old in list(root.handlers):

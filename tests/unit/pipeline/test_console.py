@@ -1,0 +1,35 @@
+"""What a pipeline command prints: one line per stage, one line on Ctrl-C."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+
+import pytest
+
+from mqkafka.pipeline import console
+
+
+def test_a_stage_is_one_line_with_its_time() -> None:
+    out = io.StringIO()
+    stage = console.Stage(out)
+    with stage("Starting Spark"):
+        pass
+    with pytest.raises(ValueError), stage("Reading"):
+        raise ValueError
+    assert out.getvalue() == "Starting Spark ... 0s\nReading ... failed\n"
+
+
+def test_ctrl_c_ends_the_stage_line_and_says_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    out = io.StringIO()
+    monkeypatch.setattr(console, "stage", console.Stage(out))
+    cancelled: list[bool] = []
+    with console.Interrupts(lambda: cancelled.append(True)) as interrupts:
+        with console.stage("Processing"):
+            os.kill(os.getpid(), signal.SIGINT)  # handled: no KeyboardInterrupt
+        assert interrupts.requested and cancelled == [True]
+    assert out.getvalue() == (
+        "Processing ... interrupted\nmqk: interrupted: stopping (Ctrl-C again to quit at once)\n"
+    )
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

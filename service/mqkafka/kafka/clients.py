@@ -16,6 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from confluent_kafka import (
@@ -53,7 +54,10 @@ _UNREACHABLE = (
     "Failed to resolve", "SESSTMOUT", "Timed out", "timed out",
 )  # fmt: skip
 # Lines librdkafka writes for every client of a kind, saying nothing an operator can act on.
-_NOISE = ('share consumer is in "Preview"',)
+_NOISE = (
+    'share consumer is in "Preview"',
+    "in progress: retrying",  # a coordinator still loading after a broker's start: transient
+)
 
 
 class KafkaEdgeError(RuntimeError):
@@ -148,6 +152,9 @@ def _settings(
     config: ClientConfig, role: Mapping[str, Any] | None, on_error: ErrorCallback | None
 ) -> dict[str, Any]:
     settings = config.client_settings(role)
+    for name, value in settings.items():  # librdkafka would say "BIO lib" for a missing file
+        if name.endswith(".location") and isinstance(value, str) and not Path(value).exists():
+            raise KafkaEdgeError(f"Kafka at {config.describe()}: {name}: no file {value}")
     settings.setdefault("logger", _librdkafka_logger())
     settings.setdefault("error_cb", on_error or _log_error)
     return settings
@@ -157,8 +164,9 @@ def _built(config: ClientConfig, kind: str, make: Callable[[], Any]) -> Any:
     try:
         return make()
     except (KafkaException, ValueError, TypeError) as error:
+        article = "an" if kind[0] in "aeiou" else "a"
         raise KafkaEdgeError(
-            f"Kafka at {config.describe()}: a {kind} cannot be made: {_clean(error)}"
+            f"Kafka at {config.describe()}: {article} {kind} cannot be made: {_clean(error)}"
         ) from None
 
 

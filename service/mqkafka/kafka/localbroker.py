@@ -264,6 +264,7 @@ class LocalBroker:
         self.credentials = (
             localsecurity.Credentials.of_home(self.home) if self.security == "sasl" else None
         )
+        self._tls_port = 0  # the SASL_SSL listener's, chosen at each start
 
     def admin_settings(self) -> dict[str, str]:
         """Client settings with the admin user's rights (empty for a plaintext broker)."""
@@ -387,7 +388,10 @@ class LocalBroker:
             proc.pid, port, cport, str(self.home), self.version, time.time(), self.security
         )
         if self.credentials is not None:
-            files = localsecurity.write_client_files(self.home, self.credentials, info.bootstrap)
+            files = localsecurity.write_client_files(
+                self.home, self.credentials, info.bootstrap,
+                f"127.0.0.1:{self._tls_port}", localsecurity.tls_files(self.home)[1],
+            )  # fmt: skip
             info = dataclasses.replace(info, client_files={u: str(p) for u, p in files.items()})
         self.state_file.write_text(json.dumps(info.__dict__))
         try:
@@ -424,7 +428,11 @@ class LocalBroker:
             }
         )
         if self.credentials is not None:
-            config.update(localsecurity.broker_config(self.credentials, port, cport))
+            self._tls_port = free_port()
+            keystore, _ = localsecurity.tls_files(self.home)
+            config.update(
+                localsecurity.broker_config(self.credentials, port, cport, self._tls_port, keystore)
+            )
         config.update(self.extra_config)
         text = "".join(f"{key}={value}\n" for key, value in config.items())
         self.config_file.write_text("# written by mqk; regenerated at every start\n" + text)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ MECHANISM = "SCRAM-SHA-512"
 ADMIN, SERVICE, APP = "admin", "mqk-service", "mqk-app"
 APP_QUEUE_PREFIX = "APP."
 CLIENT_LISTENER = "SASL_PLAINTEXT"
+TLS_LISTENER = "SASL_SSL"  # the same users over TLS, with a certificate made for the home
 SECURITY_FILE = "security.json"
 
 _SCRAM = "org.apache.kafka.common.security.scram.ScramLoginModule"
@@ -68,14 +70,49 @@ class Credentials:
         }
 
 
-def broker_config(credentials: Credentials, port: int, cport: int) -> dict[str, str]:
+def tls_files(home: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (made once per home, by openssl): the
+    broker's PEM keystore (key and certificate) and the certificate clients trust."""
+    folder = home / "tls"
+    keystore, certificate = folder / "keystore.pem", folder / "ca.pem"
+    if keystore.exists() and certificate.exists():
+        return keystore, certificate
+    folder.mkdir(parents=True, exist_ok=True)
+    key = folder / "key.pem"
+    done = subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "3650",
+         "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+         "-keyout", str(key), "-out", str(certificate)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"openssl could not make a certificate: {done.stderr.strip()}")
+    keystore.write_text(key.read_text() + certificate.read_text())
+    keystore.chmod(0o600)
+    key.unlink()
+    return keystore, certificate
+
+
+def broker_config(
+    credentials: Credentials, port: int, cport: int, tls_port: int, keystore: Path
+) -> dict[str, str]:
     admin_password = credentials.passwords[ADMIN]
     return {
-        "listeners": f"{CLIENT_LISTENER}://127.0.0.1:{port},CONTROLLER://127.0.0.1:{cport}",
-        "advertised.listeners": f"{CLIENT_LISTENER}://127.0.0.1:{port}",
-        "listener.security.protocol.map": (
-            f"CONTROLLER:SASL_PLAINTEXT,{CLIENT_LISTENER}:SASL_PLAINTEXT"
+        "listeners": (
+            f"{CLIENT_LISTENER}://127.0.0.1:{port},CONTROLLER://127.0.0.1:{cport},"
+            f"{TLS_LISTENER}://127.0.0.1:{tls_port}"
         ),
+        "advertised.listeners": (
+            f"{CLIENT_LISTENER}://127.0.0.1:{port},{TLS_LISTENER}://127.0.0.1:{tls_port}"
+        ),
+        "listener.security.protocol.map": (
+            f"CONTROLLER:SASL_PLAINTEXT,{CLIENT_LISTENER}:SASL_PLAINTEXT,{TLS_LISTENER}:SASL_SSL"
+        ),
+        f"listener.name.{TLS_LISTENER.lower()}.{MECHANISM.lower()}.sasl.jaas.config": (
+            f"{_SCRAM} required;"
+        ),
+        f"listener.name.{TLS_LISTENER.lower()}.ssl.keystore.type": "PEM",
+        f"listener.name.{TLS_LISTENER.lower()}.ssl.keystore.location": str(keystore),
         "inter.broker.listener.name": CLIENT_LISTENER,
         "sasl.enabled.mechanisms": MECHANISM,
         "sasl.mechanism.inter.broker.protocol": MECHANISM,
@@ -102,22 +139,26 @@ def storage_arguments(credentials: Credentials) -> list[str]:
     return args
 
 
-def write_client_files(home: Path, credentials: Credentials, bootstrap: str) -> dict[str, Path]:
-    """One properties file per user, for ``--kafka-config`` / ``MQK_KAFKA_CONFIG``."""
+def write_client_files(
+    home: Path, credentials: Credentials, bootstrap: str, tls_bootstrap: str, ca: Path
+) -> dict[str, Path]:
+    """One properties file per user, for ``--kafka-config`` / ``MQK_KAFKA_CONFIG``, and one
+    per user for the TLS listener (``<user>-tls.properties``)."""
     folder = home / "clients"
     folder.mkdir(parents=True, exist_ok=True)
+    tls = {"security.protocol": "SASL_SSL", "ssl.ca.location": str(ca)}
     written = {}
     for user in credentials.passwords:
-        path = (
-            folder
-            / f"{'service' if user == SERVICE else 'app' if user == APP else user}.properties"
-        )
-        lines = [f"# Kafka client settings for {user} (written by mqk kafka start)"]
-        lines += [f"bootstrap.servers={bootstrap}"]
-        lines += [f"{k}={v}" for k, v in credentials.client_settings(user).items()]
-        path.write_text("\n".join(lines) + "\n")
-        path.chmod(0o600)
-        written[user] = path
+        short = {SERVICE: "service", APP: "app"}.get(user, user)
+        for suffix, where, extra in (("", bootstrap, {}), ("-tls", tls_bootstrap, tls)):
+            path = folder / f"{short}{suffix}.properties"
+            lines = [f"# Kafka client settings for {user} (written by mqk kafka start)"]
+            lines += [f"bootstrap.servers={where}"]
+            settings = credentials.client_settings(user) | extra
+            lines += [f"{k}={v}" for k, v in settings.items()]
+            path.write_text("\n".join(lines) + "\n")
+            path.chmod(0o600)
+            written[user + suffix] = path
     return written
 
 
@@ -166,6 +207,8 @@ def acl_bindings(namespace: str = "", service: str = SERVICE, app: str = APP) ->
         bindings += _allow(T, ns + topic, LIT, app, [op.READ, op.DESCRIBE, op.DESCRIBE_CONFIGS])
     bindings += _allow(G, "mqk-", PRE, app, [op.READ, op.DESCRIBE])
     bindings += _allow(G, f"{ns}mqk-get.", PRE, app, [op.READ, op.DESCRIBE, op.ALTER_CONFIGS])
+    # whether a broker service runs (mqk asks before it sends a command)
+    bindings += _allow(G, f"{ns}mqk-broker", LIT, app, [op.DESCRIBE])
     bindings += _allow(X, "mqk-mqi-", PRE, app, [op.WRITE, op.DESCRIBE])
     bindings += _allow(C, "kafka-cluster", LIT, app, [op.IDEMPOTENT_WRITE, op.DESCRIBE_CONFIGS])
     return bindings

@@ -38,6 +38,7 @@ from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 
 log = logging.getLogger(__name__)
 
+JOIN_WAIT = 15.0  # seconds after which a worker not yet given partitions says it is ready
 SESSION_TIMEOUT_MS = 10_000  # a killed worker's partitions move to the others after this
 MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~21 s of pauses)
 # Refusals of a record that the same record meets again however often it is tried.
@@ -120,6 +121,7 @@ class TransactionalLoop:
         consumer_config: Mapping[str, Any] | None = None,
         producer_config: Mapping[str, Any] | None = None,
         on_error: Callable[[Exception], None] | None = None,
+        on_joined: Callable[[], None] | None = None,
     ) -> None:
         self.topics = list(topics)
         self.handler = handler
@@ -131,6 +133,8 @@ class TransactionalLoop:
         self.stats = LoopStats()
         self._stop = threading.Event()
         self._on_error = on_error
+        self._on_joined = on_joined
+        self._joined = False
         self._failures = 0  # transactions failed in a row
         # Careful mode (see the module doc): per partition, the last offset a failed
         # transaction read; the inputs whose records Kafka refused; those whose replacement it
@@ -199,10 +203,13 @@ class TransactionalLoop:
         """Process batches until stopped; closes the clients on the way out."""
         if self.transactional:
             self.producer.init_transactions(30)
-        self.consumer.subscribe(self.topics)
+        self.consumer.subscribe(self.topics, on_assign=self._assigned)
+        subscribed = time.monotonic()
         hooks = cast(StateHooks, self.handler) if _has_hooks(self.handler) else None
         try:
             while not self._stop.is_set():
+                if not self._joined and time.monotonic() - subscribed > JOIN_WAIT:
+                    self._assigned(self.consumer, [])  # a member with nothing to do is ready
                 batch = self._next_batch()
                 if not batch:
                     continue
@@ -213,6 +220,14 @@ class TransactionalLoop:
             raise
         finally:
             self._close()
+
+    def _assigned(self, consumer: Any, partitions: list[Any]) -> None:
+        """The group answered: this worker is a member (its partitions, maybe none, are
+        assigned by the client after this returns)."""
+        if not self._joined:
+            self._joined = True
+            if self._on_joined is not None:
+                self._on_joined()
 
     def _close(self) -> None:
         try:

@@ -135,17 +135,23 @@ class BrokerService:
             transactional_id=member,
             instance_id=member,
             client_id=client_id_of(config.instance_id),
+            on_joined=self._joined,
         )
         self._last_flush = 0.0
         self._set_state_gauges()
-        self.ready_seconds = time.monotonic() - started
+        self._started, self._rebuilt = started, rebuilt
+        self.ready_seconds = time.monotonic() - started  # until the group takes it: _joined
+
+    def _joined(self) -> None:
+        """Ready: state caught up, and a member of the group, so commands are answered."""
+        self.ready_seconds = time.monotonic() - self._started
         self.metrics.ready.set(1)
         log.info(
             "broker ready in %.2fs: %d subscriptions, %d retained, %d state records applied",
             self.ready_seconds,
             len(self.state.subscriptions),
             len(self.state.retained),
-            rebuilt,
+            self._rebuilt,
         )
 
     def _open_rocks(self) -> RocksState:

@@ -24,6 +24,7 @@ class SecuredKafka:
     service: Path  # client properties of the service user
     app: Path  # of the application user
     admin: Path
+    tls: dict[str, Path]  # user -> properties for the SASL_SSL listener (a test certificate)
 
 
 def run_mqk(
@@ -50,6 +51,7 @@ def secured_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredK
             Path(files["mqk-service"]),
             Path(files["mqk-app"]),
             Path(files["admin"]),
+            {u.removesuffix("-tls"): Path(f) for u, f in files.items() if u.endswith("-tls")},
         )
     finally:
         run_mqk("kafka", "stop", home=home)
@@ -69,12 +71,14 @@ def service_as(tmp_path: Path) -> Iterator[object]:
     """Start ``mqk serve`` with a properties file; waits for 'broker ready'."""
     started: list[subprocess.Popen[str]] = []
 
-    def start(kafka: SecuredKafka, namespace: str, *extra: str) -> subprocess.Popen[str]:
+    def start(
+        kafka: SecuredKafka, namespace: str, *extra: str, config: Path | None = None
+    ) -> subprocess.Popen[str]:
         log = tmp_path / f"serve-{len(started)}.log"
         environment = {k: v for k, v in os.environ.items() if not k.startswith("MQK_")}
         proc = subprocess.Popen(
-            [*MQK, "serve", "--kafka-config", str(kafka.service), "--namespace", namespace,
-             "--state-dir", str(tmp_path / "state"), *extra],
+            [*MQK, "serve", "--kafka-config", str(config or kafka.service),
+             "--namespace", namespace, "--state-dir", str(tmp_path / "state"), *extra],
             stdout=log.open("w"), stderr=subprocess.STDOUT, text=True, cwd=tmp_path,
             env={**environment, "MQK_HOME": str(kafka.home)},
         )  # fmt: skip

@@ -17,14 +17,17 @@ from tests.integration.deploy.conftest import SecuredKafka, prepare_namespace, r
 pytestmark = pytest.mark.kafka
 
 
+@pytest.mark.parametrize("listener", ["sasl-plaintext", "sasl-ssl"])
 def test_a_subscribe_publish_round_trip_runs_through_sasl_with_each_users_acls(
-    secured_kafka: SecuredKafka, service_as: Any
+    secured_kafka: SecuredKafka, service_as: Any, listener: str
 ) -> None:
     ns = f"s{uuid.uuid4().hex[:6]}."
     home = secured_kafka.home
     prepare_namespace(secured_kafka, ns)
-    service_as(secured_kafka, ns)
-    app = {"MQK_KAFKA_CONFIG": str(secured_kafka.app), "MQK_NAMESPACE": ns}
+    tls = listener == "sasl-ssl"  # the same files, with a certificate the test broker made
+    service_as(secured_kafka, ns, config=secured_kafka.tls["mqk-service"] if tls else None)
+    app_config = secured_kafka.tls["mqk-app"] if tls else secured_kafka.app
+    app = {"MQK_KAFKA_CONFIG": str(app_config), "MQK_NAMESPACE": ns}
     queue = f"APP.{uuid.uuid4().hex[:8].upper()}"
     subscribed = run_mqk("subscribe", "Sport/#", "--queue", queue, home=home, env=app)
     assert subscribed.returncode == 0 and subscribed.stdout.strip() == "ok", subscribed.stderr
@@ -71,8 +74,15 @@ def test_an_mqi_put_and_get_runs_through_sasl_as_the_application_user(
         ({"sasl.mechanism": "PLAIN"}, "Unsupported SASL mechanism"),
         ({"sasl.mechanism": "NOSUCH"}, "Unsupported SASL mechanism: NOSUCH"),
         ({"security.protocol": "SSL"}, "PLAINTEXT broker listener"),
+        ({"security.protocol": "SASL_SSL", "ssl.ca.location": "/nonexistent/ca.pem"}, "ca.pem"),
     ],
-    ids=["wrong-password", "mechanism-not-offered", "unknown-mechanism", "tls-to-plaintext"],
+    ids=[
+        "wrong-password",
+        "mechanism-not-offered",
+        "unknown-mechanism",
+        "tls-to-plaintext",
+        "missing-ca-file",
+    ],
 )
 def test_a_client_kafka_refuses_is_one_line_naming_listener_and_cause_and_exit_2(
     secured_kafka: SecuredKafka, tmp_path: Path, change: dict[str, str], expected: str
@@ -92,6 +102,29 @@ def test_a_client_kafka_refuses_is_one_line_naming_listener_and_cause_and_exit_2
         assert len(lines) == 1, result.stderr
         assert expected in lines[0] and secured_kafka.bootstrap in lines[0]
         assert "wrong" not in lines[0]  # the password is never shown
+
+
+def test_a_certificate_not_trusted_is_one_line_and_exit_2(
+    secured_kafka: SecuredKafka, tmp_path: Path
+) -> None:
+    text = secured_kafka.tls["mqk-app"].read_text()
+    bad = tmp_path / "untrusted.properties"
+    other_ca = tmp_path / "other-ca.pem"
+    made = subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj",
+         "/CN=other", "-keyout", str(tmp_path / "k.pem"), "-out", str(other_ca)],
+        capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert made.returncode == 0
+    lines = [
+        f"ssl.ca.location={other_ca}" if line.startswith("ssl.ca.location=") else line
+        for line in text.splitlines()
+    ]
+    bad.write_text("\n".join(lines) + "\n")
+    result = run_mqk("sub", "list", "--kafka-config", str(bad), home=secured_kafka.home)
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "certificate verify failed" in line and "sasl_ssl://127.0.0.1" in line
 
 
 def test_the_service_without_create_rights_names_every_missing_topic_in_one_line(

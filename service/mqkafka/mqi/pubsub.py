@@ -59,7 +59,7 @@ from mqkafka.mqi.pscommands import CommandReply, encode_command, parse_reply
 from mqkafka.mqi.queue import Queue, QueueManager, _mqi, string_message
 from mqkafka.mqi.rfh2class import publication_data, with_headers
 from mqkafka.mqi.structs import GMO, MD, OD, PMO, SD, mqchars
-from mqkafka.mqi.validation import check_sub_options
+from mqkafka.mqi.validation import Call, SubContext, check_sub_options, first_violation
 
 REPLY_PREFIX = b"MQK.PSREPLY.*"
 REPLY_TIMEOUT = 30.0
@@ -353,7 +353,7 @@ class Subscription:
         options = sd.Options
         name = mqchars(sd.SubName) or None
         with _mqi():
-            check_sub_options(options, self._original_options(options, name), sd.SubLevel)
+            check_sub_options(options, self._original_options(sd, name), sd.SubLevel)
         durable = bool(options & C.MQSO_DURABLE)
         if durable and not name:
             raise failed(RC.SUB_NAME_ERROR, "a durable subscription needs a SubName")
@@ -410,14 +410,16 @@ class Subscription:
             return given
         return self.qmgr.connection.ids.new()
 
-    def _original_options(self, options: int, name: str | None) -> int | None:
+    def _original_options(self, sd: SD, name: str | None) -> int | None:
         """The Options of the subscription MQSO_ALTER alters, when a rule needs them: seed 003
         allows MQSO_NEW_PUBLICATIONS_ONLY with "MQSO_ALTER, if MQSO_NEW_PUBLICATIONS_ONLY was
-        set on the original subscription". None when there is none (or no need to ask)."""
-        if not name or options & C.MQSO_CREATE or not options & C.MQSO_ALTER:
+        set on the original subscription". None when there is none, or when no rule's answer
+        depends on it (then the service is not asked)."""
+        if not name or not sd.Options & C.MQSO_ALTER:
             return None
-        if not options & C.MQSO_NEW_PUBLICATIONS_ONLY:
-            return None  # nothing else depends on the original: spare the round trip
+        first = first_violation(Call.MQSUB, sd.Options, SubContext(None, sd.SubLevel))
+        if first is None or first.name != "sub.new_publications_only_with":
+            return None
         reply = self.pubsub.register_subscriber(
             [], options=RegOpt.NO_ALTERATION | RegOpt.FULL_RESPONSE, sub_name=name
         )

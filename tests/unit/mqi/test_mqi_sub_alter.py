@@ -7,15 +7,19 @@ SubName); here that reply comes from the engine, through the reply codec, as on 
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import pytest
 from tests.unit.engine.driver import BrokerDriver
 
 from mqkafka.engine.codec import encode_reply
 from mqkafka.mq.reasons import RC
+from mqkafka.mq.responses import Completion
 from mqkafka.mqi import CMQC as C
+from mqkafka.mqi import SD
 from mqkafka.mqi.errors import MQMIError
-from mqkafka.mqi.pscommands import parse_reply
-from mqkafka.mqi.pubsub import sub_options_of
+from mqkafka.mqi.pscommands import CommandReply, parse_reply
+from mqkafka.mqi.pubsub import Subscription, sub_options_of
 from mqkafka.mqi.validation import check_sub_options
 
 ALTER_NEW_ONLY = C.MQSO_ALTER | C.MQSO_NEW_PUBLICATIONS_ONLY
@@ -68,3 +72,36 @@ def test_alter_of_no_subscription_with_new_publications_only_is_an_options_error
     with pytest.raises(MQMIError) as raised:
         check_sub_options(ALTER_NEW_ONLY, None)
     assert raised.value.reason == RC.OPTIONS_ERROR
+
+
+class Service:
+    """Stands in for the broker service's FullResp answer; counts the questions."""
+
+    def __init__(self, created_with: str) -> None:
+        self.created_with = created_with
+        self.asked = 0
+
+    def register_subscriber(self, *args: Any, **kwargs: Any) -> CommandReply:
+        self.asked += 1
+        return CommandReply(Completion.OK, attributes=(("RegOpt", self.created_with),))
+
+
+@pytest.mark.parametrize(
+    ("options", "name", "asked", "original"),
+    [
+        (ALTER_NEW_ONLY, b"keep", 1, C.MQSO_NEW_PUBLICATIONS_ONLY),  # the rule needs it
+        (ALTER_NEW_ONLY, b"", 0, None),  # nothing named: no original
+        (C.MQSO_ALTER, b"keep", 0, None),  # no rule depends on the original
+        (C.MQSO_CREATE | C.MQSO_NEW_PUBLICATIONS_ONLY, b"keep", 0, None),
+        (ALTER_NEW_ONLY | C.MQSO_ANY_USERID | C.MQSO_FIXED_USERID, b"keep", 0, None),  # 2046 first
+    ],
+)
+def test_the_service_is_asked_only_when_the_rule_depends_on_the_original(
+    options: int, name: bytes, asked: int, original: int | None
+) -> None:
+    subscription = Subscription(cast(Any, None))  # no connection: the service is stood in for
+    service = Service("NewPubsOnly")
+    subscription.pubsub = cast(Any, service)
+    sd = SD(Options=options, SubName=name)
+    assert subscription._original_options(sd, name.decode() or None) == original
+    assert service.asked == asked

@@ -14,7 +14,7 @@ import threading
 import time
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mqkafka.activity.builder import ActivityRecorder
 from mqkafka.engine.authority import ALLOW_ALL, AclPolicy, AuthorityPort
@@ -26,7 +26,7 @@ from mqkafka.kafka.txloop import SESSION_TIMEOUT_MS, TransactionalLoop
 from mqkafka.selectors import SelectorFilterPort
 from mqkafka.service.config import ACTIVITY_TOPIC, ServiceConfig
 from mqkafka.service.dispatcher import Dispatcher
-from mqkafka.service.limits import TopicLimits
+from mqkafka.service.limits import PRODUCER_MAX_MESSAGE_BYTES, TopicLimits
 from mqkafka.service.membership import InstanceInUse, check_instance_free, client_id_of
 from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
@@ -111,7 +111,7 @@ class BrokerService:
             state=self.state,
             ctx=self.ctx,
             replica=self.replica,
-            outputs=Outputs(config, self.queues, TopicLimits(self.admin)),
+            outputs=Outputs(config, self.queues, _topic_limits(config, self.admin)),
             metrics=self.metrics,
             namespace=config.namespace,
             on_commit=self._after_commit,
@@ -247,6 +247,12 @@ def _start_queue_manager(config: ServiceConfig) -> tuple[QueueManager, list[str]
     if deleted:
         log.info("queue manager start: deleted %d temporary dynamic queue(s)", len(deleted))
     return qmgr, temporary, deleted
+
+
+def _topic_limits(config: ServiceConfig, admin: Any) -> TopicLimits:
+    """What each topic takes; the producer's own limit is whatever the Kafka settings say."""
+    setting = config.kafka_settings.get("message.max.bytes")
+    return TopicLimits(admin, producer_max=int(setting or PRODUCER_MAX_MESSAGE_BYTES))
 
 
 def _authority(config: ServiceConfig) -> AuthorityPort:

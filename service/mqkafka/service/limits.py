@@ -68,7 +68,7 @@ class TopicLimits:
         *,
         producer_max: int = PRODUCER_MAX_MESSAGE_BYTES,
         refresh_seconds: float = 300.0,
-        timeout: float = 10.0,
+        timeout: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._admin = admin
@@ -80,6 +80,7 @@ class TopicLimits:
         self._limits: dict[str, int] = {}  # topic → largest wire_size it takes
         self._asked_at = clock()
         self.generation = 0  # moves whenever a known limit changes
+        self._unanswered = False  # said once while the cluster does not answer, not per ask
 
     def limit(self, topic: str) -> int:
         limit = self._limits.get(topic)
@@ -116,8 +117,11 @@ class TopicLimits:
                     found[resource.name] = int(entry.value)
                 except Exception as error:  # this topic only: not there (yet), not allowed
                     log.debug("max.message.bytes of %s unknown: %s", resource.name, error)
+            self._unanswered = False
         except Exception as error:  # the cluster did not answer: keep what is known
-            log.warning("could not ask the cluster for topic limits: %s", error)
+            if not self._unanswered:
+                log.warning("could not ask the cluster for topic limits: %s", error)
+            self._unanswered = True
         changed = False
         for topic in topics:
             if topic in found:

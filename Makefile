@@ -27,7 +27,7 @@ run: install
 	$(BIN)/mqk run
 
 ## test: install and run the whole suite (starts its own throw-away Kafka broker)
-test: install
+test: install lint typecheck
 	$(BIN)/python -m pytest -q
 
 lint: install

@@ -42,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except (common.UserError, KafkaEdgeError) as error:
         print(f"mqk: {error}", file=sys.stderr)
-        return 2
+        return getattr(error, "exit_code", 2)
     except KafkaException as error:  # most often: nothing listens at the bootstrap address
         where = getattr(args, "bootstrap_servers", None) or os.environ.get("MQK_BOOTSTRAP_SERVERS")
         print(f"mqk: Kafka at {where or 'the local broker'} failed: {error}", file=sys.stderr)

@@ -18,7 +18,11 @@ from mqkafka.kafka.probe import check_cluster
 
 
 class UserError(RuntimeError):
-    """A failure to report to the user as one plain message (exit code 2)."""
+    """A failure to report to the user as one plain message (exit code 2 unless given)."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 def add_bootstrap(parser: argparse.ArgumentParser) -> None:

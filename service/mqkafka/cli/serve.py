@@ -10,6 +10,7 @@ from typing import Any
 from mqkafka.cli import logs
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.engine.authority import AclError, AclPolicy
+from mqkafka.kafka.clients import KafkaException
 from mqkafka.kafka.provision import CatalogueError, load_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
 
@@ -127,4 +128,7 @@ def run_serve(args: argparse.Namespace) -> int:
         serve_until_signalled(config)
     except ServiceError as error:
         raise UserError(f"the broker service cannot start: {error}") from None
+    except KafkaException as error:  # what retrying cannot cure: fenced, credentials refused
+        cause = error.args[0].str() if error.args and hasattr(error.args[0], "str") else error
+        raise UserError(f"the broker service stopped: {cause}", exit_code=3) from None
     return 0

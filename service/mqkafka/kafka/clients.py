@@ -53,6 +53,7 @@ _UNREACHABLE = (
     "Connect to", "brokers are down", "Connection refused", "Disconnected", "transport failure",
     "Failed to resolve", "SESSTMOUT", "Timed out", "timed out",
 )  # fmt: skip
+_AWAY_SIGNS = ("Connect to", "brokers are down", "Connection refused")
 # Lines librdkafka writes for every client of a kind, saying nothing an operator can act on.
 _NOISE = (
     'share consumer is in "Preview"',
@@ -91,7 +92,8 @@ class RepeatFilter(logging.Filter):
         now = time.monotonic()
         if any(sign in message for sign in _UNREACHABLE):
             kind = "unreachable"
-            if self.unreachable_since is None:
+            # an idle connection closed is routine; a refused connection says Kafka is away
+            if self.unreachable_since is None and any(s in message for s in _AWAY_SIGNS):
                 self.unreachable_since = now
         else:
             kind = self._VARIABLE.sub("#", self._NAMES.sub("", message))[:160]
@@ -119,6 +121,28 @@ def _repeat_filter() -> RepeatFilter:
     made = RepeatFilter()
     logger.addFilter(made)
     return made
+
+
+# Errors that say Kafka (or a partition's leader) is away for now: the batch waits for it.
+AWAY = frozenset(
+    {
+        "_TRANSPORT", "_ALL_BROKERS_DOWN", "_TIMED_OUT", "_MSG_TIMED_OUT", "_TIMED_OUT_QUEUE",
+        "REQUEST_TIMED_OUT", "NETWORK_EXCEPTION", "NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE",
+        "COORDINATOR_LOAD_IN_PROGRESS", "NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE",
+        "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH", "NOT_ENOUGH_REPLICAS",
+        "NOT_ENOUGH_REPLICAS_AFTER_APPEND", "CONCURRENT_TRANSACTIONS", "_WAIT_COORD",
+        "KAFKA_STORAGE_ERROR", "_RESOLVE", "REBALANCE_IN_PROGRESS", "ILLEGAL_GENERATION",
+        "UNKNOWN_MEMBER_ID",
+    }
+)  # fmt: skip
+
+
+def is_away(failure: Any) -> bool:
+    """Whether an error says Kafka (or a partition's leader) is away for now: what waiting
+    cures, as opposed to what it cannot (credentials, authorization, a record too large)."""
+    if not isinstance(failure, KafkaError):
+        return False
+    return failure.name() in AWAY or "_TIMED_OUT" in failure.name()
 
 
 def _librdkafka_logger() -> logging.Logger:
@@ -237,6 +261,7 @@ __all__ = [
     "TopicPartition",
     "admin",
     "consumer",
+    "is_away",
     "kafka_away_since",
     "kafka_is_back",
     "producer",

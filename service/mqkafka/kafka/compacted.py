@@ -44,6 +44,7 @@ class CompactedReader:
         wait_for_topics: float = 10.0,
     ) -> None:
         self.topics = tuple(topics)
+        self._config = config
         self._admin = admin if admin is not None else clients.admin(config)
         self._consumer = clients.consumer(
             config,
@@ -98,6 +99,11 @@ class CompactedReader:
                 if attempt == attempts - 1:
                     raise
                 log.debug("list_offsets: %s", error)
+                if attempt % 5 == 4:
+                    # An admin client keeps the leader epochs it learned before a broker
+                    # restarted and is answered FENCED_LEADER_EPOCH for ever: a new one asks
+                    # the cluster afresh.
+                    self._admin = clients.admin(self._config)
                 time.sleep(0.05 * (attempt + 1))
         raise AssertionError("unreachable")
 
@@ -111,8 +117,8 @@ class CompactedReader:
         for message in self._consumer.consume(max_records, timeout):
             error = message.error()
             if error is not None:
-                if error.code() != PARTITION_EOF:
-                    log.warning("reading %s: %s", message.topic(), error)
+                if error.code() != PARTITION_EOF and not clients.is_away(error):
+                    log.warning("reading %s: %s", message.topic(), error.str())
                 continue
             key = message.key()
             if key is not None:

@@ -38,6 +38,7 @@ from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 
 log = logging.getLogger(__name__)
 
+IDLE_CHECK = 2.0  # seconds between idle questions to a Kafka said to be away
 JOIN_WAIT = 15.0  # seconds after which a worker not yet given partitions says it is ready
 SESSION_TIMEOUT_MS = 10_000  # a killed worker's partitions move to the others after this
 MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~21 s of pauses)
@@ -135,6 +136,9 @@ class TransactionalLoop:
         self._on_error = on_error
         self._on_joined = on_joined
         self._joined = False
+        self._abort_pending = False  # an abort that failed: done before the next begin
+        self._away_since: float | None = None  # Kafka away, as a failed batch found
+        self._asked_at = 0.0
         self._failures = 0  # transactions failed in a row
         # Careful mode (see the module doc): per partition, the last offset a failed
         # transaction read; the inputs whose records Kafka refused; those whose replacement it
@@ -212,6 +216,7 @@ class TransactionalLoop:
                     self._assigned(self.consumer, [])  # a member with nothing to do is ready
                 batch = self._next_batch()
                 if not batch:
+                    self._check_kafka_while_idle()
                     continue
                 self._process(batch, hooks)
         except Exception as error:
@@ -252,7 +257,7 @@ class TransactionalLoop:
             error = message.error()
             if error is None:
                 batch.append(message)
-            elif error.code() != -191:  # _PARTITION_EOF is not an error
+            elif error.code() != -191 and not clients.is_away(error):  # librdkafka said those
                 log.warning("consumer error: %s", error)
         return batch
 
@@ -264,10 +269,21 @@ class TransactionalLoop:
         modest rates.
         """
         started = time.perf_counter()
-        if hooks is not None:
-            hooks.before_batch()
-        if self.transactional:
-            self.producer.begin_transaction()
+        try:  # the state's catch-up and the transaction's start ask Kafka too
+            if hooks is not None:
+                hooks.before_batch()
+            if self.transactional:
+                if self._abort_pending:  # the last abort did not reach Kafka: finish it first
+                    self.producer.abort_transaction(30)
+                    self._abort_pending = False
+                self.producer.begin_transaction()
+        except KafkaException as error:
+            self._rewind(batch)
+            if hooks is not None:
+                hooks.aborted()
+            if not self._retry_after(error):
+                raise
+            return
         consumed: list[Any] = []
         written = 0
         careful = bool(self._careful)
@@ -315,6 +331,7 @@ class TransactionalLoop:
             self._abort(consumed or batch, hooks)
             raise
         self._failures = 0
+        self._heard_from_kafka()
         if careful:
             self._passed(offsets)
         if hooks is not None:
@@ -331,15 +348,47 @@ class TransactionalLoop:
         """Whether the batch, rewound by the abort, is to be tried again: yes after a failure
         that the next transaction can escape (a topic deleted under a record written to it,
         a broker that was briefly away), with a growing pause; no after a fatal one (this
-        producer is fenced) or ``MAX_RETRIES`` in a row, which stop the loop."""
+        producer is fenced) or ``MAX_RETRIES`` in a row, which stop the loop. While Kafka
+        is away (a broker restarting, leaders moving) the batch waits for it, however long,
+        and that is said once, not per try."""
         failure = error.args[0] if error.args else None
-        fatal = isinstance(failure, KafkaError) and failure.fatal()
-        self._failures += 1
-        if fatal or self._failures > MAX_RETRIES:
+        if isinstance(failure, KafkaError) and failure.fatal():
             return False
-        log.warning("transaction failed (%s); trying the batch again", error)
+        away = clients.is_away(failure)
+        self._failures += 1
+        if away:
+            if self._away_since is None:
+                self._away_since = time.monotonic()
+                log.warning("Kafka is away (%s): the batch waits for it", _said(error))
+            self._stop.wait(min(5.0, 0.1 * 2 ** min(self._failures, 6)))
+            return True
+        if self._failures > MAX_RETRIES:
+            return False
+        log.warning("transaction failed (%s); trying the batch again", _said(error))
         self._stop.wait(min(5.0, 0.1 * 2**self._failures))
         return True
+
+    def _heard_from_kafka(self) -> None:
+        """Kafka answered (a commit, or metadata while idle): say so once if it was away."""
+        since, self._away_since = self._away_since, None
+        gone = clients.kafka_is_back()
+        if since is not None or gone is not None:
+            seconds = max(time.monotonic() - since if since is not None else 0.0, gone or 0.0)
+            log.warning("Kafka is back after %.0fs: serving again", seconds)
+
+    def _check_kafka_while_idle(self) -> None:
+        """While idle and Kafka was said to be away, ask it every few seconds."""
+        if clients.kafka_away_since() is None and self._away_since is None:
+            return
+        now = time.monotonic()
+        if now - self._asked_at < IDLE_CHECK:
+            return
+        self._asked_at = now
+        try:
+            self.consumer.list_topics(self.topics[0], timeout=2)
+        except KafkaException:
+            return
+        self._heard_from_kafka()
 
     # --- careful mode ------------------------------------------------------------------
     def _produce_carefully(self, batch: list[Any]) -> int:
@@ -469,8 +518,15 @@ class TransactionalLoop:
             try:
                 self.producer.abort_transaction(30)
             except KafkaException as error:
-                log.error("abort_transaction failed: %s", error)
-        # Rewind to the first record of the batch in each partition so nothing is skipped.
+                self._abort_pending = True  # finished before the next transaction begins
+                if self._away_since is None and not clients.is_away(_first(error)):
+                    log.error("abort_transaction failed: %s", _said(error))
+        self._rewind(batch)
+        if hooks is not None:
+            hooks.aborted()
+
+    def _rewind(self, batch: list[Any]) -> None:
+        """Back to the first record of the batch in each partition, so nothing is skipped."""
         lowest: dict[tuple[str, int], int] = {}
         for message in batch:
             key = (message.topic(), message.partition())
@@ -480,8 +536,15 @@ class TransactionalLoop:
                 self.consumer.seek(TopicPartition(topic, partition, offset))
             except KafkaException as error:
                 log.warning("seek after abort failed for %s[%d]: %s", topic, partition, error)
-        if hooks is not None:
-            hooks.aborted()
+
+
+def _first(error: BaseException) -> Any:
+    return error.args[0] if error.args else None
+
+
+def _said(error: KafkaException) -> str:
+    failure = _first(error)
+    return failure.str() if isinstance(failure, KafkaError) else str(error)
 
 
 def _has_hooks(handler: object) -> bool:

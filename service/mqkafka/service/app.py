@@ -158,7 +158,15 @@ class BrokerService:
         state_dir = Path(self.config.state_dir) / self.config.instance_id
         new = not state_dir.exists() or not any(state_dir.iterdir())
         state_dir.mkdir(parents=True, exist_ok=True)
-        rocks = RocksState(state_dir)
+        try:
+            rocks = RocksState(state_dir)
+        except Exception as error:  # rocksdict raises a bare Exception for a held lock
+            if "LOCK" not in str(error):
+                raise
+            raise ServiceError(
+                f"state directory {state_dir} is in use by another mqk serve "
+                "(give each worker its own --instance-id or --state-dir)"
+            ) from None
         if new:
             log.info("new state in %s: building it from Kafka", state_dir)
         elif not rocks.was_clean():

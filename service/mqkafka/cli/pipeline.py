@@ -163,22 +163,22 @@ def _session(args: argparse.Namespace, name: str, state_store: str = "rocksdb") 
 def _spark_work(spark: Any, name: str, work: Callable[[Interrupts], Any]) -> Any:
     """Run ``work`` with Ctrl-C handled (one line, the Spark jobs cancelled) and a Spark
     failure told in one line pointing at the log; the session is stopped in any case."""
-    from py4j.protocol import Py4JError  # type: ignore[import-untyped]
-    from pyspark.errors import PySparkException
-
     from mqkafka.pipeline.console import Interrupts, log_path
+    from mqkafka.pipeline.session import spark_errors
+
+    failures = spark_errors()
 
     interrupts = Interrupts(spark.sparkContext.cancelAllJobs)
     try:
         with interrupts:
             return work(interrupts)
-    except (Py4JError, PySparkException) as error:
+    except failures as error:
         if interrupts.requested:
             raise KeyboardInterrupt from None
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise UserError(f"Spark failed: {first} (details in {log_path(name)})") from None
     finally:
-        with suppress(Py4JError, PySparkException):  # a gateway already gone: nothing to stop
+        with suppress(*failures):  # a gateway already gone: nothing to stop
             spark.stop()
 
 

@@ -64,3 +64,11 @@ def build_session(
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("WARN")
     return spark
+
+
+def spark_errors() -> tuple[type[BaseException], ...]:
+    """What a failing Spark job raises in the driver (the pipeline's package owns pyspark)."""
+    from py4j.protocol import Py4JError  # type: ignore[import-untyped]
+    from pyspark.errors import PySparkException
+
+    return (Py4JError, PySparkException)

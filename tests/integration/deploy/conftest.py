@@ -38,7 +38,7 @@ def run_mqk(
     )  # fmt: skip
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def secured_kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecuredKafka]:
     home = tmp_path_factory.mktemp("sasl-home")
     started = run_mqk("kafka", "start", "--security", "sasl", home=home, timeout=240)

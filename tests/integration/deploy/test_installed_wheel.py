@@ -53,7 +53,7 @@ def _dockerfile_install_step() -> list[str]:
     return shlex.split(line.removeprefix("RUN ").split("&&")[0])
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     root = tmp_path_factory.mktemp("installed")
     wheels = root / "wheels"
@@ -95,7 +95,7 @@ def test_the_wheel_carries_its_data_and_says_its_version(installed: Installed) -
     assert "subscription" in probe.stdout and "activity_event" in probe.stdout
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def local_kafka(installed: Installed) -> Iterator[str]:
     """``mqk kafka start`` of the installed package (its Maven pom is package data)."""
     started = installed.run("mqk", "kafka", "start", timeout=300)

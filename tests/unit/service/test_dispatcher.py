@@ -76,7 +76,7 @@ class NoReplica:
         return 0
 
 
-def dispatcher(*, plans: bool) -> Dispatcher:
+def dispatcher(*, plans: bool, limits: Any = None, activity: bool = True) -> Dispatcher:
     filters = SelectorFilterPort()
     queues = QueueDirectory(EveryTopicExists())
     ctx = EngineContext(
@@ -90,9 +90,9 @@ def dispatcher(*, plans: bool) -> Dispatcher:
         state=EngineState(filters=filters),
         ctx=ctx,
         replica=NoReplica(),  # type: ignore[arg-type]
-        outputs=Outputs(ServiceConfig(bootstrap="unused:9092"), queues),
+        outputs=Outputs(ServiceConfig(bootstrap="unused:9092"), queues, limits),
         metrics=Metrics(),
-        activity=ActivityRecorder("mqk-activity", "QM1", "w1"),
+        activity=ActivityRecorder("mqk-activity", "QM1", "w1") if activity else None,
         plans=plans,
     )
 

@@ -7,26 +7,20 @@ from typing import Any
 
 from confluent_kafka import KafkaError
 
-from mqkafka.engine.context import CountingIds, EngineConfig, EngineContext
-from mqkafka.engine.state import EngineState
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
 from mqkafka.mq.mqmd import MQMT, MQRO
-from mqkafka.selectors import SelectorFilterPort
-from mqkafka.service.config import ServiceConfig
 from mqkafka.service.dispatcher import Dispatcher
 from mqkafka.service.limits import FixedLimits
-from mqkafka.service.metrics import Metrics
-from mqkafka.service.outputs import Outputs
-from mqkafka.service.queues import QueueDirectory
 from tests.unit.service.test_dispatcher import (
-    EveryTopicExists,
     Message,
-    NoReplica,
     publish,
     put,
     register,
     run,
+)
+from tests.unit.service.test_dispatcher import (
+    dispatcher as make_dispatcher,
 )
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
@@ -34,23 +28,7 @@ REQUEST: dict[str, Any] = {"MsgType": MQMT.REQUEST, "ReplyToQ": "APP.REPLIES"}
 
 
 def dispatcher(limits: FixedLimits, *, plans: bool = True) -> Dispatcher:
-    filters = SelectorFilterPort()
-    queues = QueueDirectory(EveryTopicExists())
-    ctx = EngineContext(
-        config=EngineConfig(),
-        filters=filters,
-        queues=queues,
-        ids=CountingIds(),
-        clock=lambda: 1_700_000_000.25,
-    )
-    return Dispatcher(
-        state=EngineState(filters=filters),
-        ctx=ctx,
-        replica=NoReplica(),  # type: ignore[arg-type]
-        outputs=Outputs(ServiceConfig(bootstrap="unused:9092"), queues, limits),
-        metrics=Metrics(),
-        plans=plans,
-    )
+    return make_dispatcher(plans=plans, limits=limits, activity=False)
 
 
 def headers(record: OutRecord) -> dict[str, bytes | None]:

@@ -145,10 +145,7 @@ class KafkaPubSub:
         sub_point: str | None = None,
         wait: float | None = 30.0,
     ) -> CommandResult | None:
-        pairs = [("Command", "RegSub")]
-        pairs += [("Topic", t) for t in ([topic] if isinstance(topic, str) else topic)]
-        pairs += [("QName", queue)] + [("RegOpt", o) for o in options]
-        pairs += _optional(SubName=sub_name, Filter=filter, SubPoint=sub_point)
+        pairs = subscription_pairs("RegSub", topic, queue, options, sub_name, filter, sub_point)
         return self.command(pairs, correl_id=correl_id, wait=wait)
 
     def deregister(
@@ -163,11 +160,7 @@ class KafkaPubSub:
         sub_point: str | None = None,
         wait: float | None = 30.0,
     ) -> CommandResult | None:
-        pairs = [("Command", "DeregSub")]
-        if topic is not None:
-            pairs += [("Topic", t) for t in ([topic] if isinstance(topic, str) else topic)]
-        pairs += [("QName", queue)] + [("RegOpt", o) for o in options]
-        pairs += _optional(SubName=sub_name, Filter=filter, SubPoint=sub_point)
+        pairs = subscription_pairs("DeregSub", topic, queue, options, sub_name, filter, sub_point)
         return self.command(pairs, correl_id=correl_id, wait=wait)
 
     def request_update(
@@ -181,9 +174,7 @@ class KafkaPubSub:
         filter: str | None = None,
         wait: float | None = 30.0,
     ) -> CommandResult | None:
-        pairs = [("Command", "ReqUpdate"), ("Topic", topic), ("QName", queue)]
-        pairs += [("RegOpt", o) for o in options]
-        pairs += _optional(SubName=sub_name, Filter=filter)
+        pairs = request_update_pairs(topic, queue, options, sub_name, filter)
         return self.command(pairs, correl_id=correl_id, wait=wait)
 
     def publish(
@@ -198,9 +189,7 @@ class KafkaPubSub:
         wait: float | None = 30.0,
         folders: Sequence[str] = (),
     ) -> CommandResult | None:
-        pairs = [("Command", "Publish")]
-        pairs += [("Topic", t) for t in ([topic] if isinstance(topic, str) else topic)]
-        pairs += [("PubOpt", o) for o in ([*options, "RetainPub"] if retain else options)]
+        pairs = publish_pairs(topic, retain, options)
         return self.command(
             pairs, queue=stream, body=data, wait=wait, persistent=persistent, folders=folders
         )
@@ -292,6 +281,47 @@ def parse_received(value: bytes, headers: Any, offset: int = -1) -> Received:
             psc.setdefault(key, []).append(item)
         body = message.body
     return Received(md, psc, body, offset)
+
+
+# The <psc> folders of the commands (reference: mq-queued-pubsub.md), shared with mqkafka.faust.
+Pairs = list[tuple[str, str]]
+
+
+def subscription_pairs(
+    command: str,
+    topic: str | Sequence[str] | None,
+    queue: str,
+    options: Sequence[str] = (),
+    sub_name: str | None = None,
+    filter: str | None = None,
+    sub_point: str | None = None,
+) -> Pairs:
+    """RegSub or DeregSub (a DeregSub may name no topic: with DeregAll or a SubName)."""
+    pairs = [("Command", command)]
+    if topic is not None:
+        pairs += [("Topic", t) for t in ([topic] if isinstance(topic, str) else topic)]
+    pairs += [("QName", queue)] + [("RegOpt", o) for o in options]
+    return pairs + _optional(SubName=sub_name, Filter=filter, SubPoint=sub_point)
+
+
+def request_update_pairs(
+    topic: str,
+    queue: str,
+    options: Sequence[str] = (),
+    sub_name: str | None = None,
+    filter: str | None = None,
+) -> Pairs:
+    pairs = [("Command", "ReqUpdate"), ("Topic", topic), ("QName", queue)]
+    pairs += [("RegOpt", o) for o in options]
+    return pairs + _optional(SubName=sub_name, Filter=filter)
+
+
+def publish_pairs(
+    topic: str | Sequence[str], retain: bool = False, options: Sequence[str] = ()
+) -> Pairs:
+    pairs = [("Command", "Publish")]
+    pairs += [("Topic", t) for t in ([topic] if isinstance(topic, str) else topic)]
+    return pairs + [("PubOpt", o) for o in ([*options, "RetainPub"] if retain else options)]
 
 
 def _optional(**values: str | None) -> list[tuple[str, str]]:

@@ -18,6 +18,9 @@ OWNERS = {
     "confluent_kafka": "kafka",
     "rocksdict": "state",
     "pyspark": "pipeline",
+    # Faust's client is aiokafka, a Kafka client of its own: made only in mqkafka.faust
+    "faust": "faust",
+    "aiokafka": "faust",
 }
 # subpackage -> the mqkafka subpackages it may import (the engine is pure)
 ENGINE_MAY_IMPORT = {"engine", "mq"}

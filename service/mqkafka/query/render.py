@@ -78,6 +78,22 @@ def render_body(data: bytes, limit: int = HEX_LIMIT) -> Body:
     return Body("hex", hex_dump(data[:limit]), len(data))
 
 
+def render_as(data: bytes, kind: str, limit: int = HEX_LIMIT) -> Body:
+    """``data`` shown the way a person asked: ``text`` (undecodable bytes replaced),
+    ``json`` (indented, or the text when it does not parse), ``hex``; else as it reads best."""
+    if kind == "hex":
+        return Body("hex", hex_dump(data[:limit]), len(data))
+    if kind == "text":
+        return Body("text", data.decode("utf-8", "replace"), len(data))
+    if kind == "json":
+        try:
+            parsed = json.loads(data.decode("utf-8"))
+        except ValueError:
+            return Body("text", data.decode("utf-8", "replace"), len(data))
+        return Body("json", json.dumps(parsed, indent=2, ensure_ascii=False), len(data))
+    return render_body(data, limit)
+
+
 def hex_dump(data: bytes, width: int = 16) -> str:
     lines = []
     for start in range(0, len(data), width):
@@ -167,6 +183,7 @@ __all__ = [
     "MessageView",
     "hex_dump",
     "md_fields",
+    "render_as",
     "render_body",
     "view_message",
 ]

@@ -105,14 +105,22 @@ def retained(
     config: ClientConfig, namespace: str = "", topic_filter: str | None = None
 ) -> list[RetainedView]:
     """Retained publications, those whose topic ``topic_filter`` (``#``/``+``) selects."""
+    return [view for view, _ in retained_bodies(config, namespace, topic_filter)]
+
+
+def retained_bodies(
+    config: ClientConfig, namespace: str = "", topic_filter: str | None = None
+) -> list[tuple[RetainedView, bytes]]:
+    """As :func:`retained`, each with the body's bytes (for showing it as text, JSON or hex
+    at will)."""
     flt = TopicFilter(topic_filter, Scheme.TOPIC) if topic_filter else None
     records = read_compacted(config, namespace + RETAINED_TOPIC)
     found = []
     for value in records.values():
         pub = codec.decode_retained(value)
         if flt is None or matches(flt, TopicString(pub.topic.text)):
-            found.append(retained_view(pub))
-    return sorted(found, key=lambda v: (v.namespace, v.topic))
+            found.append((retained_view(pub), pub.content.body))
+    return sorted(found, key=lambda pair: (pair[0].namespace, pair[0].topic))
 
 
 def age(view: RetainedView, now: float | None = None) -> float:
@@ -127,6 +135,7 @@ __all__ = [
     "SubscriptionView",
     "age",
     "retained",
+    "retained_bodies",
     "retained_view",
     "subscription_view",
     "subscriptions",

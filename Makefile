@@ -13,7 +13,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,pipeline]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,pipeline,console]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -21,6 +21,10 @@ install: $(STAMP)
 	@fc-list :lang=zh 2>/dev/null | grep -q . || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
 	  && (apt-get update -qq && apt-get install -y -qq fonts-noto-cjk) >/dev/null 2>&1; } \
 	  || echo "note: no CJK font (apt-get install fonts-noto-cjk): CJK topic names show as boxes"
+	@# the console's browser tests drive Debian's headless chromium (Playwright's own builds are not fetched)
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+	  && (apt-get update -qq && apt-get install -y -qq chromium) >/dev/null 2>&1; } \
+	  || echo "note: no chromium (apt-get install chromium): the console's browser tests are skipped"
 
 ## run: install, fetch Kafka (first time), start the local broker, provision topics, start the service
 run: install

@@ -11,11 +11,15 @@ naming each topic left out when only some are (reference §2.7, §2.10, §2.11).
     allow  subscribe  alice  Sport/*
     deny   publish    *      Sport/Secret/*
     allow  *          admin  *
+    allow  setid      bridge *
 
 Each rule is ``allow|deny ACTION USER RESOURCE``:
 
 * ACTION is ``put``, ``browse`` (resource: a queue name), ``subscribe``, ``publish``
-  (resource: a topic) or ``*`` for all four;
+  (resource: a topic), ``setid`` (resource: the userid a sender may claim in
+  ``mqmd.UserIdentifier`` when identity assurance is on: MQ's set-identity authority) or ``*``
+  for all but ``setid`` (which a rule must name: ``allow * * *`` grants no one another's
+  identity);
 * USER and RESOURCE are shell-style patterns (``*`` any run, ``?`` one character, ``[..]``
   a set; ``fnmatch`` with case kept), matched against the userid and the resource text;
 * a topic in a namespace other than the root is matched as ``<namespace>/<topic>``, the MQ v7
@@ -24,8 +28,11 @@ Each rule is ``allow|deny ACTION USER RESOURCE``:
   subscription ``Sport/Soccer/#`` because its text starts with ``Sport/``.
 
 The first rule that matches decides; when none matches the answer is no (a file of rules is
-a whitelist). A file that cannot be read or has a malformed line is an ``AclError`` whose
-message is one line naming the file, the line and the problem (``acl.txt:3: ...``).
+a whitelist). Subscribe authority is asked for every copy a publication would make (issue 20):
+decisions are kept per (action, userid, resource), so that after the first publication on a
+topic a copy costs one dict hit, not a walk over the rules. A file that cannot be read or has
+a malformed line is an ``AclError`` whose message is one line naming the file, the line and
+the problem (``acl.txt:3: ...``).
 """
 
 from __future__ import annotations
@@ -52,9 +59,14 @@ class AuthorityPort(Protocol):
 
     def may_publish(self, user_id: str, namespace: Namespace, topic: str) -> bool: ...
 
+    def may_set_identity(self, sender: str, claimed: str) -> bool:
+        """Whether an authenticated ``sender`` may put messages as ``claimed`` (MQ's setid)."""
+        ...
+
 
 class AllowAll:
-    """Every user may do everything: the default when no ACL is configured."""
+    """Every user may do everything: the default when no ACL is configured - except claim
+    another's userid, which only an ACL rule grants (identity assurance would mean nothing)."""
 
     def may_put(self, user_id: str, queue: str) -> bool:
         return True
@@ -68,6 +80,9 @@ class AllowAll:
     def may_publish(self, user_id: str, namespace: Namespace, topic: str) -> bool:
         return True
 
+    def may_set_identity(self, sender: str, claimed: str) -> bool:
+        return False
+
 
 ALLOW_ALL = AllowAll()
 
@@ -77,8 +92,9 @@ def grants_everything(port: AuthorityPort) -> bool:
     return type(port) is AllowAll
 
 
-ACTIONS = frozenset({"put", "browse", "subscribe", "publish"})
-_ACTION_LIST = "put, browse, subscribe, publish or *"
+ACTIONS = frozenset({"put", "browse", "subscribe", "publish", "setid"})
+_ACTION_LIST = "put, browse, subscribe, publish, setid or *"
+_CACHE_LIMIT = 200_000  # decisions kept; past it the cache starts again (bounded memory)
 
 
 class AclError(ValueError):
@@ -96,7 +112,7 @@ class AclRule:
 
     def applies(self, action: str, user_id: str, resource: str) -> bool:
         return (
-            (self.action == "*" or self.action == action)
+            (self.action == action or (self.action == "*" and action != "setid"))
             and self.user.fullmatch(user_id) is not None
             and self.resource.fullmatch(resource) is not None
         )
@@ -123,6 +139,7 @@ class AclPolicy:
 
     def __init__(self, rules: tuple[AclRule, ...]) -> None:
         self.rules = rules
+        self._decided: dict[tuple[str, str, str], bool] = {}
 
     @classmethod
     def parse(cls, text: str, source: str = "ACL") -> AclPolicy:
@@ -157,6 +174,16 @@ class AclPolicy:
         return cls.parse(text, str(path))
 
     def decide(self, action: str, user_id: str, resource: str) -> bool:
+        key = (action, user_id, resource)
+        decided = self._decided.get(key)
+        if decided is None:
+            decided = self._walk(action, user_id, resource)
+            if len(self._decided) >= _CACHE_LIMIT:
+                self._decided.clear()
+            self._decided[key] = decided
+        return decided
+
+    def _walk(self, action: str, user_id: str, resource: str) -> bool:
         for rule in self.rules:
             if rule.applies(action, user_id, resource):
                 return rule.allow
@@ -173,6 +200,9 @@ class AclPolicy:
 
     def may_publish(self, user_id: str, namespace: Namespace, topic: str) -> bool:
         return self.decide("publish", user_id, _resource(namespace, topic))
+
+    def may_set_identity(self, sender: str, claimed: str) -> bool:
+        return self.decide("setid", sender, claimed)
 
 
 def _resource(namespace: Namespace, topic: str) -> str:

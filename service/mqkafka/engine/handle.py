@@ -6,7 +6,10 @@ through the same frame:
 1. MsgType must be REQUEST or DATAGRAM, else the message is dead-lettered with 2029 (§3.1);
 2. the command must be on the right kind of queue: Publish and DeletePub on a stream queue,
    everything else on the control queue, else MQRCCF_INCORRECT_Q (3079, §1.2);
-3. its sender must be allowed to put to that queue, else MQRCCF_NOT_AUTHORIZED (S0);
+3. its sender must be allowed to put to that queue, and to the queues it names as its QName
+   and ReplyToQ (issue 20: a command may not send replies or publications to a queue its
+   userid could not put to itself), else MQRCCF_NOT_AUTHORIZED (S0) - in a reply, or in a
+   dead letter when the ReplyToQ is the queue refused;
 4. the command's handler runs: an ``MQError`` is an error response and no state changes
    (§3.3 "nothing was processed"); otherwise its effects plus an ok or warning response;
 5. ``replies.respond`` decides whether the response is sent (§3.1) and addresses it (§3.2).
@@ -65,6 +68,7 @@ HANDLERS: dict[type, Handler] = {
 }
 # "Publish/DeletePub belong on a stream queue, everything else on the control queue" (§1.2).
 STREAM_COMMANDS = (Publish, DeletePub)
+PUBLISHER_COMMANDS = (Publish, RegPub)
 
 
 def handle(
@@ -122,8 +126,19 @@ def _check_queue(command: Command, ctx: EngineContext) -> None:
     ):
         raise MQError(RC.CF_INCORRECT_Q, f"{command.name} put to {command.queue!r}")
     authority = ctx.authority
-    if not grants_everything(authority) and not authority.may_put(command.user_id, command.queue):
+    if grants_everything(authority):
+        return
+    user = command.user_id
+    if not authority.may_put(user, command.queue):
         raise MQError(RC.CF_NOT_AUTHORIZED, f"may not put to {command.queue!r}")
+    reply_to = command.md.ReplyToQ
+    if reply_to and not authority.may_put(user, reply_to):
+        raise MQError(RC.CF_NOT_AUTHORIZED, f"may not put to ReplyToQ {reply_to!r}")
+    # RegSub asks for its subscriber queue itself; a publisher's QName is where DirectReq
+    # requests go. DeregSub and ReqUpdate send nothing to theirs (ownership rules hold).
+    q_name = command.q_name if isinstance(command, PUBLISHER_COMMANDS) else ""
+    if q_name and not authority.may_put(user, q_name):
+        raise MQError(RC.CF_NOT_AUTHORIZED, f"may not put to QName {q_name!r}", parm="QName")
 
 
 __all__ = ["HANDLERS", "handle", "step"]

@@ -11,6 +11,7 @@ whatever the number of its subscriber identities (S2):
 | the publisher's own identity, OtherSubsOnly   | no                                      |
 | not Local, publication Local, strict v6 mode  | no (choice §10.4; otherwise Local is a no-op) |
 | Filter false or unknown                       | no                                      |
+| its userid may not subscribe to the topic     | no (checked per copy, as MQ does)       |
 | otherwise                                     | yes                                     |
 
 The publish path is the hot one: everything per subscription is looked up, not computed
@@ -76,7 +77,9 @@ def publish(state: EngineState, cmd: Publish, ctx: EngineContext) -> Outcome:
     topics = [publication_topic(text, cmd.interface) for text in cmd.topics]
     publisher = _publisher_identity(cmd, ctx)
     out = Outcome()
-    if grants_everything(ctx.authority):
+    authority = ctx.authority
+    check_subscribers = not grants_everything(authority)
+    if not check_subscribers:
         allowed = topics
     else:
         allowed = authorised(
@@ -127,6 +130,12 @@ def publish(state: EngineState, cmd: Publish, ctx: EngineContext) -> Outcome:
             if others_only and live.sub.key.identity == publisher:
                 continue
             if strict_local and not live.local:
+                continue
+            # a wildcard (or a topic the ACL's patterns miss) never delivers what its userid
+            # may not subscribe to; decisions are cached, so this is a dict hit per copy
+            if check_subscribers and not authority.may_subscribe(
+                live.sub.user_id, namespace, topic.text
+            ):
                 continue
             if live.compiled is not None:
                 if view is None:

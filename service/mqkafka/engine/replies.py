@@ -14,11 +14,13 @@ When a response is sent (§3.1):
 
 Choices where the reference is silent: a reply that is due but has no ReplyToQ to go to puts
 the command on the dead-letter queue with the response's reason if it was not ok (so the
-failure is not lost), and is dropped if it was ok.
+failure is not lost), and is dropped if it was ok. A ReplyToQ the command's userid may not put
+to gets no reply: the command goes to the dead-letter queue with the reason (issue 20).
 """
 
 from __future__ import annotations
 
+from mqkafka.engine.authority import grants_everything
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.delivery import PutTime
 from mqkafka.engine.effects import DeadLetter, Effect, Reply
@@ -91,6 +93,11 @@ def respond(
         if response.completion is Completion.OK:
             return []
         return [DeadLetter(md, response.reason, "no ReplyToQ for the response")]
+    authority = ctx.authority
+    if not grants_everything(authority) and not authority.may_put(md.UserIdentifier, md.ReplyToQ):
+        reason = RC.CF_NOT_AUTHORIZED if response.completion is Completion.OK else response.reason
+        detail = f"{md.UserIdentifier!r} may not put to ReplyToQ {md.ReplyToQ!r}"
+        return [DeadLetter(md, reason, detail)]
     return [
         Reply(
             md.ReplyToQ,

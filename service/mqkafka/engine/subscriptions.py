@@ -38,11 +38,14 @@ def retained_copies(state: EngineState, sub: Subscription, ctx: EngineContext, o
     live = Live(sub, 0, compiled)
     now = ctx.clock()
     sent = 0
+    authority = ctx.authority
     for pub in state.retained_selected(sub.namespace, sub.key.topic):
         copies = Copies.retained_copies(pub, ctx, now)
         if copies is None:  # expired while held: it goes
             out.effects.append(DeleteRetained(pub.namespace, pub.topic.text))
             continue
+        if not authority.may_subscribe(sub.user_id, pub.namespace, pub.topic.text):
+            continue  # as at publish time: never a topic its userid may not subscribe to
         if compiled is not None and not selected(
             compiled, PublicationView(pub.content, pub.md), out
         ):

@@ -17,6 +17,7 @@ RULES = """
 # queues
 allow put      *      SYSTEM.BROKER.*
 allow put      fred   FRED.*
+allow put      *      APP.REPLY
 allow browse   fred   *
 # topics
 deny  subscribe *     Sport/Secret*
@@ -70,7 +71,7 @@ def test_acl_loads_from_a_file(tmp_path: Path) -> None:
         (b"Allow put * *", "acl.txt:2: a rule starts with allow or deny, not 'Allow'"),
         (
             b"allow read * *",
-            "acl.txt:2: unknown action 'read' (one of put, browse, subscribe, publish or *)",
+            "acl.txt:2: unknown action 'read' (one of put, browse, subscribe, publish, setid or *)",
         ),
         (
             b"\n  deny  put\t*",
@@ -78,11 +79,12 @@ def test_acl_loads_from_a_file(tmp_path: Path) -> None:
         ),
         (
             b"allow \x1b[2J * *",  # a control character is shown escaped, not sent to a terminal
-            "acl.txt:2: unknown action '\\x1b[2J' (one of put, browse, subscribe, publish or *)",
+            "acl.txt:2: unknown action '\\x1b[2J'"
+            " (one of put, browse, subscribe, publish, setid or *)",
         ),
         (
             b"allow put * Q\rallow x * Q",
-            "acl.txt:3: unknown action 'x' (one of put, browse, subscribe, publish or *)",
+            "acl.txt:3: unknown action 'x' (one of put, browse, subscribe, publish, setid or *)",
         ),
         (b"allow put * Q\nallow put * \xff", "acl.txt:3: not UTF-8 text (byte 0xff)"),
     ],
@@ -130,7 +132,7 @@ def test_partial_topics_are_a_warning_naming_the_topics_left_out() -> None:
 
 
 def test_denied_put_to_the_control_queue_is_an_error() -> None:
-    broker = BrokerDriver(authority=AclPolicy.parse("allow subscribe * *"))
+    broker = BrokerDriver(authority=AclPolicy.parse("allow subscribe * *\nallow put * APP.REPLY"))
     assert broker.register_subscriber("T", queue="Q").reason == RC.CF_NOT_AUTHORIZED
     assert len(broker.state.subscriptions) == 0
 

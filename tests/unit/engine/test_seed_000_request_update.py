@@ -45,7 +45,9 @@ def test_sent_to_the_control_queue(broker: BrokerDriver) -> None:
 
 def test_needs_put_authority_to_the_control_queue() -> None:
     """ "Authority to put a message to this queue is required" """
-    acl = AclPolicy.parse("allow subscribe * *\nallow put fred *\nallow put bob RESULTS")
+    acl = AclPolicy.parse(
+        "allow subscribe * *\nallow put fred *\nallow put bob RESULTS\nallow put * APP.REPLY"
+    )
     broker = BrokerDriver(authority=acl)
     broker.register_subscriber(SCORES, queue="RESULTS", options="VariableUserId")
     outcome = broker.request_update(SCORES, queue="RESULTS", user="bob", options="VariableUserId")
@@ -344,6 +346,7 @@ def test_variable_user_id_other_user_needs_browse_and_put_authority() -> None:
     to browse the stream queue and put to the subscriber queue of the subscription. Otherwise,
     the command fails with return code MQRCCF_NOT_AUTHORIZED." """
     rules = "allow put * SYSTEM.BROKER.CONTROL.QUEUE\nallow put * SYSTEM.BROKER.DEFAULT.STREAM\n"
+    rules += "allow put * APP.REPLY\n"
     rules += "allow subscribe * *\nallow publish * *\nallow put fred *\nallow browse fred *\n"
     broker = BrokerDriver(authority=AclPolicy.parse(rules))
     retained_scores(broker)
@@ -366,7 +369,8 @@ def test_variable_user_id_other_user_needs_browse_and_put_authority() -> None:
 # alice's subscription by SubName alone, without repeating VariableUserId ("This is
 # overridden, along with the other subscriber identifiers, if a subscription name is
 # supplied"). (alice's options, ACL rules for bob or None for allow-all, reason, copies)
-_OPEN = "allow * alice *\nallow put * SYSTEM.BROKER.*\nallow subscribe * *\nallow publish * *\n"
+_OPEN = "allow * alice *\nallow put * SYSTEM.BROKER.*\nallow put * APP.REPLY\n"
+_OPEN += "allow subscribe * *\nallow publish * *\n"
 _VARIABLE = "VariableUserId PubOnReqOnly"
 SUB_NAME_OTHER_USER = [
     (_VARIABLE, None, RC.NONE, 2),

@@ -28,6 +28,9 @@ from typing import Any
 CONFIG_FILE_ENV = "MQK_KAFKA_CONFIG"
 SETTING_ENV_PREFIX = "MQK_KAFKA_"
 BOOTSTRAP_ENV = "MQK_BOOTSTRAP_SERVERS"
+# A user's identity key file (issue 20): the environment, or this property in the file.
+IDENTITY_ENV = "MQK_IDENTITY_FILE"
+IDENTITY_SETTING = "mqk.identity.file"
 REDACTED = "[redacted]"
 
 # Words in a setting's name that mark its value as a secret.
@@ -63,6 +66,8 @@ class ClientConfig:
 
     bootstrap: str
     settings: Mapping[str, str] = field(default_factory=dict, repr=False)  # may hold secrets
+    # the user's identity key file: producers made from this sign what they write
+    identity_file: str | None = None
 
     def __post_init__(self) -> None:
         if not self.bootstrap:
@@ -216,12 +221,15 @@ def load_client_config(
     chosen = bootstrap or env.get(BOOTSTRAP_ENV) or from_settings or fallback_bootstrap
     if not chosen:
         raise ClientConfigError("no Kafka bootstrap servers given")
-    return ClientConfig(chosen, settings)
+    identity = settings.pop(IDENTITY_SETTING, None)  # ours, not librdkafka's
+    return ClientConfig(chosen, settings, env.get(IDENTITY_ENV) or identity or None)
 
 
 __all__ = [
     "BOOTSTRAP_ENV",
     "CONFIG_FILE_ENV",
+    "IDENTITY_ENV",
+    "IDENTITY_SETTING",
     "ClientConfig",
     "ClientConfigError",
     "is_secret",

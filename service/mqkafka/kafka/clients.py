@@ -42,6 +42,8 @@ from confluent_kafka.admin import (
     OffsetSpec,
 )
 
+from mqkafka.identity.keys import IdentityError, UserKey, load_own_key
+from mqkafka.identity.signing import signed_headers
 from mqkafka.kafka.clientconfig import ClientConfig, is_secret
 
 LIBRDKAFKA_LOGGER = "mqkafka.kafka.librdkafka"
@@ -204,13 +206,32 @@ def _clean(error: BaseException) -> str:
     return text
 
 
+class SigningProducer(Producer):  # type: ignore[misc]
+    """A producer that signs every record it writes with its user's identity key (issue 20):
+    what the MQI, ``KafkaPubSub`` and every ``mqk`` command use once given a key file."""
+
+    identity_key: UserKey
+
+    def produce(self, topic: str, value: Any = None, key: Any = None, *args: Any, **kw: Any) -> Any:
+        kw["headers"] = signed_headers(self.identity_key, topic, value, kw.get("headers"))
+        return super().produce(topic, value, key, *args, **kw)
+
+
 def producer(
     config: ClientConfig,
     role: Mapping[str, Any] | None = None,
     *,
     on_error: ErrorCallback | None = None,
 ) -> Any:
-    return _built(config, "producer", lambda: Producer(_settings(config, role, on_error)))
+    if config.identity_file is None:
+        return _built(config, "producer", lambda: Producer(_settings(config, role, on_error)))
+    try:
+        identity = load_own_key(config.identity_file)
+    except IdentityError as error:
+        raise KafkaEdgeError(f"identity: {error}") from None
+    made = _built(config, "producer", lambda: SigningProducer(_settings(config, role, on_error)))
+    made.identity_key = identity
+    return made
 
 
 def consumer(

@@ -10,6 +10,7 @@ from typing import Any
 from mqkafka.cli import logs
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.engine.authority import AclError, AclPolicy
+from mqkafka.identity.keys import IdentityError, load_keys
 from mqkafka.kafka.clients import KafkaException
 from mqkafka.kafka.provision import CatalogueError, load_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
@@ -53,6 +54,25 @@ def register(sub: Any) -> None:
         "where the service may not create topics; run 'mqk topics apply' as an admin first)",
     )
     serve.add_argument("--acl", type=Path, help="authority rules file (default: allow all)")
+    serve.add_argument(
+        "--identity",
+        choices=("off", "hmac"),
+        default=os.environ.get("MQK_IDENTITY", "off"),
+        help="off (default): the UserIdentifier header is believed as written; hmac: every "
+        "command and publication must be signed by its sender's key ($MQK_IDENTITY)",
+    )
+    serve.add_argument(
+        "--identity-keys",
+        type=Path,
+        default=os.environ.get("MQK_IDENTITY_KEYS"),
+        help="every user's identity key, one 'USER KEY' line each ($MQK_IDENTITY_KEYS)",
+    )
+    serve.add_argument(
+        "--identity-window",
+        type=float,
+        default=300.0,
+        help="seconds a signature is good for either side of this clock (default 300)",
+    )
     serve.add_argument(
         "--no-auto-create",
         action="store_true",
@@ -101,7 +121,11 @@ def run_serve(args: argparse.Namespace) -> int:
         load_catalogue()
         if args.acl is not None:
             AclPolicy.load(args.acl)
-    except (AclError, CatalogueError) as error:
+        if args.identity == "hmac":
+            if args.identity_keys is None:
+                raise UserError("--identity hmac needs --identity-keys FILE")
+            load_keys(args.identity_keys)
+    except (AclError, CatalogueError, IdentityError) as error:
         raise UserError(str(error)) from None
     logs.setup(args.log_level)
     options: dict[str, Any] = {}
@@ -120,6 +144,9 @@ def run_serve(args: argparse.Namespace) -> int:
         auto_create_queues=not args.no_auto_create,
         metrics_port=args.metrics_port,
         acl_file=args.acl,
+        identity=args.identity,
+        identity_keys=Path(args.identity_keys) if args.identity_keys else None,
+        identity_window=args.identity_window,
         in_memory_state=args.in_memory_state,
         activity=not args.no_activity,
         **options,

@@ -280,14 +280,19 @@ def process_message(
     outcomes: list[Processed] | None = None,
     *,
     apply: bool = True,
+    refusal: MQError | None = None,
 ) -> list[Effect]:
     """Decode a message put to ``queue``, step the engine, return the effects to carry out;
     with ``outcomes``, also say what became of it there (see ``handle``). ``apply=False``
-    leaves the state effects to the caller (an adapter that journals them for undo)."""
+    leaves the state effects to the caller (an adapter that journals them for undo).
+    ``refusal``: the adapter refuses the command (its sender may not claim its userid): it is
+    answered with that error as a command the engine refused, and nothing else happens."""
     read: _Read | None = None
     try:
         read = _read(value, md)
         command = _build(read, md, queue, ctx.qmgr_name)
+        if refusal is not None:
+            raise refusal
     except MQError as error:
         interface = read.interface if read is not None else _interface_of(md)
         item = ResponseItem.of(error, _culprit(error, read))

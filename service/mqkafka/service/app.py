@@ -20,6 +20,8 @@ from mqkafka.activity.builder import ActivityRecorder
 from mqkafka.engine.authority import ALLOW_ALL, AclPolicy, AuthorityPort
 from mqkafka.engine.context import EngineConfig, EngineContext
 from mqkafka.engine.state import EngineState
+from mqkafka.identity.guard import IdentityGuard
+from mqkafka.identity.keys import IdentityError, load_keys
 from mqkafka.kafka import clients
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.kafka.txloop import SESSION_TIMEOUT_MS, TransactionalLoop
@@ -121,6 +123,7 @@ class BrokerService:
             if config.activity
             else None,
             temporary_queues=temporary_queues,
+            identity=_identity_guard(config, self.ctx.authority),
         )
         topics = [
             queue_to_topic(q, config.namespace) for q in (config.control_queue, *config.streams)
@@ -261,6 +264,18 @@ def _topic_limits(config: ServiceConfig, admin: Any) -> TopicLimits:
     """What each topic takes; the producer's own limit is whatever the Kafka settings say."""
     setting = config.kafka_settings.get("message.max.bytes")
     return TopicLimits(admin, producer_max=int(setting or PRODUCER_MAX_MESSAGE_BYTES))
+
+
+def _identity_guard(config: ServiceConfig, authority: AuthorityPort) -> IdentityGuard | None:
+    if config.identity == "off":
+        return None
+    if config.identity_keys is None:
+        raise ServiceError("--identity hmac needs --identity-keys FILE")
+    try:
+        keys = load_keys(config.identity_keys)
+    except IdentityError as error:
+        raise ServiceError(str(error)) from None
+    return IdentityGuard(keys, authority, config.identity_window)
 
 
 def _authority(config: ServiceConfig) -> AuthorityPort:

@@ -41,6 +41,9 @@ class ServiceConfig:
     queue_partitions: int = 1
     metrics_port: int | None = None
     acl_file: Path | None = None
+    identity: str = "off"  # off | hmac (issue 20): whether senders must sign what they put
+    identity_keys: Path | None = None  # every user's key, for --identity hmac
+    identity_window: float = 300.0  # seconds a signature is good for; MsgIds kept as long
     group_id: str = "mqk-broker"
     activity: bool = True  # write activity events to mqk-activity
     in_memory_state: bool = False  # no RocksDB: rebuilt from Kafka at every start (benchmarks)

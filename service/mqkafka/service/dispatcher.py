@@ -13,6 +13,11 @@ record dead-letters that record with MQRCCF_COMMAND_FAILED and the error, and th
 A publication like one seen before (same queue, MQMD headers and RFH header) whose answer was
 plain is not taken through the engine again: its kept plan is replayed (``plans``).
 
+With identity assurance on (``identity``, issue 20) every record is checked first: one not
+signed by a known user, stale or replayed is dead-lettered with MQRC_NOT_AUTHORIZED; one whose
+signer may not claim its UserIdentifier is refused as a command (3081); the rest go on with
+the signature headers taken off and the signer's userid filled in, plans included.
+
 Nor does a record Kafka would refuse (issue 19): each is measured against its topic's limit
 (``limits``) before anything is written. A copy too large for its subscriber queue goes to the
 dead-letter queue with MQRC_MSG_TOO_BIG_FOR_Q and the other subscribers still get theirs; a
@@ -36,6 +41,7 @@ from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Processed, Reply
 from mqkafka.engine.state import EngineState
 from mqkafka.engine.undelivered import answer_again
 from mqkafka.engine.unsubscribe import forget_queue
+from mqkafka.identity.guard import IdentityGuard, Refused
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQMD, MQMD_DEFAULT
@@ -54,7 +60,7 @@ from mqkafka.service.plans import (
 )
 from mqkafka.service.replica import EngineStateReplica
 from mqkafka.service.tempqueues import TemporaryQueueWatch
-from mqkafka.wire.headers import mqmd_from_split, split_msg_id
+from mqkafka.wire.headers import mqmd_from_headers, mqmd_from_split, split_msg_id
 from mqkafka.wire.names import topic_to_queue
 
 log = logging.getLogger(__name__)
@@ -85,7 +91,9 @@ class Dispatcher:
         activity: ActivityRecorder | None = None,
         plans: bool = True,
         temporary_queues: TemporaryQueueWatch | None = None,
+        identity: IdentityGuard | None = None,
     ) -> None:
+        self.identity = identity
         self.state = state
         self.ctx = ctx
         self.replica = replica
@@ -119,6 +127,8 @@ class Dispatcher:
 
     def committed(self) -> None:
         self.journal.clear()
+        if self.identity is not None:
+            self.identity.committed()
         self._forgetting = set()
         if self._pending_latency:
             now = time.time()
@@ -130,6 +140,8 @@ class Dispatcher:
             self._on_commit()
 
     def aborted(self) -> None:
+        if self.identity is not None:
+            self.identity.aborted()
         undone = len(self.journal)
         self.journal.rollback(self.state)
         self._pending_latency.clear()
@@ -183,6 +195,12 @@ class Dispatcher:
         topic = message.topic()
         value = message.value() or b""
         headers = message.headers()
+        if self.identity is not None:
+            checked = self.identity.check(topic, value, headers, now)
+            if type(checked) is Refused:
+                self._identity_refused(message, topic, value, headers, checked, now, out)
+                return
+            headers = checked.headers
         rest, msg_id = split_msg_id(headers)  # plans hold for any MsgId: keyed without it
         key = (topic, rest)
         plans = self.plans
@@ -192,6 +210,37 @@ class Dispatcher:
                 self._replay(plan, value, msg_id, message.timestamp()[1], now, out)
                 return
         self._through_engine(message, topic, value, headers, now, out, key, msg_id)
+
+    def _identity_refused(
+        self,
+        message: Any,
+        topic: str,
+        value: bytes,
+        headers: list[tuple[str, bytes]] | None,
+        refused: Refused,
+        now: float,
+        out: list[OutRecord],
+    ) -> None:
+        """Unproven: a dead letter with the reason. Proven but claiming another's userid:
+        answered as a refused command, as its signer."""
+        if refused.headers is not None:
+            rest, _ = split_msg_id(refused.headers)
+            error = MQError(refused.reason, refused.detail, parm="UserIdentifier")
+            self._through_engine(
+                message, topic, value, refused.headers, now, out, (topic, rest), None, error
+            )
+            return
+        try:
+            md, _ = mqmd_from_headers(headers)
+        except MQError:
+            md = MQMD_DEFAULT
+        queue = topic_to_queue(topic, self._namespace)
+        dead = self.outputs.dead_letter(md, value, refused.reason, queue, refused.detail)
+        if self.outputs.fits(dead):
+            out.append(dead)
+            self.metrics.dead_letters.labels(reason=str(int(refused.reason))).inc()
+        else:
+            self._drop(message, dead, refused.reason)
 
     def _through_engine(
         self,
@@ -203,6 +252,7 @@ class Dispatcher:
         out: list[OutRecord],
         key: tuple[str, tuple[Any, ...]],
         msg_id: bytes | None,
+        refusal: MQError | None = None,
     ) -> None:
         """Decode, step the engine, write its effects; keep a plan when the answer is plain."""
         plans = self.plans
@@ -222,7 +272,9 @@ class Dispatcher:
         outcomes: list[Processed] = []
         version = self.state.version
         try:
-            effects = process_message(self.state, value, md, queue, self.ctx, outcomes, apply=False)
+            effects = process_message(
+                self.state, value, md, queue, self.ctx, outcomes, apply=False, refusal=refusal
+            )
         except Exception as error:
             self._engine_failure(message, md, value, queue, error, out)
             return

@@ -13,14 +13,13 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from importlib import resources
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -59,10 +58,6 @@ def _environment() -> Environment:
     env.filters["when"] = when
     env.filters["blank"] = lambda value: "" if value is None else value
     return env
-
-
-def _plotly_js() -> Any:
-    return resources.files("plotly") / "package_data" / "plotly.min.js"
 
 
 def create_app(settings: ConsoleSettings) -> Starlette:
@@ -116,6 +111,8 @@ def create_app(settings: ConsoleSettings) -> Starlette:
             reput_dead_letter, settings.config, values.get("msg_id", ""),
             namespace=settings.namespace, qmgr=settings.qmgr,
         )  # fmt: skip
+        if outcome.ok:
+            settings.moved.add(values.get("msg_id", "").lower())
         return _back("/dead-letters", outcome.ok, outcome.text)
 
     async def delete_sub(request: Request) -> Response:
@@ -129,10 +126,6 @@ def create_app(settings: ConsoleSettings) -> Starlette:
             delete_subscription, settings.config, view, namespace=settings.namespace
         )
         return _back("/subscriptions", outcome.ok, outcome.text)
-
-    def plotly(request: Request) -> Response:
-        with resources.as_file(_plotly_js()) as path:
-            return FileResponse(path, media_type="text/javascript")
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -156,7 +149,6 @@ def create_app(settings: ConsoleSettings) -> Starlette:
         Route("/events/rates", events),
         Route("/actions/reput", reput, methods=["POST"]),
         Route("/actions/delete-subscription", delete_sub, methods=["POST"]),
-        Route("/static/plotly.min.js", plotly),
         Mount("/static", StaticFiles(packages=[("mqkafka.console", "static")]), name="static"),
     ]  # fmt: skip
     return Starlette(routes=routes, lifespan=lifespan)

@@ -30,6 +30,10 @@ class ConsoleSettings:
     qmgr: str = "QM1"
     interval: float = 2.0  # seconds between two live samples
     token: str = ""  # what an action's form must carry (set at start)
+    # MsgIds this console re-put: Kafka's share-partition start offset, where a browse of the
+    # dead-letter queue begins, trails the acknowledgements, so a moved message would still be
+    # listed for a while (the MQI's own browse skips what its connection got the same way)
+    moved: set[str] = field(default_factory=set, repr=False)
     _queues: QueueReader | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -103,7 +107,8 @@ def dead_letters_page(s: ConsoleSettings) -> dict[str, Any]:
         )
     except UnknownQueue:
         return {"messages": [], "more": False, "missing": True}
-    return {"messages": browsed.messages, "more": browsed.more, "missing": False}
+    shown = [m for m in browsed.messages if m.md.get("MsgId") not in s.moved]
+    return {"messages": shown, "more": browsed.more, "missing": False}
 
 
 def workers_page(s: ConsoleSettings) -> dict[str, Any]:

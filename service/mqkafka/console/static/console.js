@@ -22,16 +22,26 @@ function mqkRateChart(id) {
   "use strict";
   const names = [["publications", "#1f77b4"], ["deliveries", "#2ca02c"], ["errors", "#d62728"]];
   const keep = 300;  // points per line: ten minutes at the default interval
-  const traces = names.map(([name, color]) => ({
-    x: [], y: [], name: name, mode: "lines+markers", line: { color: color, width: 2 },
-    marker: { size: 4 },
-  }));
-  Plotly.newPlot(id, traces, {
-    margin: { t: 20, r: 20, b: 50, l: 60 }, height: 380,
-    xaxis: { type: "date", title: { text: "time (local)" } },
-    yaxis: { title: { text: "per second" }, rangemode: "tozero" },
-    legend: { orientation: "h", y: -0.2 },
-  }, { displaylogo: false, responsive: true });
+  const canvas = document.getElementById(id);
+  const chart = new Chart(canvas, {
+    type: "line",
+    data: {
+      labels: [],
+      datasets: names.map(([name, color]) => ({
+        label: name, data: [], borderColor: color, backgroundColor: color,
+        borderWidth: 2, pointRadius: 2, tension: 0.2,
+      })),
+    },
+    options: {
+      animation: false, responsive: true,
+      scales: {
+        x: { title: { display: true, text: "time (local)" }, ticks: { maxTicksLimit: 10, maxRotation: 0 } },
+        y: { title: { display: true, text: "per second" }, beginAtZero: true },
+      },
+      plugins: { legend: { position: "bottom" } },
+    },
+  });
+  window.mqkChart = chart;
   window.mqkRates.listen((event) => {
     const totals = document.querySelector("#totals tbody");
     if (totals && event.totals) {
@@ -40,12 +50,13 @@ function mqkRateChart(id) {
         .join("");
     }
     if (!event.rates) return;
-    const at = new Date(event.time * 1000);
-    Plotly.extendTraces(id, {
-      x: names.map(() => [at]),
-      y: names.map(([name]) => [event.rates[name]]),
-    }, names.map((_, i) => i), keep);
-    document.getElementById(id).dataset.points = String(
-      document.getElementById(id).data[0].x.length);
+    chart.data.labels.push(new Date(event.time * 1000).toLocaleTimeString());
+    names.forEach(([name], i) => chart.data.datasets[i].data.push(event.rates[name]));
+    if (chart.data.labels.length > keep) {
+      chart.data.labels.shift();
+      chart.data.datasets.forEach((d) => d.data.shift());
+    }
+    chart.update();
+    canvas.dataset.points = String(chart.data.labels.length);
   });
 }

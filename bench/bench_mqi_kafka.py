@@ -15,6 +15,7 @@ Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 import uuid
 
@@ -25,6 +26,7 @@ from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD
 from mqkafka.mqi.queue import Queue, QueueManager
 
+MASK = 1023  # bodies in the pool, less one
 PRODUCER = {"acks": "all", "enable.idempotence": True, "linger.ms": 5}
 
 
@@ -35,11 +37,12 @@ def line(label: str, n: int, seconds: float, base: float | None = None) -> float
     return rate
 
 
-def bench_put(qmgr: QueueManager, bootstrap: str, n: int, payload: bytes) -> None:
+def bench_put(qmgr: QueueManager, bootstrap: str, n: int, bodies: list[bytes]) -> None:
     name = f"BENCH.PUT.{uuid.uuid4().hex[:8].upper()}"
     qmgr.define_queue(name)
     queue = Queue(qmgr, name, C.MQOO_OUTPUT)
     sample = MD()
+    payload = bodies[0]
     queue.put(payload, sample)
     topic = qmgr.connection.settings.topic_of(name)
     from mqkafka.mqi.putmd import encode_headers
@@ -49,43 +52,44 @@ def bench_put(qmgr: QueueManager, bootstrap: str, n: int, payload: bytes) -> Non
     raw.produce(topic, payload, headers=record_headers)
     raw.flush()
     start = time.perf_counter()
-    for _ in range(n):
+    for i in range(n):
+        body = bodies[i & MASK]
         try:
-            raw.produce(topic, payload, None, headers=record_headers)
+            raw.produce(topic, body, None, headers=record_headers)
         except BufferError:
             raw.flush()
-            raw.produce(topic, payload, None, headers=record_headers)
+            raw.produce(topic, body, None, headers=record_headers)
     raw.flush(120)
     base = line("raw Producer.produce (+ flush)", n, time.perf_counter() - start)
 
     start = time.perf_counter()
-    for _ in range(n):
-        queue.put(payload)
+    for i in range(n):
+        queue.put(bodies[i & MASK])
     qmgr.connection.producer.flush(120)
     line("MQPUT q.put(msg) non-persistent (+ flush)", n, time.perf_counter() - start, base)
 
     start = time.perf_counter()
-    for _ in range(n):
-        queue.put(payload, MD())
+    for i in range(n):
+        queue.put(bodies[i & MASK], MD())
     qmgr.connection.producer.flush(120)
     line("MQPUT q.put(msg, MD()) non-persistent (+ flush)", n, time.perf_counter() - start, base)
     queue.close()
 
 
-def fill(qmgr: QueueManager, name: str, n: int, payload: bytes) -> None:
+def fill(qmgr: QueueManager, name: str, n: int, bodies: list[bytes]) -> None:
     queue = Queue(qmgr, name, C.MQOO_OUTPUT)
-    for _ in range(n):
-        queue.put(payload)
+    for i in range(n):
+        queue.put(bodies[i & MASK])
     qmgr.connection.producer.flush(120)
     queue.close()
 
 
-def bench_get(qmgr: QueueManager, bootstrap: str, n: int, payload: bytes) -> None:
+def bench_get(qmgr: QueueManager, bootstrap: str, n: int, bodies: list[bytes]) -> None:
     raw_q = f"BENCH.RAWGET.{uuid.uuid4().hex[:8].upper()}"
     mq_q = f"BENCH.GET.{uuid.uuid4().hex[:8].upper()}"
     for name in (raw_q, mq_q):
         qmgr.define_queue(name)
-        fill(qmgr, name, n, payload)
+        fill(qmgr, name, n, bodies)
 
     settings = qmgr.connection.settings
     topic = settings.topic_of(raw_q)
@@ -127,13 +131,14 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--size", type=int, default=256)
     args = parser.parse_args()
-    payload = b"x" * args.size
+    # random bodies do not compress; a pool of them, so no two neighbours are alike
+    bodies = [os.urandom(args.size) for _ in range(MASK + 1)]
     with kafka() as bootstrap:
         namespace = f"bench{uuid.uuid4().hex[:6]}."
         qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
         print(f"{args.n:,} messages of {args.size} bytes, Kafka at {bootstrap}")
-        bench_put(qmgr, bootstrap, args.n, payload)
-        bench_get(qmgr, bootstrap, args.n, payload)
+        bench_put(qmgr, bootstrap, args.n, bodies)
+        bench_get(qmgr, bootstrap, args.n, bodies)
         qmgr.disconnect()
 
 

@@ -12,6 +12,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from mqkafka.mqi import constants as CMQC
+from mqkafka.mqi import pcfconstants as CMQCFC  # CMQC and the PCF names, as pymqi's
 from mqkafka.mqi.channel import CD, CSP, SCO, cd, csp, sco
 from mqkafka.mqi.errors import Error, MQMIError, PYIFError, StructFieldError
 from mqkafka.mqi.properties import CMHO, IMPO, PD, SMPO, MessageHandle, cmho, impo, pd, smpo
@@ -27,11 +28,11 @@ from mqkafka.mqi.validation import (
 )
 
 if TYPE_CHECKING:
+    from mqkafka.mqi.pcf import CFBS, CFIF, CFIL, CFIN, CFSF, CFSL, CFST, Filter, PCFExecute
     from mqkafka.mqi.pubsub import PubSub, Subscription, Topic
     from mqkafka.mqi.queue import Queue, QueueManager, connect
     from mqkafka.mqi.settings import Settings
 
-CMQCFC = CMQC  # MQRCCF_* reason codes live in the same module here
 CMQXC = CMQC  # so do the channel constants (MQCHT_*, MQXPT_*, MQCD_*)
 sd, cno = SD, CNO  # pymqi's lower-case spellings (md, od, pmo, gmo: structs; cd, sco: channel)
 
@@ -43,6 +44,15 @@ _LAZY = {
     "Subscription": "mqkafka.mqi.pubsub",
     "Topic": "mqkafka.mqi.pubsub",
     "Settings": "mqkafka.mqi.settings",
+    "PCFExecute": "mqkafka.mqi.pcf",
+    "CFST": "mqkafka.mqi.pcf",
+    "CFIN": "mqkafka.mqi.pcf",
+    "CFIL": "mqkafka.mqi.pcf",
+    "CFSL": "mqkafka.mqi.pcf",
+    "CFBS": "mqkafka.mqi.pcf",
+    "CFIF": "mqkafka.mqi.pcf",
+    "CFSF": "mqkafka.mqi.pcf",
+    "Filter": "mqkafka.mqi.pcf",
 }
 
 
@@ -55,6 +65,13 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "CD",
+    "CFBS",
+    "CFIF",
+    "CFIL",
+    "CFIN",
+    "CFSF",
+    "CFSL",
+    "CFST",
     "CMHO",
     "CMQC",
     "CMQCFC",
@@ -72,8 +89,10 @@ __all__ = [
     "SD",
     "SMPO",
     "Error",
+    "Filter",
     "MQMIError",
     "MessageHandle",
+    "PCFExecute",
     "PYIFError",
     "PubSub",
     "Queue",

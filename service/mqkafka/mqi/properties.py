@@ -5,8 +5,9 @@ the properties of one message handle, typed as MQ types them (``MQTYPE_*``); a n
 not there is MQRC_PROPERTY_NOT_AVAILABLE (2471), a value that does not fit
 ``max_value_length`` MQRC_PROPERTY_VALUE_TOO_BIG (2469).
 
-What is here is the handle and its checks; carrying a handle's properties through MQPUT
-(``PMO.OriginalMsgHandle``) and MQGET (``GMO.MsgHandle``) as Kafka headers is not built yet.
+MQPUT takes a handle's properties from ``PMO.OriginalMsgHandle`` and MQGET fills the handle
+named by ``GMO.MsgHandle`` (the numbers are looked up in :func:`message_handle`); how they sit
+on Kafka is :mod:`mqkafka.mqi.propwire`.
 """
 
 from __future__ import annotations
@@ -129,6 +130,21 @@ def check_name(name: str | bytes) -> str:
 
 
 _handles = itertools.count(1)
+# hmsg -> its MessageHandle. PMO and GMO name a handle by number only, and a pymqi program
+# may keep nothing else (``PMO(OriginalMsgHandle=MessageHandle(qmgr).msg_handle)``), so a
+# handle lives, as in MQ, until MQDLTMH (``MessageHandle.dlt``) or its connection's MQDISC.
+_live: dict[int, MessageHandle] = {}
+
+
+def message_handle(hmsg: int) -> MessageHandle | None:
+    """The live handle numbered ``hmsg`` (None for 0, MQHM_NONE, or one deleted)."""
+    return _live.get(hmsg) if hmsg else None
+
+
+def forget_connection(hconn: int) -> None:
+    """MQDISC: the connection's message handles go with it."""
+    for hmsg in [h for h, handle in _live.items() if handle.conn_handle == hconn]:
+        del _live[hmsg]
 
 
 class MessageHandle:
@@ -201,6 +217,15 @@ class MessageHandle:
         self.cmho = cmho if cmho is not None else CMHO()
         self.msg_handle = next(_handles)
         self.properties = self._Properties(self.conn_handle, self.msg_handle)
+        _live[self.msg_handle] = self
+
+    def dlt(self) -> None:
+        """MQDLTMH: the number names no handle any more (MQRC_HMSG_ERROR where used)."""
+        _live.pop(self.msg_handle, None)
+
+    def get_all_properties(self) -> dict[str, Any]:
+        """Every property by name, with its value as set."""
+        return {name: value for name, (_, value) in self.properties.values.items()}
 
 
 __all__ = [
@@ -211,7 +236,9 @@ __all__ = [
     "MessageHandle",
     "check_name",
     "cmho",
+    "forget_connection",
     "impo",
+    "message_handle",
     "pd",
     "smpo",
     "typed",

@@ -55,9 +55,11 @@ from mqkafka.mqi import constants as C
 from mqkafka.mqi.catalogue import SYSTEM_DEFAULT_MODEL, SYSTEM_DURABLE_MODEL, SYSTEM_NDURABLE_MODEL
 from mqkafka.mqi.channel import text
 from mqkafka.mqi.errors import InterfaceMisuse, MQMIError, PYIFError, failed
+from mqkafka.mqi.properties import message_handle
+from mqkafka.mqi.propwire import usr_folder
 from mqkafka.mqi.pscommands import CommandReply, encode_command, parse_reply
 from mqkafka.mqi.queue import Queue, QueueManager, _mqi, string_message
-from mqkafka.mqi.rfh2class import publication_data, with_headers
+from mqkafka.mqi.rfh2class import with_headers
 from mqkafka.mqi.structs import GMO, MD, OD, PMO, SD, mqchars
 from mqkafka.mqi.validation import Call, SubContext, check_sub_options, first_violation
 
@@ -124,12 +126,14 @@ class PubSub:
             UserIdentifier=self.qmgr.connection.settings.user,
         )
 
-    def send(self, command: Command) -> None:
-        """Put ``command`` where it belongs (control queue, or its stream queue)."""
+    def send(self, command: Command, msg_handle: int = C.MQHM_NONE) -> None:
+        """Put ``command`` where it belongs (control queue, or its stream queue), with the
+        properties of ``msg_handle`` as record headers (the service passes them on)."""
         queue = command.queue if isinstance(command, Publish | DeletePub) else CONTROL_QUEUE
         value = encode_command(command, command.md.Encoding)
         md = MD.from_mqmd(command.md)
-        self.qmgr.put1(queue, value, md, PMO(Options=C.MQPMO_NO_SYNCPOINT))
+        pmo = PMO(Options=C.MQPMO_NO_SYNCPOINT, OriginalMsgHandle=msg_handle)
+        self.qmgr.put1(queue, value, md, pmo)
 
     def reply_to(self, command: Command, timeout: float | None = None) -> CommandReply:
         """Wait for the reply to ``command`` (CorrelId = the command's MsgId)."""
@@ -227,9 +231,17 @@ class PubSub:
         stream: str = DEFAULT_STREAM,
         reply: bool = False,
         correl_id: bytes | None = None,
+        msg_handle: int = C.MQHM_NONE,
         **fields: Any,
     ) -> CommandReply | None:
+        """Publish; the properties of ``msg_handle`` go in a ``<usr>`` folder for RFH2
+        readers and as record headers for Kafka readers (module propwire)."""
         md = self.command_md(reply=reply, correl_id=correl_id)
+        handle = message_handle(msg_handle)
+        if msg_handle and handle is None:
+            raise failed(RC.HMSG_ERROR, f"no message handle {msg_handle}")
+        if handle is not None and handle.properties.values:
+            folders = (*folders, usr_folder(handle.properties.values))
         content = PublicationContent(body=body, folders=tuple(folders), format=body_format)
         with _mqi():
             command = Publish(
@@ -240,7 +252,11 @@ class PubSub:
                 content=content,
                 **fields,
             )
-        return self.request(command) if reply else self._datagram(command)
+        if reply:
+            self.send(command, msg_handle)
+            return self.reply_to(command)
+        self.send(command, msg_handle)
+        return None
 
     def delete_publication(
         self, topics: Sequence[str], *, stream: str = DEFAULT_STREAM, reply: bool = True
@@ -303,18 +319,15 @@ class Subscription:
         return self.sub_queue
 
     def get(self, max_length: int | None = None, *opts: Any) -> bytes:
-        """A publication from the subscription's queue: its data alone, as MQSUB delivers
-        it (the queued interface's MQRFH2 stays with MQGMO_PROPERTIES_FORCE_MQRFH2)."""
-        md = opts[0] if opts and opts[0] is not None else MD()
-        gmo = opts[1] if len(opts) > 1 and opts[1] is not None else GMO()
-        data = self._queue().get(max_length, md, gmo)
-        if gmo.Options & C.MQGMO_PROPERTIES_FORCE_MQRFH2:
-            return data
-        with _mqi():
-            return publication_data(data, md)
+        """A publication from the subscription's queue: its data alone, its properties as
+        message properties, as MQSUB delivers it (the queue's own MQRFH2 stays with
+        MQGMO_PROPERTIES_FORCE_MQRFH2; module propdelivery)."""
+        return self._queue().get(max_length, *opts)
 
     def get_rfh2(self, max_length: int | None = None, *opts: Any) -> bytes:
-        """A publication from the subscription's queue, its RFH2 headers parsed."""
+        """A publication from the subscription's queue, the MQRFH2 headers it comes with
+        (its properties' ``<usr>`` without a message handle; with FORCE_MQRFH2, the
+        queue's own) parsed into ``opts[2]``."""
         return self._queue().get_rfh2(max_length, *opts)
 
     def _queue(self) -> Queue:
@@ -389,6 +402,7 @@ class Subscription:
         sd.SubCorrelId = correl
         self._registered = {"topic": topic, "queue": queue.name, "correl": correl, **fields}
         self.sub_desc, self.sub_queue = sd, queue
+        queue.publications = True
         self.qmgr.subscriptions.add(self)
         return queue
 
@@ -452,6 +466,7 @@ class Subscription:
             "topic": reply.attribute("Topic"),
         }
         self.sub_desc, self.sub_queue = sd, queue
+        queue.publications = True
         self._resumed = True
         self.qmgr.subscriptions.add(self)
         return queue
@@ -577,6 +592,7 @@ class Topic:
                 bytes(data),
                 options=options,
                 body_format=body_format,
+                msg_handle=pmo.OriginalMsgHandle if pmo is not None else C.MQHM_NONE,
                 **fields,
             )
 

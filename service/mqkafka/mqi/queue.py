@@ -35,6 +35,7 @@ from mqkafka.mqi.connection import Connection, Handle
 from mqkafka.mqi.errors import InterfaceMisuse, MQMIError, failed
 from mqkafka.mqi.inquire import inquire_qmgr, inquire_queue, set_queue
 from mqkafka.mqi.lifecycle import AdminDelete, DeleteAuthority, allow_all, step
+from mqkafka.mqi.properties import forget_connection
 from mqkafka.mqi.queuestate import assemble
 from mqkafka.mqi.rfh2class import RFH2, strip_headers, with_headers
 from mqkafka.mqi.settings import Settings
@@ -202,6 +203,7 @@ class QueueManager:
             for subscription in list(self.subscriptions):
                 subscription.end_with_connection()  # MQ removes non-durable ones at MQDISC
             conn.disconnect()
+            forget_connection(self._hconn)
 
     def __del__(self) -> None:
         # pymqi disconnects a queue manager object that is garbage-collected.
@@ -364,6 +366,9 @@ class Queue:
         self._qmgr = qmgr
         self._od = _od(q_desc) if q_desc is not None else None
         self._handle: Handle | None = None
+        # an MQSUB subscription's queue: MQGET gives the publication's data alone, its
+        # properties as message properties (module propdelivery)
+        self.publications = False
         if self._od is not None and open_opts is not None:
             self.open(self._od, open_opts)
 
@@ -428,7 +433,8 @@ class Queue:
             if gmo.Options & transfer.BROWSE:
                 lazy = C.MQOO_BROWSE
             handle = self._opened(lazy)
-            return transfer.get(self._qmgr.connection, handle, max_length, md, gmo)
+            conn = self._qmgr.connection
+            return transfer.get(conn, handle, max_length, md, gmo, self.publications)
 
     def get_no_jms(self, max_length: int | None = None, *opts: Any) -> bytes:
         """MQGET without message properties (pymqi's get_no_jms / get_no_rfh2)."""

@@ -225,28 +225,12 @@ def strip_headers(msg: bytes, md: MD, into: list[RFH2]) -> bytes:
     return msg
 
 
-def publication_data(msg: bytes, md: MD) -> bytes:
-    """What an MQSUB subscriber gets: the publication's data alone, the MQMD describing it
-    (Format, Encoding and CCSID of the data after the MQRFH2 headers the queue holds)."""
-    while md.Format.ljust(C.MQ_FORMAT_LENGTH, b" ") == C.MQFMT_RF_HEADER_2:
-        header = RFH2()
-        header.unpack(msg)
-        msg = msg[header["StrucLength"] :]
-        md.__dict__.update(
-            Format=header["Format"],
-            Encoding=header["Encoding"],
-            CodedCharSetId=header["CodedCharSetId"],
-        )
-    return msg
-
-
 rfh2 = RFH2
 
 __all__ = [
     "RFH2",
     "big_endian",
     "folder_name",
-    "publication_data",
     "rfh2",
     "strip_headers",
     "with_headers",

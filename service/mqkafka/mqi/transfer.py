@@ -27,10 +27,13 @@ from mqkafka.kafka.clients import KafkaException
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import constants as C
 from mqkafka.mqi.connection import INPUT, Connection, Handle
-from mqkafka.mqi.errors import MQMIError, failed
+from mqkafka.mqi.errors import MQMIError, PYIFError, failed
 from mqkafka.mqi.getter import Taken
 from mqkafka.mqi.logreader import LogReader
 from mqkafka.mqi.matching import Selection, selection
+from mqkafka.mqi.propdelivery import deliver_properties
+from mqkafka.mqi.properties import message_handle
+from mqkafka.mqi.propwire import has_properties, to_headers
 from mqkafka.mqi.putmd import DefaultPut, prepare, priority_warning
 from mqkafka.mqi.records import Rec, fill_md
 from mqkafka.mqi.structs import GMO, MD, PMO
@@ -100,11 +103,14 @@ def put(
         raise failed(RC.NOT_OPEN_FOR_OUTPUT, f"{handle.name} is not open for output")
     data = as_bytes(message)
     default = handle.default_put
+    extra = property_headers(pmo.OriginalMsgHandle) if pmo is not None else None
     if md is None and not options & ~C.MQPMO_NO_SYNCPOINT and default is not None:
         # pymqi's common q.put(msg): the handle's template (module DefaultPut)
         if len(data) > handle.traits.max_msg_length:
             raise failed(RC.MSG_TOO_BIG_FOR_Q, f"{len(data)} bytes")
         headers = default.render(conn.ids, conn.clock)
+        if extra:
+            headers += extra
         _produce(conn, handle.topic, data, conn.key, headers, default.persistent, durable)
         if durable is not None and not durable.done() and not default.persistent:
             durable.set_result(None)
@@ -120,14 +126,15 @@ def put(
         conn.ids,
         conn.clock,
     )
+    headers = prepared.headers + extra if extra else prepared.headers
     if options & C.MQPMO_SYNCPOINT:
         first = handle.name not in conn.uow.work()
-        conn.uow.put(handle.name, handle.topic, data, prepared.key or conn.key, prepared.headers)
+        conn.uow.put(handle.name, handle.topic, data, prepared.key or conn.key, headers)
         if first:
             conn.beat()  # others must see the uncommitted work (MQCO_DELETE_PURGE fails on it)
     else:
         key = prepared.key or conn.key
-        _produce(conn, handle.topic, data, key, prepared.headers, prepared.persistent, durable)
+        _produce(conn, handle.topic, data, key, headers, prepared.persistent, durable)
     queued_is_done = not prepared.persistent or options & C.MQPMO_SYNCPOINT
     if durable is not None and not durable.done() and queued_is_done:
         # done once queued, as the blocking put (under syncpoint, MQCMIT is the point)
@@ -179,6 +186,17 @@ def _produce(
         raise failed(RC.CONNECTION_BROKEN, f"persistent put not acknowledged: {outcome}")
 
 
+def property_headers(hmsg: int) -> list[tuple[str, bytes]] | None:
+    """The record headers of the properties of message handle ``hmsg`` (PMO.OriginalMsgHandle);
+    MQRC_HMSG_ERROR (2460) for a number that names no live handle."""
+    if not hmsg:
+        return None
+    found = message_handle(hmsg)
+    if found is None:
+        raise failed(RC.HMSG_ERROR, f"no message handle {hmsg}")
+    return to_headers(found.properties.values)
+
+
 def _settle(future: Future[None]) -> Any:
     def delivered(error: Any, message: Any) -> None:
         if error is None:
@@ -223,14 +241,24 @@ def _wait_seconds(options: int, interval: int) -> float:
     return interval / 1000.0
 
 
-def get(conn: Connection, handle: Handle, max_length: int | None, md: MD, gmo: GMO) -> bytes:
+def get(
+    conn: Connection,
+    handle: Handle,
+    max_length: int | None,
+    md: MD,
+    gmo: GMO,
+    publication: bool = False,
+) -> bytes:
+    """MQGET; ``publication``: the queue is an MQSUB subscription's (module propdelivery)."""
     _usable(conn, handle, "inhibit_get")
     options = gmo.Options
     check(Call.MQGET, options)
     if max_length is not None and max_length < 0:
         raise failed(RC.BUFFER_LENGTH_ERROR, f"buffer length {max_length}")
+    if gmo.MsgHandle and message_handle(gmo.MsgHandle) is None:
+        raise failed(RC.HMSG_ERROR, f"no message handle {gmo.MsgHandle}")
     if options & BROWSE:
-        return _browse(conn, handle, max_length, md, gmo)
+        return _browse(conn, handle, max_length, md, gmo, publication)
     if not handle.options & INPUT or handle.getter is None:
         raise failed(RC.NOT_OPEN_FOR_INPUT, f"{handle.name} is not open for input")
     wait = _wait_seconds(options, gmo.WaitInterval)
@@ -246,12 +274,11 @@ def get(conn: Connection, handle: Handle, max_length: int | None, md: MD, gmo: G
     taken = getter.take(chosen, wait, lambda: conn.admin.depth(handle.topic, handle.group))
     if taken is None:
         raise failed(RC.NO_MSG_UNDER_CURSOR if under_cursor else RC.NO_MSG_AVAILABLE, handle.name)
-    data = taken.rec.value()
+    data = _shaped(taken.rec, md, gmo, publication)
     length = len(data)
     truncated = max_length is not None and length > max_length
     if truncated and not options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
         getter.untake(taken)  # the message stays on the queue
-        fill_md(md, taken.rec)
         raise MQMIError(C.MQCC_FAILED, RC.TRUNCATED_MSG_FAILED, handle.name, original_length=length)
     if _under_syncpoint(options, taken):
         first = handle.name not in conn.uow.work()
@@ -284,6 +311,21 @@ def _selection(md: MD, gmo: GMO) -> Selection | None:
     )
 
 
+def _shaped(rec: Rec, md: MD, gmo: GMO, publication: bool) -> bytes:
+    """The record's data as MQGET returns it, the MQMD filled: with the message's properties
+    where the GMO asks for them (module propdelivery; the common case has none)."""
+    fill_md(md, rec)
+    data = rec.value()
+    fields = rec.fields()
+    if publication or gmo.MsgHandle or has_properties(fields):
+        target = message_handle(gmo.MsgHandle)  # checked before the get
+        try:
+            data = deliver_properties(data, md, gmo.Options, fields, target, publication)
+        except PYIFError as error:  # an MQRFH2 that does not parse, from a raw producer
+            raise failed(RC.RFH_ERROR, str(error)) from None
+    return data
+
+
 def _deliver(
     handle: Handle,
     rec: Rec,
@@ -293,7 +335,6 @@ def _deliver(
     md: MD,
     gmo: GMO,
 ) -> bytes:
-    fill_md(md, rec)
     # valid values of the structure's own types: set without the per-field checks
     gmo.__dict__.update(MsgToken=rec.token, ResolvedQName=handle.encoded_name)
     if max_length is not None and length > max_length:
@@ -312,7 +353,14 @@ def _deliver(
 # ---- browse ------------------------------------------------------------------------------
 
 
-def _browse(conn: Connection, handle: Handle, max_length: int | None, md: MD, gmo: GMO) -> bytes:
+def _browse(
+    conn: Connection,
+    handle: Handle,
+    max_length: int | None,
+    md: MD,
+    gmo: GMO,
+    publication: bool,
+) -> bytes:
     options = gmo.Options
     if not handle.options & C.MQOO_BROWSE:
         raise failed(RC.NOT_OPEN_FOR_BROWSE, f"{handle.name} is not open for browse")
@@ -332,14 +380,13 @@ def _browse(conn: Connection, handle: Handle, max_length: int | None, md: MD, gm
         if found is None:
             raise failed(RC.NO_MSG_AVAILABLE, handle.name)
         rec = handle.cursor = found
-    data = rec.value()
+    data = _shaped(rec, md, gmo, publication)
     length = len(data)
     if (
         max_length is not None
         and length > max_length
         and not options & C.MQGMO_ACCEPT_TRUNCATED_MSG
     ):
-        fill_md(md, rec)
         raise MQMIError(C.MQCC_FAILED, RC.TRUNCATED_MSG_FAILED, handle.name, original_length=length)
     return _deliver(handle, rec, data, length, max_length, md, gmo)
 

@@ -132,7 +132,10 @@ def test_mqsub_managed_and_a_topic_publication(served: Callable[..., QueueManage
     )
     Topic(publisher, topic_string="Sport/Tennis/Results").pub(b"not for soccer")
     md = MD()
-    body = queue.get(None, md, WAIT)
+    # the queue holds the queued interface's MQRFH2 (<psc>): MQGMO_PROPERTIES_FORCE_MQRFH2
+    # shows it; without it an MQSUB subscriber gets the data alone (test_mqi_properties)
+    force = GMO(Options=C.MQGMO_WAIT | C.MQGMO_PROPERTIES_FORCE_MQRFH2, WaitInterval=20000)
+    body = queue.get(None, md, force)
     assert body.endswith(b"Chelsea 4 Sutton 1") and b"<Topic>Sport/Soccer/Results</Topic>" in body
     assert md.CorrelId == sd.SubCorrelId and md.Format == C.MQFMT_RF_HEADER_2
     with pytest.raises(MQMIError):

@@ -1,0 +1,150 @@
+"""Identity and authority that cannot be forged (issue 20), over the real broker and a real
+``mqk serve --identity hmac --acl``: the forged cases of the issue, each refused with its MQ
+reason, and what they aimed at left as it was."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+from confluent_kafka import Producer
+
+from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message, subscription_pairs
+from mqkafka.identity.signing import signed_headers
+from mqkafka.mq.mqmd import MQMD, MQMT
+from mqkafka.mq.reasons import RC
+from mqkafka.wire.headers import mqmd_to_headers
+from mqkafka.wire.names import queue_to_topic
+from tests.integration.security.conftest import CONTROL, SecuredService, dead_letter_of
+
+pytestmark = pytest.mark.kafka
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}{uuid.uuid4().hex[:8].upper()}"
+
+
+def topics_on(client: KafkaPubSub, queue: str, count: int) -> list[str | None]:
+    return [r.topic for r in client.read_queue(queue, count=count, timeout=20)]
+
+
+def request(user: str, reply_to: str) -> MQMD:
+    return MQMD(MsgType=MQMT.REQUEST, MsgId=os.urandom(24), ReplyToQ=reply_to, UserIdentifier=user)
+
+
+def test_forged_userids_do_not_remove_alices_subscription(secured: SecuredService) -> None:
+    alice = secured.client("alice")
+    topic, queue = f"{unique('Plans')}/#", unique("ALICE.")
+    assert alice.register(topic, queue=queue).ok  # type: ignore[union-attr]
+    deregister = subscription_pairs("DeregSub", topic, queue)
+
+    # unsigned, UserIdentifier=alice: dead-lettered with MQRC_NOT_AUTHORIZED, no reply
+    forger = secured.client("bob", signed=False)
+    md = request("alice", "BOB.REPLY")
+    forger.put(CONTROL, *command_message(deregister, md=md))
+    dead = dead_letter_of(secured, md.MsgId)
+    assert dead["mqk.reason"] == b"2035" and b"no signature" in dead["mqk.detail"]
+
+    # signed by bob, claiming alice without setid authority: refused in the reply (3081)
+    claimed = secured.client("bob", claim="alice").deregister(topic, queue=queue)
+    assert claimed is not None and claimed.reason == RC.CF_NOT_AUTHORIZED
+
+    # bob's ordinary client puts his own userid whatever the application sets: not the owner
+    as_bob = secured.client("bob", claim=None)
+    as_bob.user = "alice"
+    owner = as_bob.deregister(topic, queue=queue)
+    assert owner is not None and owner.reason == RC.CF_DUPLICATE_IDENTITY
+
+    # alice's subscription is there still: her publication reaches it
+    assert alice.publish(topic.replace("#", "Q3"), b"still here").ok  # type: ignore[union-attr]
+    [received] = alice.read_queue(queue, count=1, timeout=20)
+    assert received.body == b"still here"
+
+
+def test_a_replayed_signed_command_is_dead_lettered(secured: SecuredService) -> None:
+    topic, queue = unique("Replay/"), unique("ALICE.")
+    md, value = command_message(
+        subscription_pairs("RegSub", topic, queue), md=request("alice", "ALICE.REPLY")
+    )
+    kafka_topic = queue_to_topic(CONTROL, secured.namespace)
+    headers = signed_headers(secured.keys["alice"], kafka_topic, value, mqmd_to_headers(md))
+    alice = secured.client("alice")
+    alice._ensure_reply_consumer()
+    producer = Producer({"bootstrap.servers": secured.bootstrap})
+    for _ in range(2):  # the same record, as someone who copied it off the wire would
+        producer.produce(kafka_topic, value=value, headers=headers)
+    assert producer.flush(30) == 0
+    assert alice.reply_to(md.MsgId).ok
+    dead = dead_letter_of(secured, md.MsgId)
+    assert dead["mqk.reason"] == b"2035" and b"replayed" in dead["mqk.detail"]
+    # a body changed under the same signature is refused too
+    changed = request("alice", "ALICE.REPLY")
+    md2, value2 = command_message(subscription_pairs("DeregSub", topic, queue), md=changed)
+    headers2 = signed_headers(secured.keys["alice"], kafka_topic, value2, mqmd_to_headers(md2))
+    producer.produce(kafka_topic, value=value2.replace(b"DeregSub", b"RegSub  "), headers=headers2)
+    assert producer.flush(30) == 0
+    assert b"does not match" in dead_letter_of(secured, changed.MsgId)["mqk.detail"]
+
+
+def test_a_sender_with_setid_authority_may_speak_for_another(secured: SecuredService) -> None:
+    topic, queue = unique("Bridged/"), unique("ALICE.")
+    bridge = secured.client("bridge", claim="alice", reply_queue="ALICE.REPLY")
+    assert bridge.register(topic, queue=queue).ok  # type: ignore[union-attr]
+    # alice owns it: her own DeregSub removes it
+    assert secured.client("alice").deregister(topic, queue=queue).ok  # type: ignore[union-attr]
+
+
+def test_bobs_wildcards_never_deliver_what_he_may_not_subscribe_to(
+    secured: SecuredService,
+) -> None:
+    """``deny subscribe bob Secret/*``: his ``#``, ``+/Plans`` and ``Secret`` subscriptions
+    are accepted and get everything else, never a Secret/ publication, retained or not."""
+    alice, bob = secured.client("alice"), secured.client("bob")
+    queues = {flt: unique("BOB.") for flt in ("#", "+/Plans", "Secret")}
+    for flt, queue in queues.items():
+        assert bob.register(flt, queue=queue).ok, flt  # type: ignore[union-attr]
+    refused = bob.register("Secret/Plans", queue=unique("BOB."))
+    assert refused is not None and refused.reason == RC.CF_NOT_AUTHORIZED
+    mine = unique("ALICE.")
+    assert alice.register("Secret/#", queue=mine).ok  # type: ignore[union-attr]
+    # in this order on one partition: a Secret/ copy would come before the others
+    for topic in ("Secret/Plans", "Public/Plans", "Secret"):
+        assert alice.publish(topic, topic.encode(), retain=True).ok  # type: ignore[union-attr]
+    assert topics_on(bob, queues["#"], 2) == ["Public/Plans", "Secret"]
+    assert topics_on(bob, queues["+/Plans"], 1) == ["Public/Plans"]
+    assert topics_on(bob, queues["Secret"], 1) == ["Secret"]
+    assert topics_on(alice, mine, 1) == ["Secret/Plans"]
+    # retained copies sent on registration follow the same rule
+    late = unique("BOB.")
+    assert bob.register("#", queue=late).ok  # type: ignore[union-attr]
+    assert alice.publish("Public/Marker", b"after the retained ones").ok  # type: ignore[union-attr]
+    retained = topics_on(bob, late, 3)
+    assert sorted(str(t) for t in retained[:2]) == ["Public/Plans", "Secret"]
+    assert retained[2] == "Public/Marker"
+    # publish authority, per publication: bob may not publish under Secret/
+    leak = bob.publish("Secret/Leak", b"leak")
+    assert leak is not None and leak.reason == RC.CF_NOT_AUTHORIZED
+    assert alice.publish("Secret/After", b"after").ok  # type: ignore[union-attr]
+    assert topics_on(alice, mine, 3) == ["Secret/Plans", "Secret", "Secret/After"]
+
+
+def test_queues_a_command_names_must_be_its_userids(secured: SecuredService) -> None:
+    alice = secured.client("alice")
+    topic = unique("Queues/")
+    # QName: another application's queue
+    other = alice.register(topic, queue=unique("BOB."))
+    assert other is not None and other.reason == RC.CF_NOT_AUTHORIZED
+    # ReplyToQ: another application's queue: no reply there, a dead letter, nothing done
+    queue = unique("ALICE.")
+    md = request("alice", "BOB.REPLY")
+    alice.put(CONTROL, *command_message(subscription_pairs("RegSub", topic, queue), md=md))
+    dead = dead_letter_of(secured, md.MsgId)
+    assert dead["mqk.reason"] == b"3081" and b"ReplyToQ" in dead["mqk.detail"]
+    never = alice.deregister(topic, queue=queue)
+    assert never is not None and never.reason == RC.CF_NOT_REGISTERED
+    # Kafka's own topics and the state topics are never queues, whatever the ACL allows
+    bridge = secured.client("bridge")
+    for name in ("__consumer_offsets", "mqk/subscriptions", "__transaction_state"):
+        refused = bridge.register(topic, queue=name)
+        assert refused is not None and refused.reason == RC.CF_Q_NAME_ERROR, name

@@ -29,7 +29,7 @@ function mqkRateChart(id) {
       labels: [],
       datasets: names.map(([name, color]) => ({
         label: name, data: [], borderColor: color, backgroundColor: color,
-        borderWidth: 2, pointRadius: 2, tension: 0.2,
+        borderWidth: 2, pointRadius: 2, tension: 0,
       })),
     },
     options: {

@@ -32,7 +32,7 @@ def test_serve_with_a_malformed_acl_file_says_where_in_one_line_and_exits_2(
     ran = mqk("serve", "--acl", str(acl), *NOWHERE, "--in-memory-state")
     assert ran.returncode == 2
     assert ran.stderr == (
-        f"mqk: {acl}:3: unknown action 'red' (one of put, browse, subscribe, publish or *)\n"
+        f"mqk: {acl}:3: unknown action 'red' (one of put, browse, subscribe, publish, setid or *)\n"
     )
 
 

@@ -99,7 +99,9 @@ class CompactedReader:
                 if attempt == attempts - 1:
                     raise
                 log.debug("list_offsets: %s", error)
-                if attempt % 5 == 4:
+                failure = error.args[0] if error.args else None
+                stale = isinstance(failure, clients.KafkaError) and "LEADER_EPOCH" in failure.name()
+                if stale or attempt % 5 == 4:
                     # An admin client keeps the leader epochs it learned before a broker
                     # restarted and is answered FENCED_LEADER_EPOCH for ever: a new one asks
                     # the cluster afresh.
@@ -143,8 +145,13 @@ class CompactedReader:
         applied = 0
         deadline = time.monotonic() + timeout
         while behind:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"could not read {sorted(behind)} to its end in time")
+            if time.monotonic() > deadline:  # Kafka away: a retriable error to the loop
+                raise clients.KafkaException(
+                    clients.KafkaError(
+                        clients.KafkaError._TIMED_OUT,
+                        f"could not read {sorted(behind)} to its end in time",
+                    )
+                )
             applied += self.poll(apply)
             self.advance(behind)
             behind = {tp for tp in behind if self.at(tp) < ends[tp]}

@@ -28,9 +28,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as WaitedTooLong
-from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, cast
 
@@ -260,6 +260,7 @@ class TransactionalLoop:
                 self._on_joined()
 
     def _close(self) -> None:
+        self._calls.shutdown(wait=False)
         try:
             self.producer.flush(10)
         finally:

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, cast
 
 from mqkafka.kafka import clients
+from mqkafka.kafka.batching import COMMIT, BatchLimits, next_wait
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 
@@ -128,10 +129,8 @@ class TransactionalLoop:
         transactional_id: str | None,
         instance_id: str | None = None,
         client_id: str | None = None,
-        batch_size: int = 2000,
+        limits: BatchLimits | None = None,
         batch_timeout: float = 0.005,
-        max_tx_records: int = 50000,
-        max_tx_seconds: float = 0.25,
         consumer_config: Mapping[str, Any] | None = None,
         producer_config: Mapping[str, Any] | None = None,
         on_error: Callable[[Exception], None] | None = None,
@@ -139,10 +138,9 @@ class TransactionalLoop:
     ) -> None:
         self.topics = list(topics)
         self.handler = handler
-        self.batch_size = batch_size
+        self.limits = limits or BatchLimits()
+        self.batch_size = self.limits.batch_size
         self.batch_timeout = batch_timeout
-        self.max_tx_records = max_tx_records
-        self.max_tx_seconds = max_tx_seconds
         self.transactional = transactional_id is not None
         self.stats = LoopStats()
         self._stop = threading.Event()
@@ -288,11 +286,11 @@ class TransactionalLoop:
         return batch
 
     def _process(self, batch: list[Any], hooks: StateHooks | None) -> None:
-        """One transaction: this batch and, while input keeps arriving in full batches, more.
+        """One transaction: this batch and, while input keeps arriving, more.
 
-        Under load a transaction grows up to ``max_tx_records`` / ``max_tx_seconds`` so that
-        commits are rare; when the input runs dry it commits at once, so latency stays low at
-        modest rates.
+        How large it grows is ``batching.next_wait``'s call (records, bytes, writes and time
+        together): under load commits are rare whatever the record size; a trickle commits
+        at once, so latency stays low at modest rates.
         """
         started = time.perf_counter()
         try:  # the state's catch-up and the transaction's start ask Kafka too
@@ -314,10 +312,13 @@ class TransactionalLoop:
             return
         consumed: list[Any] = []
         written = 0
+        size = 0  # bytes of input values in the transaction
+        waited = 0.0
         careful = bool(self._careful)
         try:
-            while True:
+            while batch:
                 consumed.extend(batch)
+                size += sum(map(len, batch))  # a Message's len() is its value's
                 if careful:
                     written += self._produce_carefully(batch)
                 else:
@@ -329,15 +330,23 @@ class TransactionalLoop:
                             self._produce(OutRecord(topic, value, key, headers, partition))
                         written += 1
                 self.producer.poll(0)
-                full = len(batch) >= self.batch_size
-                elapsed = time.perf_counter() - started
-                if not full or elapsed > self.max_tx_seconds:
-                    break
-                if len(consumed) >= self.max_tx_records or self._stop.is_set():
-                    break
-                batch = self._next_batch(timeout=0)
-                if not batch:
-                    break
+                while True:
+                    waited = next_wait(
+                        self.limits,
+                        records=len(consumed),
+                        size=size,
+                        writes=written,
+                        elapsed=time.perf_counter() - started,
+                        last_batch=len(batch),
+                        waited=waited > 0,
+                        stopping=self._stop.is_set(),
+                    )
+                    if waited == COMMIT:
+                        batch = []
+                        break
+                    batch = self._next_batch(timeout=waited)
+                    if batch:
+                        break
             offsets = self._next_offsets(consumed)
             if self.transactional:
                 metadata = self.consumer.consumer_group_metadata()

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from mqkafka.cli import common, console, local, ops, output, pipeline, queues, serve
+from mqkafka.cli import common, console, identity, local, ops, output, pipeline, queues, serve
 from mqkafka.kafka.clients import KafkaEdgeError, KafkaException
 
 
@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"mqk {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (local, serve, ops, queues, console, pipeline):
+    for module in (local, serve, ops, queues, console, pipeline, identity):
         module.register(sub)
     return parser
 

@@ -46,6 +46,12 @@ def register(sub: Any) -> None:
     acls.add_argument("--apply", action="store_true", help="create them (as an admin user)")
     acls.add_argument("--service-user", default="mqk-service")
     acls.add_argument("--app-user", default="mqk-app")
+    acls.add_argument(
+        "--app-queues",
+        default="APP.",
+        help="the prefix of the queues the application user owns (default APP.; one per "
+        "application principal keeps applications' queues apart)",
+    )
     acls.set_defaults(func=kafka_acls)
     kafka_sub.add_parser("status", help="say whether it runs and where").set_defaults(
         func=kafka_status
@@ -98,7 +104,9 @@ def kafka_start(args: argparse.Namespace) -> int:
 def kafka_acls(args: argparse.Namespace) -> int:
     from mqkafka.kafka import clients, localsecurity
 
-    bindings = localsecurity.acl_bindings(args.namespace, args.service_user, args.app_user)
+    bindings = localsecurity.acl_bindings(
+        args.namespace, args.service_user, args.app_user, args.app_queues
+    )
     for line in localsecurity.describe(bindings):
         print(line)
     if args.apply:

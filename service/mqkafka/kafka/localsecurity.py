@@ -169,8 +169,12 @@ def _allow(kind: Any, name: str, pattern: Any, user: str, operations: list[Any])
     ]
 
 
-def acl_bindings(namespace: str = "", service: str = SERVICE, app: str = APP) -> list[Any]:
-    """The ACLs of the service and application users (idempotent to create again)."""
+def acl_bindings(
+    namespace: str = "", service: str = SERVICE, app: str = APP, app_queues: str = APP_QUEUE_PREFIX
+) -> list[Any]:
+    """The ACLs of the service and application users (idempotent to create again). Give each
+    application principal its own ``app_queues`` prefix (``ALICE.``): Kafka then keeps one
+    application's queues from another's, as the service's ACL file does for what it writes."""
     T, G, X, C = (
         ResourceType.TOPIC,
         ResourceType.GROUP,
@@ -195,7 +199,7 @@ def acl_bindings(namespace: str = "", service: str = SERVICE, app: str = APP) ->
     # the queue manager's system objects exist (the MQI looks before it defines them)
     bindings += _allow(T, ns + "SYSTEM.", PRE, app, [op.DESCRIBE])
     own = [op.READ, op.WRITE, op.CREATE, op.DELETE, op.DESCRIBE, op.DESCRIBE_CONFIGS]
-    for prefix in (APP_QUEUE_PREFIX, "MQK.CLIENT.REPLY"):
+    for prefix in (app_queues, "MQK.CLIENT.REPLY"):
         bindings += _allow(T, ns + prefix, PRE, app, own)
     # the MQI keeps the queue catalogue and connection heartbeats (it defines queues itself)
     for topic in ("mqk-queues", "mqk-connections"):

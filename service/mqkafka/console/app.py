@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from jinja2 import Environment, PackageLoader, select_autoescape
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
@@ -88,14 +89,20 @@ def create_app(settings: ConsoleSettings) -> Starlette:
 
     async def events(request: Request) -> Response:
         feed = RateFeed(lambda: sample(settings.metrics_url))
+        stopping = anyio.Event()  # set by sse-starlette when the server shuts down
 
         async def stream() -> AsyncIterator[dict[str, str]]:
-            while True:
+            while not stopping.is_set():
                 event = await asyncio.to_thread(feed.next_event)
                 yield {"event": "rates", "data": json.dumps(event)}
-                await asyncio.sleep(settings.interval)
+                with anyio.move_on_after(settings.interval):
+                    await stopping.wait()
 
-        return EventSourceResponse(stream(), ping=15)
+        # the stream ends by itself at shutdown (a cancelled one leaves uvicorn complaining
+        # that the response was never completed)
+        return EventSourceResponse(
+            stream(), ping=15, shutdown_event=stopping, shutdown_grace_period=1.5
+        )
 
     async def _form(request: Request) -> dict[str, str] | None:
         form = await request.form()

@@ -5,7 +5,11 @@ reason, and what they aimed at left as it was."""
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import pytest
 from confluent_kafka import Producer
@@ -148,3 +152,27 @@ def test_queues_a_command_names_must_be_its_userids(secured: SecuredService) -> 
     for name in ("__consumer_offsets", "mqk/subscriptions", "__transaction_state"):
         refused = bridge.register(topic, queue=name)
         assert refused is not None and refused.reason == RC.CF_Q_NAME_ERROR, name
+
+
+def test_the_readme_raw_producer_recipe_is_accepted_with_identity_on(
+    secured: SecuredService, tmp_path: Path
+) -> None:
+    """The README's Python signing recipe, as printed, against ``--identity hmac``."""
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    [recipe] = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "mqk.Signer" in b]
+    alice = secured.client("alice")
+    queue = unique("ALICE.")
+    assert alice.register("Sport/Soccer", queue=queue).ok  # type: ignore[union-attr]
+    (tmp_path / "alice.key").write_text(secured.keys["alice"].line() + "\n")
+    env = {
+        **os.environ,
+        "MQK_BOOTSTRAP_SERVERS": secured.bootstrap,
+        "MQK_NAMESPACE": secured.namespace,
+    }
+    ran = subprocess.run(
+        [sys.executable, "-c", recipe], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    [received] = alice.read_queue(queue, count=1, timeout=20)
+    assert received.body == b"2-1"

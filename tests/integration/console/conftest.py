@@ -53,28 +53,32 @@ def stack(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
     apply_catalogue(kafka_bootstrap, prefix=namespace)
     home = tmp_path_factory.mktemp("console")
     metrics = free_port()
-    service = ServiceProcess(kafka_bootstrap, namespace, home / "state", "1")
-    service.start(120.0, "--metrics-port", str(metrics), "--no-auto-create")
     port = free_port()
     env = {**os.environ, "MQK_BOOTSTRAP_SERVERS": kafka_bootstrap, "MQK_NAMESPACE": namespace}
-    console = subprocess.Popen(
-        [MQK, "console", "--port", str(port), "--allow-actions", "--interval", "0.5",
-         "--metrics-url", f"http://127.0.0.1:{metrics}/metrics"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+    log = home / "console.log"
+    with log.open("w") as out:  # the console starts while the service does: it needs Kafka only
+        console = subprocess.Popen(
+            [MQK, "console", "--port", str(port), "--allow-actions", "--interval", "0.5",
+             "--metrics-url", f"http://127.0.0.1:{metrics}/metrics"],
+            env=env, stdout=out, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+    service = ServiceProcess(kafka_bootstrap, namespace, home / "state", "1")
     url = f"http://127.0.0.1:{port}"
     client = KafkaPubSub(kafka_bootstrap, namespace=namespace, user="operator")
     screenshots = Path(os.environ.get("MQK_SCREENSHOTS", home / "screenshots"))
     screenshots.mkdir(parents=True, exist_ok=True)
     try:
-        assert wait_until(lambda: _answers(url), 30), "mqk console did not answer"
+        service.start(120.0, "--metrics-port", str(metrics), "--no-auto-create")
+        assert wait_until(lambda: _answers(url), 60), f"no console: {log.read_text()}"
         yield Stack(kafka_bootstrap, namespace, url, client, screenshots)
     finally:
         client.close()
         console.terminate()
         console.wait(30)
-        service.stop(60)
+        if service.proc is not None and service.proc.poll() is None:
+            service.stop(60)
         print(f"\nconsole screenshots: {screenshots}")
+    assert "Traceback" not in log.read_text() and "ERROR" not in log.read_text(), log.read_text()
 
 
 def _answers(url: str) -> bool:

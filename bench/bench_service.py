@@ -28,21 +28,29 @@ from typing import Any
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from bench.bench_relay import plain_relay
-from bench.kafka_env import Headers, committed_reader, create_topic, fill, kafka, kafka_settings
-from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
+from bench import corpus
+from bench.bench_relay import RELAYS, plain_relay, relay_rate
+from bench.kafka_env import committed_reader, create_topic, kafka, kafka_settings
+from mqkafka.client.kafka_pubsub import KafkaPubSub
+from mqkafka.kafka import clients, topicadmin
 from mqkafka.kafka.clientconfig import load_client_config
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
-from mqkafka.mq.mqmd import MQMD, MQPER
-from mqkafka.wire.headers import mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
 
 MQK = str(Path(sys.executable).with_name("mqk"))
 
 
 class Service:
-    def __init__(self, bootstrap: str, namespace: str, state_dir: Path, *extra: str) -> None:
+    def __init__(
+        self,
+        bootstrap: str,
+        namespace: str,
+        state_dir: Path,
+        *extra: str,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.env = {**os.environ, **(env or {})}
         self.args = [
             MQK, "serve", "--bootstrap-servers", bootstrap, "--namespace", namespace,
             "--state-dir", str(state_dir), "--instance-id", "bench", *extra,
@@ -51,7 +59,9 @@ class Service:
 
     def start(self) -> float:
         began = time.perf_counter()
-        self.proc = subprocess.Popen(self.args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            self.args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, env=self.env
+        )
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
             if b"broker ready" in line:
@@ -73,6 +83,14 @@ class Service:
         """CPU time of the thread that runs Python (the one that holds the GIL)."""
         assert self.proc is not None
         return cpu_seconds(f"/proc/{self.proc.pid}/task/{self.proc.pid}/stat")
+
+    def peak_rss_kb(self) -> int:
+        """The service process's peak resident memory so far (VmHWM, kB)."""
+        assert self.proc is not None
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+        return 0
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -107,12 +125,6 @@ def local_broker_pid(bootstrap: str) -> int | None:
     return None
 
 
-def publication(size: int, persistent: bool, topic: str = "Bench/Topic") -> tuple[bytes, Headers]:
-    md = MQMD(Persistence=MQPER.PERSISTENT if persistent else MQPER.NOT_PERSISTENT)
-    md, value = command_message([("Command", "Publish"), ("Topic", topic)], body=b"x" * size, md=md)
-    return value, mqmd_to_headers(md)
-
-
 def delivered_span(
     bootstrap: str, topics: list[str], expect: int, timeout: float = 600
 ) -> tuple[int, float]:
@@ -134,6 +146,7 @@ def delivered_span(
     return seen, last - (first or last)
 
 
+STAMP = 17  # bytes of put time at the end of a latency run's bodies
 CPU_US: list[float] = []  # the service's CPU µs per publication, one entry per throughput run
 # per copy written, one entry per throughput run: CPU µs of the service's Python thread, of
 # its other threads (librdkafka's), and of the broker's JVM when it runs on this machine
@@ -165,6 +178,10 @@ def namespace_for(bootstrap: str) -> str:
     return ns
 
 
+LAST_RELAYS: dict[str, tuple[float, float]] = {}  # relay → (records/s, CPU µs per record)
+LAST_RSS: list[int] = []  # the service's peak RSS (kB) of the last throughput run
+
+
 def throughput(
     bootstrap: str,
     records: int,
@@ -175,30 +192,45 @@ def throughput(
     memory: bool = False,
     activity: bool = True,
     new_msg_ids: bool = False,
+    best: bool = False,
+    relays: bool = False,
+    max_message_bytes: int | None = None,
 ) -> float:
-    """Publications per second through the service (fan-out copies counted once); the
-    service's CPU time per publication is left in ``CPU_US`` (µs)."""
+    """Publications per second through the service (fan-out copies counted once) on the
+    corpus (``size`` 0: its mix; ``best``: the old repeated lz4 body); the service's CPU time
+    per publication is left in ``CPU_US`` (µs). With ``relays``, the relays of
+    ``bench_relay`` read the same stream first (``LAST_RELAYS``). With ``max_message_bytes``,
+    the stream and the subscriber queues take records that large, and so does the service's
+    producer."""
+    del persistent, new_msg_ids  # the corpus is non-persistent, each publication its own MsgId
     ns = namespace_for(bootstrap)
     extra = [*(["--in-memory-state"] if memory else []), *([] if activity else ["--no-activity"])]
+    env = {}
+    if max_message_bytes:
+        env = {"MQK_KAFKA_MESSAGE_MAX_BYTES": str(max_message_bytes + 100_000)}
     with tempfile.TemporaryDirectory() as state:
-        service = Service(bootstrap, ns, Path(state), *extra)
+        service = Service(bootstrap, ns, Path(state), *extra, env=env)
+        queues = [f"BENCH.SUB{i}" for i in range(fanout)]
+        stream = queue_to_topic(DEFAULT_STREAM, ns)
+        if max_message_bytes:  # as an operator raises them: before the queues are used
+            admin = clients.admin(load_client_config(bootstrap))
+            big = {"max.message.bytes": str(max_message_bytes)}
+            for topic in [queue_to_topic(q, ns) for q in queues]:
+                create_topic_named(bootstrap, topic, big)
+            topicadmin.set_topic_configs(admin, stream, big)
         service.start()
         client = KafkaPubSub(load_client_config(bootstrap), namespace=ns)
-        queues = [f"BENCH.SUB{i}" for i in range(fanout)]
-        for queue in queues:
-            assert client.register("Bench/#", queue=queue).ok  # type: ignore[union-attr]
+        corpus.subscribe(client, queues)
         client.close()
         # The stream is filled while the service is stopped, as the relay's input is filled
         # before it runs: the producer does not compete with the service for the CPU.
         service.stop()
-        value, fixed = publication(size, persistent)
-
-        def with_msg_id(i: int) -> Headers:
-            return [*fixed, ("mqmd.MsgId", (i + 1).to_bytes(24, "big"))]
-
-        # with new_msg_ids, as MQ puts them (MQPMO_NEW_MSG_ID): a MsgId header per message
-        headers = with_msg_id if new_msg_ids else fixed
-        fill(bootstrap, queue_to_topic(DEFAULT_STREAM, ns), records, headers=headers, value=value)
+        big = {"message.max.bytes": max_message_bytes + 100_000} if max_message_bytes else {}
+        corpus.fill(bootstrap, stream, records, size, best=best, producer_config=big)
+        LAST_RELAYS.clear()
+        if relays:  # the same input, read by each relay's own group
+            for name, relay in RELAYS.items():
+                LAST_RELAYS[name] = relay_rate(bootstrap, relay, stream, records)
         service.start()
         jvm = local_broker_pid(bootstrap)
         jvm_stat = None if jvm is None else f"/proc/{jvm}/stat"
@@ -206,10 +238,10 @@ def throughput(
         jvm_before = 0.0 if jvm_stat is None else cpu_seconds(jvm_stat)
         # The copies are read once the service is done (their timestamps are when it wrote
         # them), so no reader competes with it for the CPU either.
-        stream = queue_to_topic(DEFAULT_STREAM, ns)
         wait_committed(bootstrap, ns + "mqk-broker", stream, records)
         total = service.cpu_seconds() - before[0]
         main = service.main_thread_cpu_seconds() - before[1]
+        LAST_RSS[:] = [service.peak_rss_kb()]
         jvm_used = None if jvm_stat is None else cpu_seconds(jvm_stat) - jvm_before
         CPU_US.append(total / records * 1e6)
         per_copy = 1e6 / (records * fanout)  # µs per copy of one CPU second
@@ -220,18 +252,20 @@ def throughput(
             bootstrap, [queue_to_topic(q, ns) for q in queues], records * fanout
         )
     assert seen == records * fanout, f"{seen} of {records * fanout} delivered"
-    return records / span
+    return records / max(span, 1e-3)
+
+
+def create_topic_named(bootstrap: str, topic: str, config: dict[str, str]) -> None:
+    admin = clients.admin(load_client_config(bootstrap))
+    request = topicadmin.TopicRequest(topic, 1, -1, config)
+    topicadmin.create_topics(admin, [request])
 
 
 def relay_baseline(bootstrap: str, records: int, size: int) -> float:
-    """The relay's records/s, timed as the service is: first to last record it wrote."""
-    value, headers = publication(size, False)
-    source, target = create_topic(bootstrap), create_topic(bootstrap)
-    fill(bootstrap, source, records, headers=headers, value=value)
-    plain_relay(bootstrap, source, target, records)
-    seen, span = delivered_span(bootstrap, [target], records)
-    assert seen == records, f"the relay wrote {seen} of {records}"
-    return records / span
+    """The batched plain relay's records/s on the corpus, timed as the service is."""
+    source = create_topic(bootstrap, partitions=4)  # as the default stream
+    corpus.fill(bootstrap, source, records, size)
+    return relay_rate(bootstrap, plain_relay, source, records)[0]
 
 
 def latency(
@@ -250,7 +284,7 @@ def latency(
         service = Service(bootstrap, ns, Path(state))
         service.start()
         client = KafkaPubSub(load_client_config(bootstrap), namespace=ns)
-        assert client.register("Bench/#", queue="BENCH.LAT").ok  # type: ignore[union-attr]
+        corpus.subscribe(client, ["BENCH.LAT"])
         client.close()
         topic = queue_to_topic("BENCH.LAT", ns)
         consumer = Consumer(
@@ -265,24 +299,24 @@ def latency(
         consumer.assign([TopicPartition(topic, 0, -1)])
         consumer.consume(1, 1.0)  # connected and positioned before the first publication
         stream = queue_to_topic(DEFAULT_STREAM, ns)
-        producer = Producer({**kafka_settings(bootstrap), "linger.ms": 0})
+        producer = Producer(kafka_settings(bootstrap))  # librdkafka's defaults, as the corpus's
         # one second more at the start: the service's first publications take the engine's
         # path, open partitions and make plans; that second is reported apart
         total = int(rate * (seconds + 1))
         samples: list[float] = []
 
+        # the corpus's publications (topics of the tree, bodies of ``size``, 0: the mix),
+        # each with its put time in its last 17 bytes, which reach the subscriber unchanged
+        pubs = list(corpus.publications(total, size))
+
         def put() -> None:
             start = time.perf_counter()
-            for i in range(total):
+            for i, pub in enumerate(pubs):
                 target = start + i / rate
                 while time.perf_counter() < target:
                     time.sleep(max(0.0, min(0.001, target - time.perf_counter())))
-                # The put time travels in the body, which reaches the subscriber unchanged.
-                body = f"{time.time():.6f}".encode().ljust(size, b" ")
-                md, value = command_message(
-                    [("Command", "Publish"), ("Topic", "Bench/Latency")], body=body
-                )
-                producer.produce(stream, value=value, headers=mqmd_to_headers(md))
+                value = pub.value[:-STAMP] + f"{time.time():17.6f}".encode()
+                producer.produce(stream, value=value, key=pub.key, headers=pub.headers)
                 producer.poll(0)
             producer.flush(30)
 
@@ -293,7 +327,7 @@ def latency(
             message = consumer.poll(0.01)  # one at a time: no waiting for a batch to fill
             if message is not None and message.error() is None:
                 now = time.time()
-                sent_at = float(message.value()[-size:].split(b" ", 1)[0])
+                sent_at = float(message.value()[-STAMP:])
                 samples.append(now - sent_at)
         sender.join()
         consumer.close()
@@ -389,83 +423,128 @@ def cpu_per_copy(label: str, runs: list[tuple[float, float, float | None]]) -> d
     return figures
 
 
+def side_by_side(bootstrap: str, records: int, size: int, repeats: int) -> dict[str, Any]:
+    """Fan-out 1 on the corpus with the relays reading the same stream, ``repeats`` times
+    (medians): publications/s, the ratios, CPU per publication and per record."""
+    runs: dict[str, list[float]] = {"service": [], "cpu": []}
+    for name in RELAYS:
+        runs[name], runs[f"{name} cpu"] = [], []
+    for _ in range(repeats):
+        runs["service"].append(throughput(bootstrap, records, size, 1, relays=True))
+        runs["cpu"].append(CPU_US[-1])
+        for name, (rate, cpu) in LAST_RELAYS.items():
+            runs[name].append(rate)
+            runs[f"{name} cpu"].append(cpu)
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    plain, tx = med["plain relay"], med["transactional relay"]
+    return {
+        "records": records,
+        "service publications/s": round(med["service"]),
+        "plain relay records/s": round(plain),
+        "transactional relay records/s": round(tx),
+        "service / plain relay": round(med["service"] / plain, 3),
+        "service / transactional relay": round(med["service"] / tx, 3),
+        "runs (service, plain, transactional)": [
+            [round(r) for r in runs[k]] for k in ("service", "plain relay", "transactional relay")
+        ],
+        "service CPU µs per publication": round(med["cpu"], 1),
+        "plain relay CPU µs per record": round(med["plain relay cpu"], 1),
+        "transactional relay CPU µs per record": round(med["transactional relay cpu"], 1),
+    }
+
+
+def large(
+    bootstrap: str, size: int = 4_000_000, fanout: int = 10, count: int = 5
+) -> dict[str, Any]:
+    """``count`` publications of ``size`` random bytes, each to ``fanout`` subscribers, with
+    ``max.message.bytes`` raised on the stream and the subscriber queues; the service's
+    peak RSS (all of its start-up state included)."""
+    corpus.POOL_BYTES = size  # one distinct body is enough here
+    rate = throughput(bootstrap, count, size, fanout, max_message_bytes=size + (1 << 20))
+    return {
+        f"{size:,} B publications to {fanout} subscribers": count,
+        "publications/s": round(rate, 2),
+        "service CPU ms per publication": round(CPU_US[-1] / 1000, 1),
+        "service peak RSS MB": round(LAST_RSS[0] / 1024),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    # 300k: with 100k a relay's figure is mostly its start (350k/s, against 120-130k/s after)
-    parser.add_argument("--records", type=int, default=300_000)
-    parser.add_argument("--size", type=int, default=256)
+    parser.add_argument("--records", type=int, default=100_000, help="at 256 B; fewer above")
+    parser.add_argument("--sizes", type=int, nargs="*", default=list(corpus.SIZES.values()))
+    parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--retained", type=int, default=1_000_000)
     parser.add_argument("--subscriptions", type=int, default=100_000)
-    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=None,
+        help="of: throughput fanout10 latency large best restart (default: all)",
+    )
     args = parser.parse_args()
 
     def want(name: str) -> bool:
         return args.only is None or name in args.only
 
-    results: dict[str, Any] = {}
+    def label(size: int) -> str:
+        return (
+            next(k for k, v in corpus.SIZES.items() if v == size)
+            if size in corpus.SIZES.values()
+            else f"{size} B"
+        )
+
+    results: dict[str, Any] = {"corpus": corpus.__doc__.split("\n\n")[1].replace("\n", " ")}
     with kafka() as bootstrap:
-        n, size = args.records, args.size
+        fan1: dict[int, float] = {}
         if want("throughput"):
-            # Short runs on a shared machine are noisy: the relay, fan-out 1 and the run
-            # without activity events are each the median of three, interleaved.
-            # So are the other variants measured against fan-out 1: a single run swings ±25%.
-            relays, fan1s, quiets, memories, persistents, fan10s, mq_idss = ([] for _ in range(7))
-            cpu_with, cpu_without, split1, split10 = [], [], [], []
-            for _ in range(3):
-                relays.append(relay_baseline(bootstrap, n, size))
-                fan1s.append(throughput(bootstrap, n, size, 1))
-                cpu_with.append(CPU_US[-1])
-                split1.append(CPU_SPLIT[-1])
-                quiets.append(throughput(bootstrap, n, size, 1, activity=False))
-                cpu_without.append(CPU_US[-1])
-                memories.append(throughput(bootstrap, n, size, 1, memory=True))
-                persistents.append(throughput(bootstrap, n, size, 1, persistent=True))
-                fan10s.append(throughput(bootstrap, n // 2, size, 10))  # 5 copies per record
-                split10.append(CPU_SPLIT[-1])
-                mq_idss.append(throughput(bootstrap, n, size, 1, new_msg_ids=True))
-            relay, fan1, quiet, memory, persistent, fan10, mq_ids = (
-                sorted(runs)[1]
-                for runs in (relays, fan1s, quiets, memories, persistents, fan10s, mq_idss)
-            )
-            results |= {
-                "batched confluent-kafka relay (records/s, median of 3)": relay,
-                "relay runs (records/s)": [round(r) for r in relays],
-                "fan-out 1 publications/s (median of 3)": fan1,
-                "fan-out 1 runs": [round(r) for r in fan1s],
-                "fan-out 1 / relay": fan1 / relay,
-                "fan-out 10 copies/s (median of 3)": fan10 * 10,
-                "fan-out 10 copies / fan-out 1 publications": fan10 * 10 / fan1,
-                "in-memory state publications/s (median of 3)": memory,
-                "RocksDB / in-memory": fan1 / memory,
-                "persistent publications/s (median of 3)": persistent,
-                "persistent / non-persistent": persistent / fan1,
-                "fan-out 1 with a new MsgId per publication publications/s (median of 3)": mq_ids,
-                "without activity events publications/s (median of 3)": quiet,
-                "without activity runs": [round(r) for r in quiets],
-                "activity events cost (1 - with / without)": 1 - fan1 / quiet,
-                "service CPU µs per publication with / without activity (medians)": [
-                    sorted(cpu_with)[1],
-                    sorted(cpu_without)[1],
-                ],
-                "activity events' share of the service's CPU": 1
-                - sorted(cpu_without)[1] / sorted(cpu_with)[1],
-                **cpu_per_copy("fan-out 1", split1),
-                **cpu_per_copy("fan-out 10", split10),
+            for size in args.sizes:
+                n = corpus.records_for(size, most=args.records)
+                figures = side_by_side(bootstrap, n, size, args.repeats)
+                fan1[size] = figures["service publications/s"]
+                results[f"fan-out 1, {label(size)}"] = figures
+                print(json.dumps({label(size): figures}), flush=True)
+        if want("fanout10"):
+            for size in [s for s in args.sizes if s in (256, 4096)]:
+                n = corpus.records_for(size, most=args.records) // 5  # 2 copies per record
+                one = fan1.get(size) or throughput(bootstrap, n * 5, size, 1)
+                ten = throughput(bootstrap, n, size, 10)
+                figures = {
+                    "fan-out 10 copies/s": round(ten * 10),
+                    "fan-out 1 publications/s": round(one),
+                    "copies / fan-out 1 publications": round(ten * 10 / one, 2),
+                    "service CPU µs per publication (10 copies)": round(CPU_US[-1], 1),
+                    **{
+                        k: round(v, 1)
+                        for k, v in cpu_per_copy("fan-out 10", [CPU_SPLIT[-1]]).items()
+                    },
+                }
+                results[f"fan-out 10, {label(size)}"] = figures
+                print(json.dumps({f"fan-out 10 {label(size)}": figures}), flush=True)
+        if want("best"):
+            n = args.records
+            best = throughput(bootstrap, n, 256, 1, best=True, relays=True)
+            results[f"{corpus.BEST_CASE}, 256 B, fan-out 1"] = {
+                "service publications/s": round(best),
+                "plain relay records/s": round(LAST_RELAYS["plain relay"][0]),
+                "service / plain relay": round(best / LAST_RELAYS["plain relay"][0], 3),
             }
         if want("latency"):
-            p50, p99, worst, start_p99 = latency(bootstrap, 1000, 10.0, size)
-            results |= {
-                "latency p50 ms @1000/s": p50,
-                "latency p99 ms @1000/s": p99,
-                "latency max ms @1000/s": worst,
-                "latency p99 ms in the first second after start": start_p99,
+            p50, p99, worst, start_p99 = latency(bootstrap, 1000, 10.0, 0)
+            results["latency at 1,000 publications/s, the corpus's mix"] = {
+                "p50 ms": round(p50, 1),
+                "p99 ms": round(p99, 1),
+                "max ms": round(worst, 1),
+                "p99 ms in the first second after start": round(start_p99, 1),
             }
+        if want("large"):
+            results["large messages"] = large(bootstrap)
         if want("restart"):
             results |= {
                 f"{k} (s)": v
                 for k, v in restart(bootstrap, args.retained, args.subscriptions).items()
             }
-    print(json.dumps({"records": args.records, "size": args.size, **results}, indent=2))
+    print(json.dumps(results, indent=2, ensure_ascii=False))
 
 
 if __name__ == "__main__":

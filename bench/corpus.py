@@ -1,8 +1,8 @@
 """The realistic input of every throughput and latency benchmark (issue 21).
 
 Corpus in one line: MQ Publish commands (RFH2 + body, MQMD headers, wire contract §3) on
-topics drawn from a tree of 10,000 leaves, bodies that do not compress (random bytes and
-generated JSON with varied values, half each) of 256 B, 4 KB, 64 KB or a log-uniform mix of
+topics drawn from a tree of 10,000 leaves with names of varied lengths, bodies that do not
+compress (random bytes and generated JSON with varied values, half each) of 256 B, 4 KB, 64 KB or a log-uniform mix of
 64 B-64 KB, half keyed by publisher and half unkeyed, produced uncompressed (librdkafka's
 default); each subscriber holds a mix of ``#`` and ``+`` wildcards and exact topics that
 together match every leaf once, beside 1,000 exact subscriptions that match nothing.
@@ -27,7 +27,12 @@ from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
 from mqkafka.mq.mqmd import MQMD, MQPER
 from mqkafka.wire.headers import mqmd_to_headers
 
-MARKETS, SECTORS, SYMBOLS = 10, 10, 100  # the tree: Trade/M<m>/S<s>/X<x>, 10,000 leaves
+# the tree: Trade/<market>/<sector>/<symbol>, 10 × 10 × 100 = 10,000 leaves; names of varied
+# lengths, as real ones are (a cache keyed by header length meets them)
+MARKETS = ("NYSE", "LSE", "XETRA", "EURONEXT", "TSE", "HKEX", "ASX", "SIX", "NASDAQ", "BME")
+SECTORS = ("Energy", "Materials", "Industrials", "Utilities", "Health", "Financials", "IT",
+           "Telecom", "RealEstate", "ConsumerStaples")  # fmt: skip
+SYMBOLS = 100
 SIZES = {"256 B": 256, "4 KB": 4096, "64 KB": 65536, "mix": 0}  # 0: the log-uniform mix
 MIX_RANGE = (64, 65536)
 BEST_CASE = "best case: one repeated body of x, lz4"
@@ -35,29 +40,40 @@ POOL_BYTES = 16 << 20  # distinct bodies made per corpus: far beyond any compres
 PUBLISHERS = 64  # keyed publications are keyed by one of these publishers
 
 
+def _symbols() -> list[str]:
+    rng = random.Random(10_000)
+    names: set[str] = set()
+    while len(names) < SYMBOLS:
+        names.add("".join(rng.choices("ABCDEFGHIJKLMNOPQRSTUVWXYZ", k=rng.randint(1, 6))))
+    return sorted(names)
+
+
+_SYMBOL_NAMES = _symbols()
+
+
 def leaf(m: int, s: int, x: int) -> str:
-    return f"Trade/M{m}/S{s}/X{x:03d}"
+    return f"Trade/{MARKETS[m]}/{SECTORS[s]}/{_SYMBOL_NAMES[x]}"
 
 
 def leaves() -> list[str]:
-    return [leaf(m, s, x) for m in range(MARKETS) for s in range(SECTORS) for x in range(SYMBOLS)]
+    n = range(len(MARKETS)), range(len(SECTORS)), range(SYMBOLS)
+    return [leaf(m, s, x) for m in n[0] for s in n[1] for x in n[2]]
 
 
 def subscriber_topics() -> list[list[str]]:
     """One subscriber's subscriptions, as RegSub commands (each a list of topics) that
-    together match every leaf exactly once: markets 0-5 by ``#`` (60% of the tree), 6-7 by
-    ``+`` per sector (20%), 8-9 by exact topic (20%: 2,000 exact subscriptions)."""
-    wild = [f"Trade/M{m}/#" for m in range(6)]
-    plus = [f"Trade/M{m}/S{s}/+" for m in (6, 7) for s in range(SECTORS)]
-    exact = [leaf(m, s, x) for m in (8, 9) for s in range(SECTORS) for x in range(SYMBOLS)]
+    together match every leaf exactly once: six markets by ``#`` (60% of the tree), two by
+    ``+`` per sector (20%), two by exact topic (20%: 2,000 exact subscriptions)."""
+    wild = [f"Trade/{MARKETS[m]}/#" for m in range(6)]
+    plus = [f"Trade/{MARKETS[m]}/{sector}/+" for m in (6, 7) for sector in SECTORS]
+    exact = [leaf(m, s, x) for m in (8, 9) for s in range(len(SECTORS)) for x in range(SYMBOLS)]
     return [wild, plus, *(exact[i : i + 250] for i in range(0, len(exact), 250))]
 
 
 def decoy_topics() -> list[list[str]]:
     """1,000 exact subscriptions on topics nobody publishes (deeper than any leaf)."""
-    decoys = [
-        f"{leaf(m, s, x)}/Depth" for m in range(MARKETS) for s in range(SECTORS) for x in range(10)
-    ]
+    n = range(len(MARKETS)), range(len(SECTORS)), range(10)
+    decoys = [f"{leaf(m, s, x)}/Depth" for m in n[0] for s in n[1] for x in n[2]]
     return [decoys[i : i + 250] for i in range(0, len(decoys), 250)]
 
 

@@ -2,10 +2,11 @@
 
 Corpus in one line: MQ Publish commands (RFH2 + body, MQMD headers, wire contract §3) on
 topics drawn from a tree of 10,000 leaves with names of varied lengths, bodies that do not
-compress (random bytes and generated JSON with varied values, half each) of 256 B, 4 KB, 64 KB or a log-uniform mix of
-64 B-64 KB, half keyed by publisher and half unkeyed, produced uncompressed (librdkafka's
-default); each subscriber holds a mix of ``#`` and ``+`` wildcards and exact topics that
-together match every leaf once, beside 1,000 exact subscriptions that match nothing.
+compress (random bytes and generated JSON with varied values, half each) of 256 B, 4 KB,
+64 KB or a log-uniform mix of 64 B-64 KB, half keyed by publisher and half unkeyed, produced
+uncompressed (librdkafka's default); each subscriber holds a mix of ``#`` and ``+`` wildcards
+and exact topics that together match every leaf once, beside 1,000 exact subscriptions that
+match nothing.
 
 The old input (one repeated body of ``x``, lz4) stays available as ``BEST_CASE``: a best case,
 labelled so wherever it is reported.

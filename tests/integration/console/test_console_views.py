@@ -118,6 +118,9 @@ def test_a_dead_letter_reads_its_reason_by_name_and_is_re_put(page: Any, stack: 
         page.wait_for_timeout(300)
         page.reload()
     expect(row.locator(".reason")).to_contain_text("MQRC_UNKNOWN_OBJECT_NAME")
+    row.locator("summary").click()  # the reply inside: its RFH2 folders
+    expect(row.locator("summary")).to_contain_text("MQRFH2")
+    expect(row.locator("pre.folder").first).to_contain_text("<pscr><Completion>error")
     shot(page, stack, "6-dead-letters")
     # a re-put to a queue that still does not exist fails and keeps the dead letter
     row.locator("button").click()

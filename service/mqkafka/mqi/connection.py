@@ -21,6 +21,8 @@ import socket
 import threading
 import time
 import uuid
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -137,6 +139,11 @@ class Connection:
         self._orphans: list[Getter] = []  # getters of closed handles still holding work
         self._next_hobj = 1
         self._lock = threading.RLock()
+        # Work of objects collected by the garbage collector (a Queue's MQCLOSE, a
+        # Subscription's end), done by the next MQOPEN or the keeper thread, never inside the
+        # collection: that runs wherever an allocation triggers it, perhaps in this connection's
+        # own critical sections, where MQCLOSE would wait on a lock its own thread holds.
+        self.collected: deque[Callable[[], None]] = deque()
         self._provision_system_objects()
         self.beat()
         self._stop = threading.Event()
@@ -191,10 +198,23 @@ class Connection:
         if flush:
             self.replica.flush()
 
+    def finish_collected(self) -> None:
+        """Do what collected objects left (module comment at ``collected``)."""
+        while self.collected and self.connected:
+            try:
+                work = self.collected.popleft()
+            except IndexError:  # another thread took the last one
+                return
+            try:
+                work()
+            except Exception as error:  # the object's own failure: nobody is left to tell
+                log.debug("closing a collected MQI object: %s", error)
+
     def _keep(self) -> None:
         next_beat = time.monotonic() + self.settings.heartbeat_interval
         while not self._stop.wait(KEEPER_TICK):
             try:
+                self.finish_collected()
                 with self._lock:
                     getters = [h.getter for h in self.handles.values() if h.getter is not None]
                 for getter in getters:
@@ -228,6 +248,7 @@ class Connection:
 
     def open(self, od: OD, options: int) -> Handle:
         self.require()
+        self.finish_collected()  # an exclusive open after a collected one finds it closed
         check_open_options(options)
         if od.ObjectType != C.MQOT_Q:
             raise failed(RC.OBJECT_TYPE_ERROR, f"ObjectType {od.ObjectType} is not MQOT_Q")
@@ -474,6 +495,7 @@ class Connection:
         try:
             if self.uow.active:
                 self.end_unit_of_work(commit=True)  # MQDISC commits (distributed platforms)
+            self.finish_collected()
             for hobj in list(self.handles):
                 try:
                     self.close(hobj, C.MQCO_NONE)

@@ -256,7 +256,7 @@ class PCFExecute:
         conn = self.qmgr.connection
         conn.replica.sync()
         rows: list[Params] = []
-        for definition in sorted(conn.replica.catalogue.values(), key=lambda d: d.name):
+        for definition in sorted(conn.replica.catalogue.definitions(), key=lambda d: d.name):
             if definition.logically_deleted or not fnmatch.fnmatchcase(definition.name, pattern):
                 continue
             if wanted_type is not None and definition.queue_type != wanted_type:

@@ -519,7 +519,7 @@ class Subscription:
         # object's own: it is closed when that object goes.
         try:
             if self._registered is not None and self.qmgr.is_connected:
-                self._end(C.MQCO_NONE, wait=False)
+                self.qmgr.connection.collected.append(self.end_with_connection)
         except Exception:  # nothing to tell at collection time
             pass
 
@@ -618,12 +618,8 @@ class Topic:
         self._open = False
         self.pubsub.close()
 
-    def __del__(self) -> None:
-        try:
-            if self._open and self.qmgr.is_connected:
-                self.close()
-        except Exception:  # nothing to tell at collection time
-            pass
+    # Collected, a Topic needs no __del__: its reply queue (a Queue) closes itself when it
+    # is collected too, outside the collection (Connection.collected).
 
 
 __all__ = ["PubSub", "Subscription", "Topic", "raise_for"]

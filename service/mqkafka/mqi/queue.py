@@ -16,13 +16,17 @@ when neither it nor ``bootstrap_servers`` is given.
 
 from __future__ import annotations
 
+import atexit
 import itertools
+import logging
+import sys
 import time
 import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import partial
 from typing import Any, TypeVar
 
 from mqkafka.mq.errors import MQError
@@ -95,6 +99,7 @@ class QueueManager:
         self._hconn = 0
         # MQDISC ends this connection's non-durable subscriptions (pubsub.Subscription).
         self.subscriptions: weakref.WeakSet[Any] = weakref.WeakSet()
+        _LIVE.add(self)
         if name is not None:
             self.connect(name, bootstrap_servers=bootstrap_servers, conn_info=conn_info)
 
@@ -206,9 +211,12 @@ class QueueManager:
             forget_connection(self._hconn)
 
     def __del__(self) -> None:
-        # pymqi disconnects a queue manager object that is garbage-collected.
+        # pymqi disconnects a queue manager object that is garbage-collected. Not while the
+        # interpreter is finalizing: Kafka's answers come on threads that can no longer run
+        # Python, so a disconnect would wait forever (the program would never end); the exit
+        # handler below disconnected what it could, and heartbeats stop with the process.
         try:
-            if self.disconnect_on_exit and self.is_connected:
+            if self.disconnect_on_exit and self.is_connected and not sys.is_finalizing():
                 self.disconnect()
         except Exception:  # nothing to tell at collection time
             pass
@@ -290,6 +298,22 @@ class QueueManager:
         """CURDEPTH of a queue, without opening it."""
         with _mqi():
             return _depth(self.connection, name)
+
+
+_LIVE: weakref.WeakSet[QueueManager] = weakref.WeakSet()
+
+
+@atexit.register
+def _disconnect_at_exit() -> None:
+    """MQDISC of every connection still open when the program ends (normally or by an
+    uncaught exception), while Kafka's client threads still run: its handles close, its
+    non-durable subscriptions and temporary queues go, as MQ ends a program's connection."""
+    for qmgr in list(_LIVE):
+        try:
+            if qmgr.disconnect_on_exit and qmgr.is_connected:
+                qmgr.disconnect()
+        except Exception as error:  # the next one still deserves its MQDISC
+            logging.getLogger(__name__).debug("MQDISC at exit: %s", error)
 
 
 def _depth(conn: Connection, name: str) -> int:
@@ -518,11 +542,13 @@ class Queue:
             self._handle = None
 
     def __del__(self) -> None:
-        # pymqi closes a queue object that is garbage-collected (MQCO_NONE).
+        # pymqi closes a queue object that is garbage-collected (MQCO_NONE); the connection
+        # does it outside the collection (Connection.collected says why).
         try:
             handle = self._handle
             if handle is not None and handle.open and self._qmgr.is_connected:
-                self.close()
+                conn = self._qmgr.connection
+                conn.collected.append(partial(conn.close, handle.hobj, C.MQCO_NONE))
         except Exception:  # nothing to tell at collection time
             pass
 

@@ -19,6 +19,7 @@ from typing import Any
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import FIELD_NAMES, ID_FIELDS, INT_FIELDS, MQMD_DEFAULT, TEXT_FIELDS
 from mqkafka.mqi.matching import Ids, Position, token_of
+from mqkafka.mqi.propwire import PROPERTY_PREFIX
 from mqkafka.mqi.redelivery import (
     BACKOUT_HEADER,
     ORIGIN_HEADER,
@@ -36,6 +37,10 @@ _PREFIX = "mqmd."
 _KIND = {name: 0 if name in INT_FIELDS else 1 if name in TEXT_FIELDS else 2 for name in FIELD_NAMES}
 _DECIMAL = re.compile(rb"-?[0-9]{1,10}")
 _INT32 = (-(2**31), 2**31 - 1)
+# Numeric header values already read (Persistence b"0", Encoding b"546" ...): a handful of
+# texts recur in nearly every record, so a dict answers before the regular expression.
+_NUMBERS: dict[bytes, int] = {}
+_NUMBERS_KEPT = 4096
 
 
 # MD values of MQMD_DEFAULT (text as bytes, as MD stores it)
@@ -85,13 +90,17 @@ class Rec:
     def fields(self) -> dict[str, bytes | None]:
         """Header name -> value (the first of each name), read once."""
         if self._fields is None:
-            found: dict[str, bytes | None] = {}
             headers = self.msg.headers() or ()
-            for name, raw in headers:
-                found.setdefault(name, raw)
+            found: dict[str, bytes | None] = dict(reversed(headers))  # the first of each wins
             self._doubled = len(found) != len(headers)
             self._fields = found
         return self._fields
+
+    @property
+    def has_properties(self) -> bool:
+        """Whether message property headers may be among the headers (``mqprop.*``; a name
+        merely containing it is a false alarm, which costs only the slower path)."""
+        return PROPERTY_PREFIX in "\n".join(self.fields())
 
     def value(self) -> bytes:
         data = self.msg.value()
@@ -167,11 +176,15 @@ def _fast_values(headers: dict[str, bytes | None]) -> dict[str, object] | None:
         if raw is None:
             return None
         if kind == 0:
-            if not _DECIMAL.fullmatch(raw):
-                return None
-            number = int(raw)
-            if not _INT32[0] <= number <= _INT32[1]:
-                return None
+            number = _NUMBERS.get(raw)
+            if number is None:
+                if not _DECIMAL.fullmatch(raw):
+                    return None
+                number = int(raw)
+                if not _INT32[0] <= number <= _INT32[1]:
+                    return None
+                if len(_NUMBERS) < _NUMBERS_KEPT:
+                    _NUMBERS[bytes(raw)] = number
             values[name] = number
         elif kind == 1:
             if len(raw) > TEXT_FIELDS[name] or b"\0" in raw:

@@ -33,7 +33,7 @@ from mqkafka.mqi.logreader import LogReader
 from mqkafka.mqi.matching import Selection, selection
 from mqkafka.mqi.propdelivery import deliver_properties
 from mqkafka.mqi.properties import message_handle
-from mqkafka.mqi.propwire import has_properties, to_headers
+from mqkafka.mqi.propwire import to_headers
 from mqkafka.mqi.putmd import DefaultPut, prepare, priority_warning
 from mqkafka.mqi.records import Rec, fill_md
 from mqkafka.mqi.structs import GMO, MD, PMO
@@ -316,8 +316,8 @@ def _shaped(rec: Rec, md: MD, gmo: GMO, publication: bool) -> bytes:
     where the GMO asks for them (module propdelivery; the common case has none)."""
     fill_md(md, rec)
     data = rec.value()
-    fields = rec.fields()
-    if publication or gmo.MsgHandle or has_properties(fields):
+    if publication or gmo.MsgHandle or rec.has_properties:
+        fields = rec.fields()
         target = message_handle(gmo.MsgHandle)  # checked before the get
         try:
             data = deliver_properties(data, md, gmo.Options, fields, target, publication)

@@ -5,8 +5,11 @@ objects, and the subscription rules of MQDISC, against the real broker (issue 23
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -284,6 +287,37 @@ def test_a_queue_manager_object_that_is_collected_disconnects(
     gc.collect()
     queue.close()
     held.disconnect()
+
+
+def test_a_program_that_fails_ends_and_leaves_no_queue_lock(
+    qmgr: QueueManager, new_queue: Callable[..., str], kafka_bootstrap: str, namespace: str
+) -> None:
+    """An uncaught exception with a queue open for exclusive input and a share consumer
+    running: the process ends (no client thread keeps it alive) and the queue can be opened
+    exclusively again (the handle went with the process, or with its heartbeats)."""
+    name = new_queue()
+    pymqi.Queue(qmgr, name, C.MQOO_OUTPUT).put(b"last words")
+    worker = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("worker.py")), "failing",
+         kafka_bootstrap, namespace, name],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        out, err = worker.communicate(timeout=120)  # a hang, not a speed, fails this
+    finally:
+        worker.kill()
+    assert out == "last words\n" and worker.returncode == 1
+    assert "RuntimeError: the application fails" in err
+
+    def exclusive() -> bool:
+        try:
+            pymqi.Queue(qmgr, name, C.MQOO_INPUT_EXCLUSIVE).close()
+        except pymqi.MQMIError as error:
+            assert error.reason == C.MQRC_OBJECT_IN_USE
+            return False
+        return True
+
+    assert wait_until(exclusive, 30)
 
 
 def test_get_sub_queue_of_a_subscription_that_failed_is_none(qmgr: QueueManager) -> None:

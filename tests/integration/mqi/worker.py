@@ -8,6 +8,9 @@ python worker.py subscriber BOOTSTRAP NAMESPACE TOPIC SUBNAME
     subscriber queue (through the broker service), print the queue's name, sit until killed.
 python worker.py getter BOOTSTRAP NAMESPACE QUEUE IDLE_SECONDS
     get messages until none comes for IDLE_SECONDS, print each body as one line, disconnect.
+python worker.py failing BOOTSTRAP NAMESPACE QUEUE
+    open QUEUE for exclusive input, get one message, print it, then fail with an uncaught
+    exception (no MQCLOSE, no MQDISC), as a program with a bug does.
 """
 
 from __future__ import annotations
@@ -64,10 +67,19 @@ def getter(bootstrap: str, namespace: str, queue: str, idle: str) -> None:
     qmgr.disconnect()
 
 
+def failing(bootstrap: str, namespace: str, queue: str) -> None:
+    qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace, **FAST)
+    handle = Queue(qmgr, queue, C.MQOO_INPUT_EXCLUSIVE)
+    gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=30000)
+    print(handle.get(None, MD(), gmo).decode(), flush=True)
+    raise RuntimeError("the application fails with its queue open")
+
+
 if __name__ == "__main__":
     modes: dict[str, Callable[..., None]] = {
         "creator": creator,
         "subscriber": subscriber,
         "getter": getter,
+        "failing": failing,
     }
     modes[sys.argv[1]](*sys.argv[2:])

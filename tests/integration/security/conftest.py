@@ -27,6 +27,8 @@ ACL = """\
 allow setid     bridge *
 allow put       *      SYSTEM.BROKER.CONTROL.QUEUE
 allow put       *      SYSTEM.BROKER.DEFAULT.STREAM
+allow put       *      MQK.PSREPLY.*
+allow put       *      MQK.CLIENT.REPLY
 allow put       alice  ALICE.*
 allow put       bob    BOB.*
 allow put       bridge *

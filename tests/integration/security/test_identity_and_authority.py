@@ -21,6 +21,7 @@ from mqkafka.mq.reasons import RC
 from mqkafka.wire.headers import mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
 from tests.integration.security.conftest import CONTROL, SecuredService, dead_letter_of
+from tests.integration.service.conftest import MQK
 
 pytestmark = pytest.mark.kafka
 
@@ -176,3 +177,39 @@ def test_the_readme_raw_producer_recipe_is_accepted_with_identity_on(
     assert ran.returncode == 0, ran.stderr
     [received] = alice.read_queue(queue, count=1, timeout=20)
     assert received.body == b"2-1"
+
+
+def test_the_mqi_and_mqk_work_unchanged_given_the_users_key(
+    secured: SecuredService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given MQK_IDENTITY_FILE, the MQI's and the CLI's commands are signed and speak for its
+    user whatever the process's own user is; without it, nothing they send is processed."""
+    import mqkafka.mqi as pymqi
+    from mqkafka.mqi.pubsub import PubSub
+
+    key_file = str(secured.key_file("alice"))
+    for name, value in (
+        ("MQK_BOOTSTRAP_SERVERS", secured.bootstrap),
+        ("MQK_NAMESPACE", secured.namespace),
+        ("MQK_IDENTITY_FILE", key_file),
+    ):
+        monkeypatch.setenv(name, value)
+    queue = unique("ALICE.")
+    qmgr = pymqi.connect("QM1", user="root")
+    try:
+        pubsub = PubSub(qmgr)
+        reply = pubsub.register_subscriber(["Mqi/#"], queue=queue)
+        assert reply is not None and reply.reason == RC.NONE
+        pubsub.close()
+    finally:
+        qmgr.disconnect()
+    ran = subprocess.run(
+        [MQK, "publish", "Mqi/Cli", "from mqk"], capture_output=True, text=True, timeout=60,
+        check=False,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    alice = secured.client("alice")
+    [received] = alice.read_queue(queue, count=1, timeout=20)
+    assert received.body == b"from mqk"
+    # the MQI's subscription is alice's (not the process user's): her DeregSub removes it
+    assert alice.deregister("Mqi/#", queue=queue).ok  # type: ignore[union-attr]

@@ -20,7 +20,7 @@ that a replayed answer equals the engine's, record for record.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from mqkafka.activity.events import BOOLEAN_BYTES
 from mqkafka.engine.delivery import put_time
@@ -31,7 +31,11 @@ from mqkafka.mq.commands import Publish
 MSG_ID, PUT_DATE, PUT_TIME = "mqmd.MsgId", "mqmd.PutDate", "mqmd.PutTime"
 Header = tuple[str, bytes | None]  # a Kafka header: its value may be null
 _MAX_GROUPS = 4096  # distinct (queue topic, MQMD headers); forgotten all at once when full
-_MAX_HEADS = 256  # distinct RFH headers per group
+# Distinct RFH headers (topics) per group, and copies in all its plans (~1 KB each, so the
+# plans of a group stay under ~100 MB): a tree of 10,000 topics keeps its plans at fan-out
+# 1-10 (issue 21: at 256 heads, a 10,000-topic corpus went through the engine every time).
+_MAX_HEADS = 16384
+_MAX_COPIES = 100_000
 _new_record = tuple.__new__
 
 
@@ -111,13 +115,15 @@ class Plan:
 
 
 class _Group:
-    """Plans of one (queue topic, headers): by the RFH header bytes, all of one length."""
+    """Plans of one (queue topic, headers): by the RFH header bytes, whose StrucLength is
+    read in ``order``."""
 
-    __slots__ = ("length", "plans")
+    __slots__ = ("copies", "order", "plans")
 
-    def __init__(self, length: int) -> None:
-        self.length = length
+    def __init__(self, order: Literal["little", "big"]) -> None:
+        self.order: Literal["little", "big"] = order
         self.plans: dict[bytes, Plan] = {}
+        self.copies = 0
 
 
 _put: list[Any] = [-1, []]
@@ -143,11 +149,12 @@ class PublicationPlans:
         group = self._groups.get(key)
         if group is None:
             return None
-        plan = group.plans.get(value[: group.length])
+        head = value[: int.from_bytes(value[8:12], group.order)]  # the RFH's StrucLength
+        plan = group.plans.get(head)
         if plan is None:
             return None
         if plan.version != version:
-            del group.plans[value[: group.length]]
+            del group.plans[head]
             return None
         self.hits += 1
         return plan
@@ -204,14 +211,25 @@ class PublicationPlans:
             command_activity,
             (command.name, done.response.reason),
         )
+        # Plans are found by the header's own length (StrucLength, in the message's integer
+        # encoding), so topics of any length share a group; a message whose headers before
+        # the body are not one MQRFH2/MQRFH goes through the engine every time.
+        if int.from_bytes(value[8:12], "little") == length:
+            order: Literal["little", "big"] = "little"
+        elif int.from_bytes(value[8:12], "big") == length:
+            order = "big"
+        else:
+            return None
         groups = self._groups
         group = groups.get(key)
-        if group is None or group.length != length:
+        if group is None or group.order != order:
             if len(groups) >= _MAX_GROUPS:
                 groups.clear()
-            group = groups[key] = _Group(length)
-        elif len(group.plans) >= _MAX_HEADS:
+            group = groups[key] = _Group(order)
+        elif len(group.plans) >= _MAX_HEADS or group.copies >= _MAX_COPIES:
             group.plans.clear()
+            group.copies = 0
         group.plans[value[:length]] = plan
+        group.copies += len(copies)
         self.made += 1
         return plan

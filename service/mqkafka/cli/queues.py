@@ -157,8 +157,9 @@ def browse_cmd(args: argparse.Namespace) -> int:
 
 def print_message(view: MessageView, title: str) -> None:
     out = console()
-    where = f"partition {view.partition}, offset {view.offset}"
-    out.print(f"--- {title} ({where})")
+    # a message got through the MQI has no Kafka position to show (offset -1)
+    where = f" (partition {view.partition}, offset {view.offset})" if view.offset >= 0 else ""
+    out.print(f"--- {title}{where}")
     rows: list[tuple[str, str]] = []
     if view.dead_letter is not None:
         d = view.dead_letter

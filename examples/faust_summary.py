@@ -3,7 +3,7 @@ are counted per topic in a Faust Table, and after each one the running summary i
 back as the retained publication ``Summary/Sport`` (JSON). Needs the broker service
 (``mqk serve``). Run it as a Faust worker:
 
-    MQK_BOOTSTRAP_SERVERS=127.0.0.1:9092 python examples/faust_summary.py worker -l info
+    MQK_BOOTSTRAP_SERVERS=127.0.0.1:9092 python examples/faust_summary.py worker --without-web
 
 ``MQK_NAMESPACE`` and ``MQK_KAFKA_CONFIG`` / ``MQK_KAFKA_*`` are read as ``mqk`` reads them;
 ``FAUST_DATADIR`` is where Faust keeps the Table's local store.
@@ -19,13 +19,16 @@ QUEUE = os.environ.get("SUMMARY_QUEUE", "FAUST.SPORT")
 SUBSCRIPTION = "Sport/#"
 SUMMARY_TOPIC = "Summary/Sport"
 
+NAMESPACE = os.environ.get("MQK_NAMESPACE", "")
+
 app = make_app(
     "mqk-faust-summary",
     load_client_config(fallback_bootstrap="127.0.0.1:9092"),
+    namespace=NAMESPACE,
     datadir=os.environ.get("FAUST_DATADIR", "faust-summary-data"),
-    processing_guarantee=os.environ.get("FAUST_PROCESSING_GUARANTEE", "at_least_once"),
+    processing_guarantee=os.environ.get("FAUST_PROCESSING_GUARANTEE", "exactly_once"),
 )
-mq = MQPubSub(app, namespace=os.environ.get("MQK_NAMESPACE", ""))
+mq = MQPubSub(app, namespace=NAMESPACE)
 publications = mq.queue(QUEUE)
 counts = app.Table("sport-counts", default=int, partitions=1)
 
@@ -37,7 +40,7 @@ async def subscribe() -> None:
 
 
 @app.agent(publications)
-async def summarise(stream):  # type: ignore[no-untyped-def]
+async def summarise(stream):
     pub: Publication
     async for pub in stream:
         if pub.topic is None:  # not a publication: nothing to count

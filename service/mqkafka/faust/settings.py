@@ -96,7 +96,7 @@ def app_settings(config: ClientConfig) -> dict[str, Any]:
         "broker": broker_urls(config),
         "topic_partitions": 1,
         "consumer_auto_offset_reset": "earliest",
-        "web_enabled": False,
+        "web_enabled": False,  # a worker started by faust's CLI needs --without-web too
     }
     credentials = broker_credentials(config)
     if credentials is not None:
@@ -104,9 +104,12 @@ def app_settings(config: ClientConfig) -> dict[str, Any]:
     return settings
 
 
-def make_app(app_id: str, config: ClientConfig, **overrides: Any) -> MQApp:
-    """A Faust app on the config's Kafka; ``overrides`` are Faust settings over the defaults."""
-    return MQApp(app_id, **{**app_settings(config), **overrides})
+def make_app(app_id: str, config: ClientConfig, *, namespace: str = "", **overrides: Any) -> MQApp:
+    """A Faust app on the config's Kafka; ``overrides`` are Faust settings over the defaults.
+
+    The namespace prefixes the app's id as it prefixes every queue's topic: the app's consumer
+    group and its own topics (Table changelogs) then belong to the namespace too."""
+    return MQApp(namespace + app_id, **{**app_settings(config), **overrides})
 
 
 __all__ = ["app_settings", "broker_credentials", "broker_urls", "make_app"]

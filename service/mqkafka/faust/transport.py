@@ -1,14 +1,21 @@
-"""Faust's aiokafka transport, reading committed records only.
+"""Faust's aiokafka transport with what MQ on Kafka needs, worked around in subclasses (the
+installed package is not patched).
 
-Faust's consumer reads ``read_uncommitted`` unless the app itself runs exactly-once. The broker
-service writes every delivery in a Kafka transaction, and a transaction it aborts (a worker
-killed mid-batch) leaves records that are then written again: read uncommitted, a Faust
-subscriber would see those publications twice. An MQ application never sees an uncommitted
-MQPUT either, so every consumer of a :class:`MQApp` reads committed records.
+- **Committed records only.** Faust's consumer reads ``read_uncommitted`` unless the app itself
+  runs exactly-once. The broker service writes every delivery in a Kafka transaction, and one it
+  aborts (a worker killed mid-batch) leaves records that are then written again: read
+  uncommitted, a Faust subscriber would count those publications twice. An MQ application never
+  sees an uncommitted MQPUT either, so every consumer of an :class:`MQApp` reads committed.
+- **An exactly-once worker that stops.** Stopping, Faust commits its offsets once without
+  beginning a new transaction and then again: aiokafka refuses offsets outside a transaction
+  (``IllegalOperation: Not in the middle of a transaction``), the shutdown breaks off and the
+  process never exits (seen on Kafka 4.2 with faust-streaming 0.15.3, aiokafka 0.14). A
+  transaction is begun for such offsets, so they commit as Faust meant them to.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import faust
@@ -37,15 +44,37 @@ class ReadCommittedConsumer(driver.Consumer):  # type: ignore[misc]
         return ReadCommittedConsumerThread(self, loop=self.loop, beacon=self.beacon)
 
 
-class ReadCommittedTransport(driver.Transport):  # type: ignore[misc]
+class TransactionalProducer(driver.Producer):  # type: ignore[misc]
+    async def commit_transactions(
+        self,
+        tid_to_offset_map: Mapping[str, Mapping[Any, int]],
+        group_id: str,
+        start_new_transaction: bool = True,
+    ) -> None:
+        for transactional_id in tid_to_offset_map:
+            producer = self._transaction_producers.get(transactional_id)
+            lock = self._trn_locks.get(transactional_id)
+            if producer is None or lock is None:
+                continue
+            async with lock:
+                if not producer._txn_manager.is_in_transaction():  # no public way to ask
+                    await producer.begin_transaction()
+        await super().commit_transactions(tid_to_offset_map, group_id, start_new_transaction)
+
+
+class MQTransport(driver.Transport):  # type: ignore[misc]
     Consumer = ReadCommittedConsumer
+    Producer = TransactionalProducer
 
 
 class MQApp(faust.App):  # type: ignore[misc]
-    """A Faust app whose consumers read committed records (see the module's docstring)."""
+    """A Faust app on :class:`MQTransport` (see the module's docstring)."""
 
     def _new_transport(self) -> Any:
-        return ReadCommittedTransport(self.conf.broker_consumer, self)
+        return MQTransport(self.conf.broker_consumer, self)
+
+    def _new_producer_transport(self) -> Any:
+        return MQTransport(self.conf.broker_producer, self)
 
 
-__all__ = ["MQApp", "ReadCommittedTransport", "read_committed"]
+__all__ = ["MQApp", "MQTransport", "read_committed"]

@@ -54,7 +54,9 @@ def alice_subscribes_and_publishes(alice: KafkaPubSub) -> None:
     [
         (None, RC.NONE, [b"4-1"]),  # the default authority: everybody may do everything
         (
-            "allow * alice *\nallow put * SYSTEM.BROKER.*\nallow * * Sport/*\n",
+            # each user's reply queue: a ReplyToQ is a queue its userid must be able to put to
+            "allow * alice *\nallow put * SYSTEM.BROKER.*\nallow put * APP.*.REPLY\n"
+            "allow * * Sport/*\n",
             RC.CF_NOT_AUTHORIZED,  # bob may neither browse the stream nor put to APP.ALICE
             [],
         ),

@@ -606,14 +606,17 @@ class TransactionalLoop:
 
     def _abort(self, batch: list[Any], hooks: StateHooks | None) -> None:
         self.stats.aborts += 1
-        if self.transactional:
+        # a producer to be renewed has nothing to abort: its successor's init_transactions
+        # aborts what it left open
+        if self.transactional and not self._renew:
             try:
                 self._bounded(self.producer.abort_transaction)
             except KafkaException as error:
                 self._abort_pending = True  # finished before the next transaction begins
                 self._renew = True  # or, if it cannot be, by a new producer
                 if self._away_since is None and not clients.is_away(_first(error)):
-                    log.error("abort_transaction failed: %s", _said(error))
+                    log.warning("abort_transaction failed (%s): a new producer takes over",
+                                _said(error))  # fmt: skip
         self._rewind(batch)
         if hooks is not None:
             hooks.aborted()

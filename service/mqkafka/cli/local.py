@@ -62,8 +62,11 @@ def register(sub: Any) -> None:
     apply = topics_sub.add_parser("apply", help="create or update them (idempotent)")
     add_bootstrap(apply)
     apply.set_defaults(func=topics_apply)
-    listing = topics_sub.add_parser("list", help="show the catalogue")
+    listing = topics_sub.add_parser(
+        "list", help="show the catalogue (the system topics; every queue: mqk queue list)"
+    )
     listing.add_argument("--namespace", default="")
+    listing.add_argument("--json", action="store_true", help="JSON for scripts")
     listing.set_defaults(func=topics_list)
 
     run = sub.add_parser("run", help="start Kafka, provision topics, start the broker service")
@@ -142,6 +145,15 @@ def topics_apply(args: argparse.Namespace) -> int:
 
 
 def topics_list(args: argparse.Namespace) -> int:
+    if args.json:
+        from mqkafka.cli.output import print_json
+
+        print_json([
+            {"topic": spec.topic(args.namespace), "kind": spec.kind,
+             "partitions": spec.partitions, "purpose": spec.purpose, "config": dict(spec.config)}
+            for spec in load_catalogue()
+        ])  # fmt: skip
+        return 0
     for spec in load_catalogue():
         print(f"{spec.topic(args.namespace):40} {spec.kind:6} {spec.partitions:3}  {spec.purpose}")
     return 0

@@ -1,6 +1,7 @@
 """pymqi programs, import changed and nothing else: connecting as pymqi does, MQINQ/MQSET,
 str messages, truncation with pymqi's buffer, RFH2 headers, handles that go with their
-objects, and the subscription rules of MQDISC, against the real broker (issue 23)."""
+objects and programs that fail, the subscription rules of MQDISC, and PCFExecute's
+subscription commands, against the real broker (issue 23)."""
 
 from __future__ import annotations
 
@@ -354,3 +355,32 @@ def test_a_non_durable_subscription_goes_at_mqdisc(
     assert observer._exists(name)
     subscriber.disconnect()
     assert wait_until(lambda: not observer._exists(name), 60)
+
+
+def test_pcf_subscriptions_inquired_and_deleted_by_name(
+    broker_service: str, connect: Callable[..., QueueManager]
+) -> None:
+    qmgr = connect()
+    name = f"PCFSUB.{uuid.uuid4().hex[:8]}"
+    sd = pymqi.SD(Options=C.MQSO_CREATE | C.MQSO_DURABLE | C.MQSO_MANAGED, ObjectString=b"Pcf/Sub")
+    sd.set_vs("SubName", name)
+    subscription = pymqi.Subscription(qmgr)
+    queue = subscription.sub(sub_desc=sd)
+    pcf = pymqi.PCFExecute(qmgr)
+    (row,) = pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: name.encode()})
+    assert row[pymqi.CMQCFC.MQCA_TOPIC_STRING] == b"Pcf/Sub"
+    assert row[pymqi.CMQCFC.MQCACF_DESTINATION].strip() == queue.name.encode()
+    assert row[pymqi.CMQCFC.MQBACF_DESTINATION_CORREL_ID] == sd.SubCorrelId
+    generic = pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: b"PCFSUB.*"})
+    assert name.encode() in [r[pymqi.CMQCFC.MQCACF_SUB_NAME] for r in generic]
+    pcf.MQCMD_DELETE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: name})
+
+    def gone() -> bool:
+        try:
+            pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: name})
+        except pymqi.MQMIError as error:
+            return error.reason == C.MQRC_UNKNOWN_OBJECT_NAME
+        return False
+
+    assert wait_until(gone, 30)
+    subscription.close(close_sub_queue=True)

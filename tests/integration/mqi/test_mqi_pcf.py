@@ -1,6 +1,6 @@
 """pymqi's PCFExecute common object commands against the real broker (issue 23): queues as
-pymqi's own test suite creates and deletes them, INQUIRE_Q with generic names and filters,
-and the broker's subscriptions inquired and deleted by SubName."""
+pymqi's own test suite creates and deletes them, and INQUIRE_Q with generic names and
+filters (INQUIRE/DELETE_SUBSCRIPTION are in test_mqi_dropin, which runs the broker service)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 import mqkafka.mqi as pymqi
 from mqkafka.mqi import CMQCFC
-from mqkafka.mqi.queue import QueueManager, wait_until
+from mqkafka.mqi.queue import QueueManager
 
 pytestmark = pytest.mark.kafka
 C = pymqi.CMQC
@@ -75,33 +75,3 @@ def test_queues_created_inquired_and_deleted_as_pymqis_tests_do(qmgr: QueueManag
     )
     assert reason(lambda: pcf.MQCMD_PING_Q_MGR()) == 3007  # not one of the common commands
     pcf.disconnect()
-
-
-def test_subscriptions_inquired_and_deleted_by_name(
-    broker_service: str, connect: Callable[..., QueueManager]
-) -> None:
-    qmgr = connect()
-    name = f"PCFSUB.{uuid.uuid4().hex[:8]}"
-    sd = pymqi.SD(Options=C.MQSO_CREATE | C.MQSO_DURABLE | C.MQSO_MANAGED, ObjectString=b"Pcf/Sub")
-    sd.set_vs("SubName", name)
-    subscription = pymqi.Subscription(qmgr)
-    queue = subscription.sub(sub_desc=sd)
-    pcf = pymqi.PCFExecute(qmgr)
-    (row,) = pcf.MQCMD_INQUIRE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: name.encode()})
-    assert row[CMQCFC.MQCA_TOPIC_STRING] == b"Pcf/Sub"
-    assert row[CMQCFC.MQCACF_DESTINATION].strip() == queue.name.encode()
-    assert row[CMQCFC.MQBACF_DESTINATION_CORREL_ID] == sd.SubCorrelId
-    generic = pcf.MQCMD_INQUIRE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: b"PCFSUB.*"})
-    assert name.encode() in [r[CMQCFC.MQCACF_SUB_NAME] for r in generic]
-    pcf.MQCMD_DELETE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: name})
-    assert wait_until(lambda: not subscription._exists(name), 30)
-
-    def gone() -> bool:
-        try:
-            pcf.MQCMD_INQUIRE_SUBSCRIPTION({CMQCFC.MQCACF_SUB_NAME: name})
-        except pymqi.MQMIError as error:
-            return error.reason == C.MQRC_UNKNOWN_OBJECT_NAME
-        return False
-
-    assert wait_until(gone, 30)
-    subscription.close(close_sub_queue=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import fastavro
+import pytest
 
 from mqkafka.activity.builder import ActivityRecorder
 from mqkafka.activity.events import batch_schema
@@ -168,6 +169,29 @@ def test_replayed_plans_write_exactly_what_the_engine_writes() -> None:
     # and what they wrote is what the engine decides: copies per subscription
     copies = [r for r in without if r.topic.startswith("APP.") and r.topic != "APP.REPLIES"]
     assert {r.topic for r in copies} == {"APP.A", "APP.B", "APP.F", "APP.C"}
+
+
+@pytest.mark.parametrize("encoding", [546, 273], ids=["little-endian", "big-endian"])
+def test_plans_hold_for_topics_of_every_length_interleaved(encoding: int) -> None:
+    """A tree's topics differ in length, so their RFH2 headers do: each topic's second
+    publication is replayed (issue 21), and writes what the engine writes."""
+    topics = ["T/A", "T/Bb/Long/Name", "T/Ccc", "T/A/Deeper/Still/X", "T/Bb"]
+
+    def rounds() -> list[list[Message]]:
+        pubs = [
+            publish(t, b"%d %s" % (n, t.encode()), MsgId=b"M%d%d" % (n, i) + bytes(21),
+                    Encoding=encoding)
+            for n in range(2) for i, t in enumerate(topics)
+        ]  # fmt: skip
+        return [[register("APP.A", "T/#")], pubs]
+
+    planned, engine_only = dispatcher(plans=True), dispatcher(plans=False)
+    with_plans, without = run(planned, rounds()), run(engine_only, rounds())
+    assert planned.plans is not None and planned.plans.hits == len(topics)
+    assert activity_events(with_plans) == activity_events(without)
+    assert [r for r in with_plans if r.topic != "mqk-activity"] == [
+        r for r in without if r.topic != "mqk-activity"
+    ]
 
 
 def test_a_content_filter_is_evaluated_for_every_publication_even_when_plans_exist() -> None:

@@ -463,6 +463,23 @@ class TransactionalLoop:
         self.producer.init_transactions(TX_TIMEOUT)  # aborts what the old one left open
         self._renew = False
         self._abort_pending = False
+        self._resume_from_committed()
+
+    def _resume_from_committed(self) -> None:
+        """After a new producer's init_transactions, the last transaction is settled, one way
+        or the other: a commit given up here may have reached the coordinator and be
+        complete. So each partition resumes from its committed offset, Kafka's word, not from
+        the rewind (which would hand a committed batch out again)."""
+        assigned = self.consumer.assignment()
+        if not assigned:
+            return
+        for tp in self.consumer.committed(assigned, timeout=TX_TIMEOUT):
+            at = tp.offset if tp.offset >= 0 else clients.OFFSET_BEGINNING
+            try:
+                self.consumer.seek(TopicPartition(tp.topic, tp.partition, at))
+            except KafkaException as error:
+                log.warning("seek to the committed offset failed for %s[%d]: %s",
+                            tp.topic, tp.partition, error)  # fmt: skip
         log.info("a new transactional producer took over after Kafka was away")
 
     def _heard_from_kafka(self) -> None:

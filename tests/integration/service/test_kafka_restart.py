@@ -1,0 +1,152 @@
+"""Issue 19 point 2: the service rides through its Kafka stopped and started again: it stays
+up, says so in a few lines (not a flood), serves again when Kafka is back, and nothing put
+before, during or after is lost or delivered twice. Also: what no waiting cures (a fenced
+transactional id) ends it with one line and exit code 3.
+
+One broker of the module's own (the session's broker is shared with other tests, and this
+module stops it): killed (SIGKILL of the JVM) and then stopped cleanly (SIGTERM), each time
+started again on the same port and data directory.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import signal
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
+from mqkafka.kafka import clients
+from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.localbroker import BrokerError, LocalBroker
+from mqkafka.kafka.provision import apply_catalogue
+from mqkafka.mq.commands import DEFAULT_STREAM
+from mqkafka.mq.mqmd import MQMD, MQPER
+from mqkafka.wire.headers import mqmd_to_headers
+from mqkafka.wire.names import queue_to_topic
+from tests.integration.service.conftest import ServiceProcess, wait_until
+
+pytestmark = pytest.mark.kafka
+OUTAGE = 15.0  # seconds Kafka stays down (the benchmark keeps it down 60 s)
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBroker]:
+    local = LocalBroker(tmp_path_factory.mktemp("restart") / "kafka", heap="512m")
+    local.start(timeout=180)
+    try:
+        yield local
+    finally:
+        local.stop()
+
+
+def _start_again(broker: LocalBroker, port: int) -> None:
+    """On the same port and data directory; a JVM that dies while starting on this loaded
+    machine is started once more."""
+    try:
+        broker.start(port=port, timeout=180)
+    except BrokerError:
+        broker.start(port=port, timeout=180)
+
+
+@pytest.mark.timeout(900)  # two JVM restarts: minutes on a loaded machine
+def test_the_service_rides_through_kafka_restarts_and_loses_nothing(
+    broker: LocalBroker, tmp_path: Path
+) -> None:
+    info = broker.info()
+    assert info is not None
+    bootstrap, port = info.bootstrap, info.port
+    ns = f"k{uuid.uuid4().hex[:6]}."
+    apply_catalogue(bootstrap, prefix=ns)
+    service = ServiceProcess(bootstrap, ns, tmp_path / "state", "1").start(120.0)
+    client = KafkaPubSub(bootstrap, namespace=ns, user="tester")
+    # an application's producer: it keeps what it cannot send yet, and is idempotent (without
+    # that, Kafka itself may write a record twice when a broker dies under its retries)
+    producer = clients.producer(ClientConfig(bootstrap), {"enable.idempotence": True})
+    stream = queue_to_topic(DEFAULT_STREAM, ns)
+    sent = 0
+
+    def publish(count: int) -> None:
+        nonlocal sent
+        for _ in range(count):
+            md, value = command_message(
+                [("Command", "Publish"), ("Topic", "Orders/x")],
+                body=f"order-{sent}".encode(),
+                md=MQMD(Persistence=MQPER.PERSISTENT),
+            )
+            producer.produce(stream, value, b"one-key", headers=mqmd_to_headers(md))
+            producer.poll(0)
+            sent += 1
+
+    try:
+        assert client.register("Orders/#", queue="APP.ORDERS").ok  # type: ignore[union-attr]
+        for how in ("SIGKILL", "SIGTERM"):
+            publish(200)
+            went = len(service.log)
+            if how == "SIGKILL":  # the JVM lost at once, mid-stream
+                running = broker.info()
+                assert running is not None
+                os.kill(running.pid, signal.SIGKILL)
+                broker.stop()  # forgets the dead JVM
+            else:
+                assert broker.stop()
+            deadline = time.monotonic() + OUTAGE
+            while time.monotonic() < deadline:  # puts go on while Kafka is away (buffered)
+                publish(20)
+                time.sleep(1.0)
+            said_while_away = service.log[went:]
+            _start_again(broker, port)
+            assert service.proc is not None and service.proc.poll() is None, how
+            publish(200)
+            assert producer.flush(120) == 0
+            # serving again: a command is answered (the benchmark times how soon)
+            answer = client.register(f"Back/{how}", queue="APP.BACK", wait=120.0)
+            assert answer is not None and answer.ok, (how, answer)
+            # a few lines while away: when it went, then at most one per 30 s; never a flood
+            assert len(said_while_away) <= 4, json.dumps(said_while_away, indent=1)
+            assert wait_until(lambda: any("Kafka is back" in m for m in service.messages()))
+        bodies = [m.body for m in client.read_queue("APP.ORDERS", count=sent + 1, timeout=60)]
+        twice = sorted(b for b, n in collections.Counter(bodies).items() if n > 1)
+        assert len(bodies) == sent, f"{len(bodies)} delivered of {sent}; twice: {twice}"
+        assert sorted(bodies) == sorted(f"order-{i}".encode() for i in range(sent))
+        assert service.proc is not None and service.proc.poll() is None
+        assert not [e for e in service.log if e.get("level") in ("error", "critical")
+                    and "librdkafka" not in str(e.get("logger"))], service.log  # fmt: skip
+    finally:
+        client.close()
+        service.kill()
+
+
+def test_a_fenced_transactional_id_ends_the_service_in_one_line_with_exit_3(
+    broker: LocalBroker, tmp_path: Path
+) -> None:
+    """Another producer takes the service's transactional id (what a second worker started
+    with the same instance id somewhere the instance check cannot see would do)."""
+    info = broker.info()
+    assert info is not None
+    bootstrap = info.bootstrap
+    ns = f"f{uuid.uuid4().hex[:6]}."
+    apply_catalogue(bootstrap, prefix=ns)
+    service = ServiceProcess(bootstrap, ns, tmp_path / "state", "1").start(120.0)
+    client = KafkaPubSub(bootstrap, namespace=ns, user="tester")
+    try:
+        intruder = clients.producer(
+            ClientConfig(bootstrap), {"transactional.id": f"{ns}mqk-serve-1"}
+        )
+        intruder.init_transactions(30)  # fences the service's producer
+        client.register("Fenced/#", queue="APP.FENCED", wait=None)  # its next transaction
+        assert service.proc is not None
+        assert service.proc.wait(60) == 3
+        time.sleep(0.5)  # the log reader's last lines
+        said = [m for m in service.messages() if "fenced by a newer instance" in m]
+        assert len(said) == 1 and "the broker service stopped" in said[0], service.log[-5:]
+        assert "Traceback" not in "\n".join(service.messages())
+    finally:
+        client.close()
+        service.kill()

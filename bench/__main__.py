@@ -17,10 +17,12 @@ BENCHES = [
     "bench_fanout",
     "bench_service",
     "bench_deploy",
+    "bench_resilience",
 ]
 
 if __name__ == "__main__":
-    chosen = sys.argv[1:] or BENCHES
+    # make bench BENCH=resilience or BENCH=bench_resilience
+    chosen = [n if n.startswith("bench_") else f"bench_{n}" for n in sys.argv[1:]] or BENCHES
     failed = []
     for name in chosen:
         print(f"\n=== {name} ===", flush=True)

@@ -1,0 +1,389 @@
+"""Issue 19's figures: how soon the service serves again, and whether anything is lost or
+duplicated, when it is killed and when its Kafka restarts; prints figures, asserts nothing.
+
+    python -m bench.bench_resilience [--subscriptions 100000] [--outage 60]
+        [--publications 100000] [--only restart|outage|faults|regsub]
+
+Every part runs on a throw-away local broker of its own (its JVM is killed and started
+again), never on $MQK_BOOTSTRAP_SERVERS:
+
+- restart: the state holds ``--subscriptions`` subscriptions (written to the state topic as
+  the service writes them); the service is SIGKILLed and started again with its RocksDB
+  directory (left unclean by the kill, so rebuilt from Kafka); the figure is from the new
+  process's start to the first command answered (target <= 10 s).
+- outage: the broker's JVM is killed, kept down ``--outage`` seconds and started again on the
+  same port and data; the figure is from the broker answering again to the service answering
+  a command (target <= 10 s), with the service's log lines while Kafka was away.
+- faults: ``--publications`` persistent publications, put at a steady rate by an application
+  producer with default settings, to 10 subscribers; meanwhile the service is SIGKILLed and
+  restarted 3 times and the broker restarted 3 times; each subscriber queue is then read
+  (read_committed) and its copies counted: lost and duplicated (target 0 and 0).
+- regsub: RegSub/s through the service in bursts at the 1st, 1,000th and 3,000th
+  subscription of one identity (bench_identity's service driver).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.bench_identity import SERVICE_BURST, ServiceDriver
+from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
+from mqkafka.kafka import clients
+from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.localbroker import BrokerError, LocalBroker
+from mqkafka.kafka.provision import apply_catalogue
+from mqkafka.mq.commands import DEFAULT_STREAM
+from mqkafka.mq.mqmd import MQMD, MQPER
+from mqkafka.wire.headers import mqmd_to_headers
+from mqkafka.wire.names import queue_to_topic
+
+MQK = str(Path(sys.executable).with_name("mqk"))
+
+
+class Served:
+    """One ``mqk serve`` whose log lines are kept (JSON lines on stderr)."""
+
+    def __init__(self, bootstrap: str, namespace: str, state_dir: Path) -> None:
+        self.args = [
+            MQK, "serve", "--bootstrap-servers", bootstrap, "--namespace", namespace,
+            "--state-dir", str(state_dir), "--instance-id", "bench",
+        ]  # fmt: skip
+        self.proc: subprocess.Popen[str] | None = None
+        self.lines: list[str] = []
+        self.ready = threading.Event()
+
+    def start(self) -> float:
+        """Starts the process; returns the monotonic time it was spawned."""
+        self.ready.clear()
+        began = time.monotonic()
+        self.proc = subprocess.Popen(
+            self.args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )  # fmt: skip
+        threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
+        return began
+
+    def _read(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            try:
+                said = str(json.loads(line).get("msg", ""))
+            except ValueError:
+                said = line.rstrip()
+            self.lines.append(said)
+            if said.startswith("broker ready"):
+                self.ready.set()
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(30)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+class Broker:
+    """A local broker that can be killed and started again on its port and data."""
+
+    def __init__(self, home: Path) -> None:
+        self.local = LocalBroker(home / "kafka", heap="1g")
+        info = self.local.start(timeout=300)
+        self.bootstrap, self.port = info.bootstrap, info.port
+
+    def kill(self) -> None:
+        info = self.local.info()
+        if info is not None:
+            os.kill(info.pid, signal.SIGKILL)
+        self.local.stop()
+
+    def start(self) -> float:
+        """Starts it again; returns the monotonic time it answered."""
+        for attempt in range(3):  # a JVM that dies while starting on a loaded machine
+            try:
+                self.local.start(port=self.port, timeout=300)
+                return time.monotonic()
+            except BrokerError:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def stop(self) -> None:
+        self.local.stop()
+
+
+def first_answer(client: KafkaPubSub, since: float, limit: float = 600.0) -> float:
+    """Seconds from ``since`` until the service answers a command."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            answer = client.register(f"Probe/{uuid.uuid4().hex}", queue="BENCH.PROBE", wait=2.0)
+        except TimeoutError:
+            continue
+        if answer is not None:
+            return time.monotonic() - since
+    return float("inf")
+
+
+def seed_subscriptions(bootstrap: str, namespace: str, count: int) -> None:
+    """``count`` subscriptions in the state topic, as the service writes them."""
+    from mqkafka.engine.identity import Identity
+    from mqkafka.engine.records import Subscription, SubscriptionKey
+    from mqkafka.engine.topicspace import ROOT
+    from mqkafka.mq.commands import Interface, RegOpt
+    from mqkafka.mq.topics import Scheme, TopicFilter
+    from mqkafka.state import codec
+
+    producer = clients.producer(
+        ClientConfig(bootstrap),
+        {"linger.ms": 50, "queue.buffering.max.messages": 2_000_000, "compression.type": "lz4"},
+    )
+    topic = namespace + "mqk-subscriptions"
+    for i in range(count):  # as bench_service's restart figures seed them
+        key = SubscriptionKey(
+            ROOT, Identity(f"Q{i % 500}", "QM1", None), TopicFilter(f"Sub/{i}/#", Scheme.TOPIC)
+        )
+        sub = Subscription(
+            key, "bench", RegOpt.NONE, Interface.RFH2, b"MQKC" + i.to_bytes(20, "big")
+        )
+        value, record_key = codec.encode_subscription(sub), codec.subscription_key(key)
+        while True:
+            try:
+                producer.produce(topic, value, record_key)
+                break
+            except BufferError:
+                producer.poll(0.1)
+        producer.poll(0)
+    producer.flush(300)
+
+
+def restart_figure(home: Path, subscriptions: int) -> dict[str, Any]:
+    broker = Broker(home)
+    ns = f"r{uuid.uuid4().hex[:6]}."
+    try:
+        apply_catalogue(broker.bootstrap, prefix=ns)
+        seed_subscriptions(broker.bootstrap, ns, subscriptions)
+        service = Served(broker.bootstrap, ns, home / "state")
+        client = KafkaPubSub(broker.bootstrap, namespace=ns, user="bench")
+        try:
+            first = first_answer(client, service.start())
+            service.kill()
+            again = first_answer(client, service.start())
+        finally:
+            client.close()
+            service.kill()
+        return {
+            "subscriptions": subscriptions,
+            "first start to first answer (s)": round(first, 1),
+            "after SIGKILL: start to first answer (s)": round(again, 1),
+        }
+    finally:
+        broker.stop()
+
+
+def outage_figure(home: Path, outage: float) -> dict[str, Any]:
+    broker = Broker(home)
+    ns = f"o{uuid.uuid4().hex[:6]}."
+    try:
+        apply_catalogue(broker.bootstrap, prefix=ns)
+        service = Served(broker.bootstrap, ns, home / "state")
+        client = KafkaPubSub(broker.bootstrap, namespace=ns, user="bench")
+        try:
+            first_answer(client, service.start())
+            went = len(service.lines)
+            broker.kill()
+            time.sleep(outage)
+            back = broker.start()
+            serving = first_answer(client, back)
+            alive = service.proc is not None and service.proc.poll() is None
+        finally:
+            client.close()
+            service.stop()
+        return {
+            "broker down (s)": outage,
+            "broker answering to service answering (s)": round(serving, 1),
+            "service up throughout": alive,
+            "service log lines from the kill to the answer": service.lines[went:],
+        }
+    finally:
+        broker.stop()
+
+
+def faults_figure(home: Path, publications: int, subscribers: int = 10) -> dict[str, Any]:
+    broker = Broker(home)
+    ns = f"f{uuid.uuid4().hex[:6]}."
+    try:
+        apply_catalogue(broker.bootstrap, prefix=ns)
+        service = Served(broker.bootstrap, ns, home / "state")
+        client = KafkaPubSub(broker.bootstrap, namespace=ns, user="bench")
+        queues = [f"BENCH.F{i}" for i in range(subscribers)]
+        first_answer(client, service.start())
+        for queue in queues:
+            answer = client.register("Faults/#", queue=queue, wait=120.0)
+            assert answer is not None and answer.ok, answer
+        stream = queue_to_topic(DEFAULT_STREAM, ns)
+        producer = clients.producer(ClientConfig(broker.bootstrap))  # defaults: acks all
+        done = threading.Event()
+        body_size = 200
+
+        def put() -> None:
+            for i in range(publications):
+                md, value = command_message(
+                    [("Command", "Publish"), ("Topic", f"Faults/{i % 7}")],
+                    body=f"{i:09d}".encode() + os.urandom(body_size),
+                    md=MQMD(Persistence=MQPER.PERSISTENT),
+                )
+                while True:
+                    try:
+                        producer.produce(stream, value, headers=mqmd_to_headers(md))
+                        break
+                    except BufferError:
+                        producer.poll(0.1)
+                producer.poll(0)
+                if i % 200 == 199:
+                    time.sleep(0.02)  # a steady stream: the faults land in the middle of it
+            producer.flush(600)
+            done.set()
+
+        began = time.monotonic()
+        sender = threading.Thread(target=put, daemon=True)
+        sender.start()
+        faults = []
+        for round_ in range(3):
+            time.sleep(5)
+            service.kill()
+            first_answer(client, service.start())
+            faults.append(f"service SIGKILL {round_ + 1}")
+            time.sleep(5)
+            broker.kill()
+            broker.start()
+            faults.append(f"broker restart {round_ + 1}")
+        done.wait(3600)
+        put_seconds = time.monotonic() - began
+        lost = duplicated = 0
+        counts_per_queue = []
+        for queue in queues:
+            seen = read_all(broker.bootstrap, queue_to_topic(queue, ns))
+            lost += sum(1 for i in range(publications) if f"{i:09d}".encode() not in seen)
+            duplicated += sum(n - 1 for n in seen.values() if n > 1)
+            counts_per_queue.append(sum(seen.values()))
+        client.close()
+        service.stop()
+        return {
+            "publications": publications,
+            "subscribers": subscribers,
+            "faults": faults,
+            "copies expected": publications * subscribers,
+            "copies delivered": sum(counts_per_queue),
+            "lost": lost,
+            "duplicated": duplicated,
+            "seconds putting (faults included)": round(put_seconds),
+        }
+    finally:
+        broker.stop()
+
+
+def read_all(bootstrap: str, topic: str, quiet: float = 20.0) -> collections.Counter[bytes]:
+    """Every committed copy on ``topic`` by its sequence number, read until the log's end has
+    not moved for ``quiet`` seconds (the service has handled all there was)."""
+    consumer = clients.consumer(
+        ClientConfig(bootstrap),
+        {"group.id": f"bench-{uuid.uuid4().hex}", "isolation.level": "read_committed",
+         "enable.auto.commit": False},
+    )  # fmt: skip
+    partitions = consumer.list_topics(topic, timeout=30).topics[topic].partitions
+    consumer.assign(
+        [clients.TopicPartition(topic, p, clients.OFFSET_BEGINNING) for p in partitions]
+    )
+    seen: collections.Counter[bytes] = collections.Counter()
+    last_end, moved_at = -1, time.monotonic()
+    while True:
+        for message in consumer.consume(1000, 0.5):
+            if message.error() is None:
+                body = message.value() or b""
+                seen[body[-(9 + 200) :][:9]] += 1  # the body ends the record
+        ends = sum(consumer.get_watermark_offsets(clients.TopicPartition(topic, p))[1]
+                   for p in partitions)  # fmt: skip
+        at = sum(max(tp.offset, 0) for tp in consumer.position(
+            [clients.TopicPartition(topic, p) for p in partitions]))  # fmt: skip
+        if ends != last_end:
+            last_end, moved_at = ends, time.monotonic()
+        if at >= ends and time.monotonic() - moved_at > quiet:
+            break
+    consumer.close()
+    return seen
+
+
+def regsub_figure(home: Path, at: list[int]) -> dict[str, Any]:
+    broker = Broker(home)
+    ns = f"s{uuid.uuid4().hex[:6]}."
+    try:
+        apply_catalogue(broker.bootstrap, prefix=ns)
+        service = Served(broker.bootstrap, ns, home / "state")
+        client = KafkaPubSub(broker.bootstrap, namespace=ns, user="bench")
+        first_answer(client, service.start())
+        client.close()
+        driver = ServiceDriver(broker.bootstrap, ns)
+        rates: dict[str, Any] = {"burst": SERVICE_BURST}
+        try:
+            held = 0
+            for k in at:
+                fill = [f"Bench/Held/{i}" for i in range(held, k - 1)]
+                for i in range(0, len(fill), 500):
+                    driver.burst("RegSub", fill[i : i + 500])
+                held = max(held, k - 1)
+                new = [f"Bench/New/{k}/{j}" for j in range(SERVICE_BURST)]
+                seconds = driver.burst("RegSub", new)
+                driver.burst("DeregSub", new)
+                rates[f"RegSub/s at subscription {k:,}"] = round(SERVICE_BURST / seconds)
+        finally:
+            driver.close()
+            service.stop()
+        return rates
+    finally:
+        broker.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--subscriptions", type=int, default=100_000)
+    parser.add_argument("--outage", type=float, default=60.0)
+    parser.add_argument("--publications", type=int, default=100_000)
+    parser.add_argument("--only", choices=("restart", "outage", "faults", "regsub"))
+    args = parser.parse_args()
+    parts: dict[str, Callable[[Path], dict[str, Any]]] = {
+        "restart": lambda home: restart_figure(home, args.subscriptions),
+        "outage": lambda home: outage_figure(home, args.outage),
+        "faults": lambda home: faults_figure(home, args.publications),
+        "regsub": lambda home: regsub_figure(home, [1, 1000, 3000]),
+    }
+    for name, run in parts.items():
+        if args.only not in (None, name):
+            continue
+        with tempfile.TemporaryDirectory(prefix=f"mqk-bench-{name}-") as home:
+            began = time.monotonic()
+            figures = run(Path(home))
+            figures["bench seconds"] = round(time.monotonic() - began)
+            print(f"{name}: {json.dumps(figures, indent=1, ensure_ascii=False)}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

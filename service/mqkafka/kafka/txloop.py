@@ -29,9 +29,10 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as WaitedTooLong
 from dataclasses import dataclass, field
+from queue import SimpleQueue
 from typing import Any, NamedTuple, Protocol, cast
 
 from mqkafka.kafka import clients
@@ -160,7 +161,7 @@ class TransactionalLoop:
         self._fenced_renewals = 0  # fatal errors met right after Kafka was away, cured so
         self._back_at = -1e9  # when Kafka was last said to be back (monotonic)
         self._client = client
-        self._calls = ThreadPoolExecutor(1, "mqk-tx-call")
+        self._calls = _Caller()
         self._abandoned: list[Any] = []  # producers stuck in a call: kept, never destroyed
         # Careful mode (see the module doc): per partition, the last offset a failed
         # transaction read; the inputs whose records Kafka refused; those whose replacement it
@@ -267,7 +268,7 @@ class TransactionalLoop:
                 self._on_joined()
 
     def _close(self) -> None:
-        self._calls.shutdown(wait=False)
+        self._calls.stop()
         try:
             self.producer.flush(10)
         finally:
@@ -442,7 +443,7 @@ class TransactionalLoop:
                         "takes over", getattr(call, "__name__", "call"), TX_GIVE_UP)  # fmt: skip
             self._abandoned.append(self.producer)
             self.producer = clients.producer(self._client, self._producer_settings)
-            self._calls = ThreadPoolExecutor(1, "mqk-tx-call")  # the old thread is stuck
+            self._calls = _Caller()  # the old thread is stuck in the abandoned producer
             self._renew = True  # init_transactions before the next transaction
             raise KafkaException(
                 KafkaError(KafkaError._TIMED_OUT, "transactional call gave up")
@@ -658,6 +659,33 @@ class TransactionalLoop:
                 self.consumer.seek(TopicPartition(topic, partition, offset))
             except KafkaException as error:
                 log.warning("seek after abort failed for %s[%d]: %s", topic, partition, error)
+
+
+class _Caller:
+    """One daemon thread that runs calls handed to it: a call stuck for ever in librdkafka
+    keeps neither the loop nor the process's exit waiting (a ThreadPoolExecutor's threads are
+    joined at exit)."""
+
+    def __init__(self) -> None:
+        self._jobs: SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None]
+        self._jobs = SimpleQueue()
+        threading.Thread(target=self._serve, name="mqk-tx-call", daemon=True).start()
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            future, call, args = job
+            try:
+                future.set_result(call(*args))
+            except BaseException as error:  # handed to the caller
+                future.set_exception(error)
+
+    def submit(self, call: Callable[..., Any], *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._jobs.put((future, call, args))
+        return future
+
+    def stop(self) -> None:
+        self._jobs.put(None)
 
 
 def _first(error: BaseException) -> Any:

@@ -18,6 +18,7 @@ BENCHES = [
     "bench_service",
     "bench_deploy",
     "bench_resilience",
+    "bench_faust",
 ]
 
 if __name__ == "__main__":

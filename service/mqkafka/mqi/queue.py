@@ -452,13 +452,17 @@ class Queue:
         gmo = gmo if gmo is not None else GMO()
         if max_length is None and gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
             max_length = TRUNCATED_DEFAULT_BUFFER
-        with _mqi():
+        try:  # the _mqi boundary, inline: MQGET is the hot path
             lazy = C.MQOO_INPUT_AS_Q_DEF
             if gmo.Options & transfer.BROWSE:
                 lazy = C.MQOO_BROWSE
             handle = self._opened(lazy)
             conn = self._qmgr.connection
             return transfer.get(conn, handle, max_length, md, gmo, self.publications)
+        except MQMIError:
+            raise
+        except MQError as error:
+            raise MQMIError.of(error) from None
 
     def get_no_jms(self, max_length: int | None = None, *opts: Any) -> bytes:
         """MQGET without message properties (pymqi's get_no_jms / get_no_rfh2)."""

@@ -163,18 +163,25 @@ class Rec:
         return remaining_expiry(expiry, self.put_ms(), now) is None
 
 
+# header -> (MD field, kind: 0 number, 1 text, 2 id; longest text or exact id length), so the
+# hot loop below looks each header up once
+_FIELD_OF: dict[str, tuple[str, int, int]] = {
+    _PREFIX + name: (name, kind, TEXT_FIELDS.get(name, 0) or ID_FIELDS.get(name, 0))
+    for name, kind in _KIND.items()
+}
+
+
 def _fast_values(headers: dict[str, bytes | None]) -> dict[str, object] | None:
     """MD values straight from well-formed headers; None to leave them to the strict reader."""
     values = dict(_DEFAULT_VALUES)
+    field_of = _FIELD_OF.get
     for header, raw in headers.items():
-        if not header.startswith(_PREFIX):
-            continue
-        name = header[5:]
-        kind = _KIND.get(name)
-        if kind is None:
+        field = field_of(header)
+        if field is None:
             continue
         if raw is None:
             return None
+        name, kind, length = field
         if kind == 0:
             number = _NUMBERS.get(raw)
             if number is None:
@@ -187,12 +194,12 @@ def _fast_values(headers: dict[str, bytes | None]) -> dict[str, object] | None:
                     _NUMBERS[bytes(raw)] = number
             values[name] = number
         elif kind == 1:
-            if len(raw) > TEXT_FIELDS[name] or b"\0" in raw:
+            if len(raw) > length or b"\0" in raw:
                 return None
             values[name] = raw.ljust(8) if name == "Format" else raw
+        elif len(raw) != length:
+            return None
         else:
-            if len(raw) != ID_FIELDS[name]:
-                return None
             values[name] = raw
     return values
 

@@ -155,7 +155,7 @@ def sub_show(args: argparse.Namespace) -> int:
 
 def sub_delete(args: argparse.Namespace) -> int:
     from mqkafka.cli.ops import report_result
-    from mqkafka.client.kafka_pubsub import KafkaPubSub
+    from mqkafka.query.actions import delete_subscription
 
     views = _found(args)
     if not views:
@@ -166,27 +166,12 @@ def sub_delete(args: argparse.Namespace) -> int:
     config = client_of(args)
     require_service(config, args.namespace)
     worst = EXIT_OK
-    for view in views:
-        kind, _, point = view.namespace.partition(":")
-        if kind == "stream":
-            raise UserError(
-                f"{view.label} is in stream {point} (MQRFH): deregister it with MQRFH's "
-                "DeregSub naming MQPSStreamName"
-            )
-        client = KafkaPubSub(config, namespace=args.namespace, user=view.user_id)
-        try:
-            result = client.deregister(
-                view.topic, queue=view.queue,
-                options=["CorrelAsId"] if view.correl_id else [],
-                correl_id=bytes.fromhex(view.correl_id) if view.correl_id else None,
-                sub_name=view.name, filter=view.filter, sub_point=point or None,
-            )  # fmt: skip
-        except TimeoutError as error:
-            raise UserError(str(error)) from None
-        finally:
-            client.close()
+    for view in views:  # the console deletes through the same call
+        outcome = delete_subscription(config, view, namespace=args.namespace)
+        if outcome.result is None:
+            raise UserError(outcome.text)
         print(f"{view.label} -> {view.queue}: ", end="")
-        worst = max(worst, report_result(result))
+        worst = max(worst, report_result(outcome.result))
     return worst
 
 

@@ -25,6 +25,7 @@ from mqkafka.wire.dlh import decode_dlh
 class Outcome:
     ok: bool
     text: str  # one line for the operator
+    result: Any = None  # the service's answer to a command (a CommandResult), when there is one
 
 
 def _connect(config: ClientConfig, namespace: str, qmgr: str) -> Any:
@@ -92,7 +93,11 @@ def delete_subscription(
 
     kind, _, point = view.namespace.partition(":")
     if kind == "stream":
-        return Outcome(False, f"{view.label} is in stream {point}: deregister it with MQRFH")
+        return Outcome(
+            False,
+            f"{view.label} is in stream {point} (MQRFH): deregister it with MQRFH's DeregSub "
+            "naming MQPSStreamName",
+        )
     client = KafkaPubSub(config, namespace=namespace, user=view.user_id)
     try:
         result = client.deregister(
@@ -108,8 +113,9 @@ def delete_subscription(
     if result is None:
         return Outcome(False, "no answer from the broker service")
     if result.ok:
-        return Outcome(True, f"deleted {view.label} -> {view.queue}")
-    return Outcome(False, f"{result.completion}: {name_of(result.reason)} ({result.reason})")
+        return Outcome(True, f"deleted {view.label} -> {view.queue}", result)
+    text = f"{result.completion}: {name_of(result.reason)} ({result.reason})"
+    return Outcome(False, text, result)
 
 
 __all__ = ["Outcome", "delete_subscription", "reput_dead_letter"]

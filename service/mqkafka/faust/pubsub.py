@@ -75,7 +75,9 @@ class MQPubSub:
         self.app = app
         self.namespace = namespace
         self.stream = stream
-        self.reply_queue = reply_queue or default_reply_queue(app.conf.id)
+        # The app's id has the namespace in front (make_app): the queue's topic gets it anyway.
+        own_id = str(app.conf.id).removeprefix(namespace)
+        self.reply_queue = reply_queue or default_reply_queue(own_id)
         self.user = user if user is not None else os.environ.get("USER", "mqk")[:12]
         # One key for everything this app puts: its messages stay in one partition, in order.
         self.client_key = uuid.uuid4().bytes

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from mqkafka.faust import Publication, decode_publication, default_reply_queue, encode_record
+from mqkafka.faust import (
+    MQPubSub,
+    Publication,
+    decode_publication,
+    default_reply_queue,
+    encode_record,
+    make_app,
+)
 from mqkafka.faust.pubsub import parse_reply_publication
+from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq import rfh2
 from mqkafka.mq.folders import Folder, render_folder
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT
@@ -50,3 +58,11 @@ def test_a_reply_is_read_as_the_client_reads_it(
 def test_a_message_that_is_no_reply_is_an_error_result_not_a_crash() -> None:
     broken = Publication(MQMD(Format=MQFMT_RF_HEADER_2), b"", value=b"RFH \x00")
     assert not parse_reply_publication(broken).ok
+
+
+def test_an_apps_reply_queue_is_named_without_its_namespace_and_read_in_it() -> None:
+    app = make_app("summary", ClientConfig("127.0.0.1:1"), namespace="ns1.")
+    mq = MQPubSub(app, namespace="ns1.")
+    assert mq.reply_queue == "MQK.FAUST.SUMMARY"
+    assert mq.queue(mq.reply_queue).get_topic_name() == "ns1.MQK.FAUST.SUMMARY"
+    assert mq.queue("APP/Q%1").get_topic_name() == "ns1.APP-2FQ-251"  # wire contract §1

@@ -60,7 +60,9 @@ _AWAY_SIGNS = ("Connect to", "brokers are down", "Connection refused")
 _NOISE = (
     'share consumer is in "Preview"',
     "in progress: retrying",  # a coordinator still loading after a broker's start: transient
-)
+    # a producer's fatal error reaches its owner as an exception, which says it in one line
+    "Fatal transaction error", "Fatal idempotent producer error",
+)  # fmt: skip
 
 
 class KafkaEdgeError(RuntimeError):
@@ -169,9 +171,11 @@ def kafka_away_since() -> float | None:
 
 
 def _log_error(error: KafkaError) -> None:
-    """Default error callback: one rate-limited line (librdkafka retries by itself)."""
-    level = logging.ERROR if error.fatal() else logging.WARNING
-    _librdkafka_logger().log(level, "Kafka client: %s", error.str())
+    """Default error callback: one rate-limited line (librdkafka retries by itself). A fatal
+    error is not logged here: the call that meets it raises, and its caller says it once."""
+    if error.fatal():
+        return
+    _librdkafka_logger().log(logging.WARNING, "Kafka client: %s", error.str())
 
 
 def _settings(

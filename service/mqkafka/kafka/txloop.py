@@ -158,6 +158,10 @@ class TransactionalLoop:
         # answered nothing after Kafka came back). init_transactions on a new producer with
         # the same transactional.id aborts whatever the old one left open.
         self._renew = False
+        # After a failed transaction whose end is not known for sure (a commit that failed may
+        # have completed: the batch rewound was then handed out twice), reading resumes from
+        # the committed offsets, Kafka's word, before the next batch is read.
+        self._resync = False
         self._fenced_renewals = 0  # fatal errors met right after Kafka was away, cured so
         self._back_at = -1e9  # when Kafka was last said to be back (monotonic)
         self._client = client
@@ -247,6 +251,8 @@ class TransactionalLoop:
             while not self._stop.is_set():
                 if not self._joined and time.monotonic() - subscribed > JOIN_WAIT:
                     self._assigned(self.consumer, [])  # a member with nothing to do is ready
+                if self._resync and not self._resynced():
+                    continue
                 batch = self._next_batch()
                 if not batch:
                     self._check_kafka_while_idle()
@@ -464,13 +470,25 @@ class TransactionalLoop:
         self.producer.init_transactions(TX_TIMEOUT)  # aborts what the old one left open
         self._renew = False
         self._abort_pending = False
-        self._resume_from_committed()
+        self._resync = True
+        log.info("a new transactional producer took over")
+
+    def _resynced(self) -> bool:
+        """Whether reading now resumes from the committed offsets; False while Kafka cannot
+        say them (tried again after a pause)."""
+        try:
+            self._resume_from_committed()
+        except KafkaException:
+            self._stop.wait(1.0)
+            return False
+        self._resync = False
+        return True
 
     def _resume_from_committed(self) -> None:
-        """After a new producer's init_transactions, the last transaction is settled, one way
-        or the other: a commit given up here may have reached the coordinator and be
-        complete. So each partition resumes from its committed offset, Kafka's word, not from
-        the rewind (which would hand a committed batch out again)."""
+        """After a failed transaction, once it is settled one way or the other (a commit that
+        failed or was given up may have reached the coordinator and completed): each
+        partition resumes from its committed offset, Kafka's word, not from the rewind (which
+        would hand a committed batch out again)."""
         assigned = self.consumer.assignment()
         if not assigned:
             return
@@ -481,7 +499,6 @@ class TransactionalLoop:
             except KafkaException as error:
                 log.warning("seek to the committed offset failed for %s[%d]: %s",
                             tp.topic, tp.partition, error)  # fmt: skip
-        log.info("a new transactional producer took over after Kafka was away")
 
     def _heard_from_kafka(self) -> None:
         """Kafka answered (a commit, or metadata while idle): say so once if it was away."""
@@ -645,6 +662,7 @@ class TransactionalLoop:
                     log.warning("abort_transaction failed (%s): a new producer takes over",
                                 _said(error))  # fmt: skip
         self._rewind(batch)
+        self._resync = self.transactional  # the rewind, unless the commit had completed
         if hooks is not None:
             hooks.aborted()
 

@@ -138,6 +138,8 @@ def delivered_span(
             for message in consumer.consume(10000, 0.5):
                 if message.error() is None:
                     seen += 1
+                    if (message.value() or b"").endswith(corpus.WARM_UP):
+                        continue  # a warm-up's copy: counted, not timed
                     ts = message.timestamp()[1] / 1000.0
                     first = ts if first is None else min(first, ts)
                     last = max(last, ts)
@@ -154,7 +156,12 @@ CPU_SPLIT: list[tuple[float, float, float | None]] = []
 
 
 def wait_committed(
-    bootstrap: str, group: str, topic: str, records: int, timeout: float = 600
+    bootstrap: str,
+    group: str,
+    topic: str,
+    records: int,
+    timeout: float = 600,
+    interval: float = 0.2,
 ) -> None:
     """Until ``group`` has committed ``records`` offsets of ``topic`` (all of its partitions)."""
     consumer = Consumer({**kafka_settings(bootstrap), "group.id": group})
@@ -166,7 +173,7 @@ def wait_committed(
             done = sum(max(tp.offset, 0) for tp in consumer.committed(asked, timeout=10))
             if done >= records:
                 return
-            time.sleep(0.2)
+            time.sleep(interval)
         raise TimeoutError(f"{group} committed too little of {topic}")
     finally:
         consumer.close()
@@ -195,13 +202,15 @@ def throughput(
     best: bool = False,
     relays: bool = False,
     max_message_bytes: int | None = None,
+    warm: bool = False,
 ) -> float:
     """Publications per second through the service (fan-out copies counted once) on the
     corpus (``size`` 0: its mix; ``best``: the old repeated lz4 body); the service's CPU time
     per publication is left in ``CPU_US`` (µs). With ``relays``, the relays of
     ``bench_relay`` read the same stream first (``LAST_RELAYS``). With ``max_message_bytes``,
     the stream and the subscriber queues take records that large, and so does the service's
-    producer."""
+    producer. With ``warm``, one publication per topic of the tree goes first, and the
+    figures are of what follows it (a service that has seen its topics: plans made)."""
     del persistent, new_msg_ids  # the corpus is non-persistent, each publication its own MsgId
     ns = namespace_for(bootstrap)
     extra = [*(["--in-memory-state"] if memory else []), *([] if activity else ["--no-activity"])]
@@ -225,20 +234,24 @@ def throughput(
         # The stream is filled while the service is stopped, as the relay's input is filled
         # before it runs: the producer does not compete with the service for the CPU.
         service.stop()
-        big = {"message.max.bytes": max_message_bytes + 100_000} if max_message_bytes else {}
-        corpus.fill(bootstrap, stream, records, size, best=best, producer_config=big)
+        limit = max_message_bytes + 100_000 if max_message_bytes else None
+        producing = {"message.max.bytes": limit} if limit else {}
+        warmed = corpus.fill_warm_up(bootstrap, stream) if warm else 0
+        corpus.fill(bootstrap, stream, records, size, best=best, producer_config=producing)
         LAST_RELAYS.clear()
         if relays:  # the same input, read by each relay's own group
             for name, relay in RELAYS.items():
-                LAST_RELAYS[name] = relay_rate(bootstrap, relay, stream, records)
+                LAST_RELAYS[name] = relay_rate(bootstrap, relay, stream, records + warmed)
         service.start()
+        if warmed:  # the warm-ups are first in each partition: read once they are done
+            wait_committed(bootstrap, ns + "mqk-broker", stream, warmed, interval=0.02)
         jvm = local_broker_pid(bootstrap)
         jvm_stat = None if jvm is None else f"/proc/{jvm}/stat"
         before = (service.cpu_seconds(), service.main_thread_cpu_seconds())
         jvm_before = 0.0 if jvm_stat is None else cpu_seconds(jvm_stat)
         # The copies are read once the service is done (their timestamps are when it wrote
         # them), so no reader competes with it for the CPU either.
-        wait_committed(bootstrap, ns + "mqk-broker", stream, records)
+        wait_committed(bootstrap, ns + "mqk-broker", stream, records + warmed)
         total = service.cpu_seconds() - before[0]
         main = service.main_thread_cpu_seconds() - before[1]
         LAST_RSS[:] = [service.peak_rss_kb()]
@@ -248,10 +261,9 @@ def throughput(
         jvm_per_copy = None if jvm_used is None else jvm_used * per_copy
         CPU_SPLIT.append((main * per_copy, (total - main) * per_copy, jvm_per_copy))
         service.stop()
-        seen, span = delivered_span(
-            bootstrap, [queue_to_topic(q, ns) for q in queues], records * fanout
-        )
-    assert seen == records * fanout, f"{seen} of {records * fanout} delivered"
+        expect = (records + warmed) * fanout
+        seen, span = delivered_span(bootstrap, [queue_to_topic(q, ns) for q in queues], expect)
+    assert seen == expect, f"{seen} of {expect} delivered"
     return records / max(span, 1e-3)
 
 
@@ -423,14 +435,16 @@ def cpu_per_copy(label: str, runs: list[tuple[float, float, float | None]]) -> d
     return figures
 
 
-def side_by_side(bootstrap: str, records: int, size: int, repeats: int) -> dict[str, Any]:
+def side_by_side(
+    bootstrap: str, records: int, size: int, repeats: int, warm: bool = False
+) -> dict[str, Any]:
     """Fan-out 1 on the corpus with the relays reading the same stream, ``repeats`` times
     (medians): publications/s, the ratios, CPU per publication and per record."""
     runs: dict[str, list[float]] = {"service": [], "cpu": []}
     for name in RELAYS:
         runs[name], runs[f"{name} cpu"] = [], []
     for _ in range(repeats):
-        runs["service"].append(throughput(bootstrap, records, size, 1, relays=True))
+        runs["service"].append(throughput(bootstrap, records, size, 1, relays=True, warm=warm))
         runs["cpu"].append(CPU_US[-1])
         for name, (rate, cpu) in LAST_RELAYS.items():
             runs[name].append(rate)
@@ -474,6 +488,9 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=100_000, help="at 256 B; fewer above")
     parser.add_argument("--sizes", type=int, nargs="*", default=list(corpus.SIZES.values()))
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument(
+        "--warm", action="store_true", help="the service sees each topic once before timing"
+    )
     parser.add_argument("--retained", type=int, default=1_000_000)
     parser.add_argument("--subscriptions", type=int, default=100_000)
     parser.add_argument(
@@ -500,15 +517,15 @@ def main() -> None:
         if want("throughput"):
             for size in args.sizes:
                 n = corpus.records_for(size, most=args.records)
-                figures = side_by_side(bootstrap, n, size, args.repeats)
+                figures = side_by_side(bootstrap, n, size, args.repeats, args.warm)
                 fan1[size] = figures["service publications/s"]
                 results[f"fan-out 1, {label(size)}"] = figures
                 print(json.dumps({label(size): figures}), flush=True)
         if want("fanout10"):
             for size in [s for s in args.sizes if s in (256, 4096)]:
                 n = corpus.records_for(size, most=args.records) // 5  # 2 copies per record
-                one = fan1.get(size) or throughput(bootstrap, n * 5, size, 1)
-                ten = throughput(bootstrap, n, size, 10)
+                one = fan1.get(size) or throughput(bootstrap, n * 5, size, 1, warm=args.warm)
+                ten = throughput(bootstrap, n, size, 10, warm=args.warm)
                 figures = {
                     "fan-out 10 copies/s": round(ten * 10),
                     "fan-out 1 publications/s": round(one),

@@ -173,6 +173,24 @@ def best_case(count: int, size: int) -> Iterator[Publication]:
         yield Publication(str(i % 64).encode(), value, headers)
 
 
+WARM_UP = b"\0warm-up\0"  # the body of a warm-up publication (its copies end with it)
+
+
+def fill_warm_up(bootstrap: str, topic: str) -> int:
+    """One publication per leaf of the tree, ``WARM_UP`` as body; returns how many."""
+    producer = Producer(kafka_settings(bootstrap))
+    md = MQMD(Persistence=MQPER.NOT_PERSISTENT)
+    tree = leaves()
+    for n, topic_string in enumerate(tree):
+        md = md.replace(MsgId=n.to_bytes(24, "big"))
+        pairs = [("Command", "Publish"), ("Topic", topic_string)]
+        md, value = command_message(pairs, body=WARM_UP, md=md)
+        producer.produce(topic, value=value, headers=mqmd_to_headers(md))
+        producer.poll(0)
+    assert producer.flush(60) == 0
+    return len(tree)
+
+
 def records_for(size: int, budget: int = 160 << 20, most: int = 200_000) -> int:
     """How many publications make a run: ``most``, fewer for large bodies (``budget`` bytes)."""
     mean = size or (MIX_RANGE[1] - MIX_RANGE[0]) / math.log(MIX_RANGE[1] / MIX_RANGE[0])

@@ -71,7 +71,7 @@ class BrokerService:
         member = f"{config.namespace}mqk-serve-{config.instance_id}"
         try:  # before the state is opened: a worker in use keeps it
             check_instance_free(
-                self.admin, group, member, config.instance_id, SESSION_TIMEOUT_MS / 1000
+                config.client, group, member, config.instance_id, SESSION_TIMEOUT_MS / 1000
             )
         except InstanceInUse as error:
             raise ServiceError(str(error)) from None

@@ -76,7 +76,7 @@ def test_a_tables_committed_changes_come_with_their_input_offsets(
     producer.flush(30)
     del producer  # not left retrying a broker the session has stopped
 
-    worker = faust_worker(PROBE, PROBE_ID=app_id, PROBE_TOPIC=topic, PROBE_SECONDS="4")
+    worker = faust_worker(PROBE, PROBE_ID=app_id, PROBE_TOPIC=topic, PROBE_SECONDS="2")
     worker.wait_for("counted 2")
     # The second record is counted and being worked on; its count is committed...
     assert committed_count(config, f"{app_id}-counts-changelog", at_least=2) == 2

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
 import mqkafka.mqi as pymqi
 from mqkafka.mqi import CMQC as C
@@ -51,15 +51,10 @@ def wait_gmo(options: int = 0, hmsg: int = 0) -> pymqi.GMO:
 
 
 def raw_record(bootstrap: str, topic: str, timeout: float = 30) -> Any:
-    """The first record of ``topic``, as any Kafka consumer reads it."""
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": uuid.uuid4().hex,
-            "auto.offset.reset": "earliest",
-        }
-    )
-    consumer.subscribe([topic])
+    """The first record of ``topic``, as any Kafka consumer reads it (assigned, no group)."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": uuid.uuid4().hex})
+    partitions = consumer.list_topics(topic, timeout=timeout).topics[topic].partitions
+    consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in partitions])
     deadline = time.monotonic() + timeout
     try:
         while time.monotonic() < deadline:

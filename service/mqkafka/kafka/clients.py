@@ -61,7 +61,7 @@ _NOISE = (
     'share consumer is in "Preview"',
     "in progress: retrying",  # a coordinator still loading after a broker's start: transient
     # a producer's fatal error reaches its owner as an exception, which says it in one line
-    "Fatal transaction error", "Fatal idempotent producer error",
+    "Fatal transaction error", "Fatal idempotent producer error", "Fatal error: ",
 )  # fmt: skip
 
 

@@ -251,7 +251,7 @@ class TransactionalLoop:
             while not self._stop.is_set():
                 if not self._joined and time.monotonic() - subscribed > JOIN_WAIT:
                     self._assigned(self.consumer, [])  # a member with nothing to do is ready
-                if self._resync and not self._resynced():
+                if (self._renew or self._resync) and not self._recovered():
                     continue
                 batch = self._next_batch()
                 if not batch:
@@ -473,12 +473,17 @@ class TransactionalLoop:
         self._resync = True
         log.info("a new transactional producer took over")
 
-    def _resynced(self) -> bool:
-        """Whether reading now resumes from the committed offsets; False while Kafka cannot
-        say them (tried again after a pause)."""
+    def _recovered(self) -> bool:
+        """After a failed transaction, before the next batch is read: a new producer if the
+        old one is to go (its init_transactions settles the last transaction), then reading
+        resumes from the committed offsets. False while Kafka cannot do either (tried again
+        after a pause)."""
         try:
+            if self._renew and self.transactional:
+                self._renew_producer()
             self._resume_from_committed()
-        except KafkaException:
+        except KafkaException as error:
+            log.debug("recovering after a failed transaction: %s", error)
             self._stop.wait(1.0)
             return False
         self._resync = False

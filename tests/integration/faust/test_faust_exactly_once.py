@@ -25,6 +25,8 @@ from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from tests.integration.faust.conftest import FaustWorker
 
+pytestmark = pytest.mark.kafka
+
 PROBE = Path(__file__).with_name("eos_probe_app.py")
 FAUST_SPLITS_TRANSACTIONS = (
     "Faust exactly-once on Kafka 4.2: a timed commit mid-record commits the Table's changelog "

@@ -8,6 +8,8 @@ import json
 import uuid
 from collections.abc import Callable
 
+import pytest
+
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
 from mqkafka.kafka import clients, topicadmin
 from mqkafka.kafka.clientconfig import ClientConfig
@@ -15,6 +17,7 @@ from mqkafka.wire.headers import mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
 from tests.integration.faust.conftest import FaustWorker
 
+pytestmark = pytest.mark.kafka
 QUEUE = "FAUST.SPORT"
 
 

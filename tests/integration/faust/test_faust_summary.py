@@ -18,6 +18,7 @@ from mqkafka.wire.names import queue_to_topic
 from tests.integration.faust.conftest import FaustWorker
 
 pytestmark = pytest.mark.kafka
+
 QUEUE = "FAUST.SPORT"
 
 

@@ -5,6 +5,7 @@ every import statement counts, at module level or inside a function."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -26,8 +27,14 @@ OWNERS = {
 ENGINE_MAY_IMPORT = {"engine", "mq"}
 
 
-def imports() -> Iterator[tuple[str, str]]:
-    """(subpackage of the importing module, imported module) for every import."""
+@functools.cache
+def imports() -> tuple[tuple[str, str], ...]:
+    """(subpackage of the importing module, imported module) for every import; parsed once for
+    every rule."""
+    return tuple(_imports())
+
+
+def _imports() -> Iterator[tuple[str, str]]:
     for path in sorted(PACKAGE.rglob("*.py")):
         part = path.relative_to(PACKAGE).parts
         owner = part[0] if len(part) > 1 else ""

@@ -62,6 +62,7 @@ _NOISE = (
     "in progress: retrying",  # a coordinator still loading after a broker's start: transient
     # a producer's fatal error reaches its owner as an exception, which says it in one line
     "Fatal transaction error", "Fatal idempotent producer error", "Fatal error: ",
+    "fenced by a newer instance",
 )  # fmt: skip
 
 

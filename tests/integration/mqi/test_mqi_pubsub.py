@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 from confluent_kafka import Consumer, Producer
 
+import mqkafka.mqi as pymqi
 from mqkafka.engine.codec import decode_command, encode_reply
 from mqkafka.engine.effects import Reply
 from mqkafka.mq.commands import CONTROL_QUEUE, Interface, PubOpt, RegOpt, RegSub
@@ -21,6 +22,14 @@ from mqkafka.mqi import GMO, MD, SD, MQMIError
 from mqkafka.mqi.pubsub import PubSub, Subscription, Topic, raise_for
 from mqkafka.mqi.queue import Queue, QueueManager
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
+from tests.integration.mqi.props import (
+    EXPECTED,
+    got_properties,
+    raw_record,
+    usr_of,
+    wait_gmo,
+    with_properties,
+)
 
 pytestmark = pytest.mark.kafka
 
@@ -241,3 +250,51 @@ def test_mqsub_create_of_a_durable_name_that_exists_is_2432_and_resume_finds_it(
     resumed = Subscription(app).sub(sub_desc=SD(Options=C.MQSO_RESUME, SubName=name))
     assert resumed.name == queue.name
     first.close(C.MQCO_REMOVE_SUB)
+
+
+def test_a_publications_properties_reach_mqsub_as_properties_and_regsub_in_usr(
+    served: Callable[..., QueueManager],
+    new_queue: Callable[..., str],
+    kafka_bootstrap: str,
+) -> None:
+    """Issue 23: the publisher's message properties, as an MQSUB subscriber (message
+    properties, the data alone), a RegSub subscriber (MQRFH2 <usr>) and Kafka see them."""
+    subscriber, publisher = served(), served()
+    topic_string = f"Props/{uuid.uuid4().hex[:8]}"
+    sd = pymqi.SD(Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_NON_DURABLE)
+    sd.set_vs("ObjectString", topic_string)
+    subscription = pymqi.Subscription(subscriber)
+    subscription.sub(sub_desc=sd)
+    regsub_queue = new_queue()  # a queued-interface subscriber's own queue
+    reply = PubSub(subscriber).register_subscriber([topic_string], queue=regsub_queue)
+    assert reply is not None and reply.reason == 0
+
+    topic = pymqi.Topic(publisher, topic_string=topic_string)
+    pmo = pymqi.PMO(OriginalMsgHandle=with_properties(publisher).msg_handle)
+    for number in range(2):
+        topic.pub(b"price %d" % number, pymqi.MD(Format=C.MQFMT_STRING), pmo)
+
+    # MQSUB: the publication's data alone, its properties as message properties
+    handle = pymqi.MessageHandle(subscriber)
+    md = pymqi.MD()
+    data = subscription.get(None, md, wait_gmo(0, handle.msg_handle))
+    assert data == b"price 0" and md.Format == C.MQFMT_STRING
+    assert got_properties(handle) == EXPECTED
+    # ... and with MQGMO_PROPERTIES_FORCE_MQRFH2 the queued interface's MQRFH2
+    found: list[pymqi.RFH2] = []
+    force = wait_gmo(C.MQGMO_PROPERTIES_FORCE_MQRFH2)
+    assert subscription.get_rfh2(None, pymqi.MD(), force, found) == b"price 1"
+    assert b"<Command>Publish</Command>" in bytes(found[0]["psc"])
+    assert b'<urgent dt="boolean">true</urgent>' in usr_of(found)
+
+    # RegSub: the MQRFH2 with <psc> and the properties in <usr>, as RFH2 readers expect
+    queue = pymqi.Queue(subscriber, regsub_queue, C.MQOO_INPUT_SHARED)
+    found = []
+    assert queue.get_rfh2(None, pymqi.MD(), wait_gmo(), found) == b"price 0"
+    assert b'<ratio dt="r8">0.25</ratio>' in usr_of(found)
+    # a raw Kafka consumer of that queue sees the same properties in the headers
+    record = raw_record(kafka_bootstrap, subscriber.connection.settings.topic_of(regsub_queue))
+    assert dict(record.headers())["mqprop.count"] == b"42"
+    PubSub(subscriber).deregister_subscriber([topic_string], queue=regsub_queue)
+    queue.close()
+    subscription.close()

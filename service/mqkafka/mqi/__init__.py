@@ -29,7 +29,8 @@ from mqkafka.mqi.validation import (
 
 if TYPE_CHECKING:
     from mqkafka.mqi.pcf import CFBS, CFIF, CFIL, CFIN, CFSF, CFSL, CFST, Filter, PCFExecute
-    from mqkafka.mqi.pubsub import PubSub, Subscription, Topic
+    from mqkafka.mqi.psclient import PubSub
+    from mqkafka.mqi.pubsub import Subscription, Topic
     from mqkafka.mqi.queue import Queue, QueueManager, connect
     from mqkafka.mqi.settings import Settings
 
@@ -40,7 +41,7 @@ _LAZY = {
     "connect": "mqkafka.mqi.queue",
     "Queue": "mqkafka.mqi.queue",
     "QueueManager": "mqkafka.mqi.queue",
-    "PubSub": "mqkafka.mqi.pubsub",
+    "PubSub": "mqkafka.mqi.psclient",
     "Subscription": "mqkafka.mqi.pubsub",
     "Topic": "mqkafka.mqi.pubsub",
     "Settings": "mqkafka.mqi.settings",

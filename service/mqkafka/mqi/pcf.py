@@ -320,7 +320,7 @@ class PCFExecute:
         return rows
 
     def _delete_sub(self, args: Params, _: list[Any]) -> list[Params]:
-        from mqkafka.mqi.pubsub import PubSub, raise_for
+        from mqkafka.mqi.psclient import PubSub, raise_for
 
         found = self._subscriptions(args)
         if not found:

@@ -520,6 +520,10 @@ class TransactionalLoop:
         self._back_at = now
         self._fenced_renewals = 0
         log.warning("Kafka is back after %.0fs: serving again", seconds)
+        # The producer's idea of the group coordinator is from before the outage, and its
+        # next send_offsets_to_transaction would wait for that one for ever (given up only
+        # after TX_GIVE_UP): a new producer asks afresh, before the next batch.
+        self._renew = self._renew or (self.transactional and seconds >= 5.0)
 
     def _check_kafka_while_idle(self) -> None:
         """While idle and Kafka was said to be away, ask it every few seconds."""

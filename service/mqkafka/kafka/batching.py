@@ -20,6 +20,7 @@ Pure logic, no I/O: ``tests/unit/kafka/test_batching.py`` checks it as a table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 COMMIT = -1.0  # next_wait's answer: commit now
@@ -45,6 +46,9 @@ class BatchLimits:
     busy_records: int = 1000
     busy_bytes: int = 1 << 20
     fill_wait: float = 0.002
+    # input bytes handed to the handler at once: what it makes of them (up to one copy per
+    # subscriber) is alive until produced, so large records go in small groups
+    chunk_bytes: int = 8 << 20
 
 
 def next_wait(
@@ -73,3 +77,18 @@ def next_wait(
     if records >= limits.busy_records or size >= limits.busy_bytes:
         return min(limits.fill_wait, limits.max_seconds - elapsed)
     return COMMIT
+
+
+def chunks(lengths: Sequence[int], limit: int) -> list[tuple[int, int]]:
+    """``lengths`` (of a batch's records) cut into consecutive ranges ``(start, end)`` of at
+    most ``limit`` bytes each, or of one record where one alone is larger."""
+    ranges: list[tuple[int, int]] = []
+    start, total = 0, 0
+    for i, length in enumerate(lengths):
+        if total + length > limit and i > start:
+            ranges.append((start, i))
+            start, total = i, 0
+        total += length
+    if start < len(lengths):
+        ranges.append((start, len(lengths)))
+    return ranges

@@ -36,7 +36,7 @@ from queue import SimpleQueue
 from typing import Any, NamedTuple, Protocol, cast
 
 from mqkafka.kafka import clients
-from mqkafka.kafka.batching import COMMIT, BatchLimits, next_wait
+from mqkafka.kafka.batching import COMMIT, BatchLimits, chunks, next_wait
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 
@@ -338,17 +338,25 @@ class TransactionalLoop:
         try:
             while batch:
                 consumed.extend(batch)
-                size += sum(map(len, batch))  # a Message's len() is its value's
+                lengths = list(map(len, batch))  # a Message's len() is its value's
+                batch_size = sum(lengths)
+                size += batch_size
                 if careful:
                     written += self._produce_carefully(batch)
                 else:
                     produce = self.producer.produce
-                    for topic, value, key, headers, partition in self.handler.handle(batch):
-                        try:  # -1: the partitioner chooses
-                            produce(topic, value, key, partition, headers=headers)
-                        except BufferError:  # local queue full: let deliveries drain, try again
-                            self._produce(OutRecord(topic, value, key, headers, partition))
-                        written += 1
+                    parts = (
+                        [batch]  # large records: a few at a time (BatchLimits.chunk_bytes)
+                        if batch_size <= self.limits.chunk_bytes
+                        else [batch[a:b] for a, b in chunks(lengths, self.limits.chunk_bytes)]
+                    )
+                    for part in parts:
+                        for topic, value, key, headers, partition in self.handler.handle(part):
+                            try:  # -1: the partitioner chooses
+                                produce(topic, value, key, partition, headers=headers)
+                            except BufferError:  # local queue full: let deliveries drain
+                                self._produce(OutRecord(topic, value, key, headers, partition))
+                            written += 1
                 self.producer.poll(0)
                 while True:
                     waited = next_wait(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mqkafka.kafka.batching import COMMIT, BatchLimits, next_wait
+from mqkafka.kafka.batching import COMMIT, BatchLimits, chunks, next_wait
 
 LIMITS = BatchLimits(
     max_records=100,
@@ -81,3 +81,20 @@ def test_defaults_bound_a_transaction_whatever_the_record_size() -> None:
     ):
         records, size = records + 1, size + (4 << 20)
     assert size - (4 << 20) < limits.max_bytes <= size
+
+
+@pytest.mark.parametrize(
+    "lengths,limit,expected",
+    [
+        ([], 10, []),
+        ([3, 3, 3], 10, [(0, 3)]),
+        ([4, 4, 4], 8, [(0, 2), (2, 3)]),
+        ([20, 1, 1], 10, [(0, 1), (1, 3)]),  # one record larger than the limit goes alone
+        ([1, 20, 1], 10, [(0, 1), (1, 2), (2, 3)]),
+        ([5, 5, 5, 5], 10, [(0, 2), (2, 4)]),
+    ],
+)
+def test_chunks_cut_a_batch_by_bytes(
+    lengths: list[int], limit: int, expected: list[tuple[int, int]]
+) -> None:
+    assert chunks(lengths, limit) == expected

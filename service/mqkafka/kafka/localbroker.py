@@ -19,6 +19,7 @@ import dataclasses
 import fcntl
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -176,8 +177,19 @@ def ensure_jars(version: str = KAFKA_VERSION, cache: Path | None = None) -> Path
     return libs
 
 
+# Listening ports are taken below Linux's ephemeral range (32768-60999 by default): a client
+# that keeps reconnecting to a stopped broker's ephemeral port can be handed that very port as
+# its own source port and connect to itself (TCP simultaneous open), which then holds the port
+# and the broker cannot start on it again.
+LISTEN_PORTS = range(20000, 32000)
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    for _ in range(200):
+        port = random.choice(LISTEN_PORTS)
+        if not port_in_use(port):
+            return port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:  # all taken: any
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
 

@@ -193,12 +193,15 @@ RELAYS: dict[str, Relay] = {
 }
 
 
-def relay_rate(bootstrap: str, relay: Relay, source: str, count: int) -> float:
+def relay_rate(bootstrap: str, relay: Relay, source: str, count: int) -> tuple[float, float]:
     """records/s of ``relay`` reading ``source`` (the same input the service reads), timed
-    as the service is: from the first to the last record written, read back committed."""
+    as the service is: from the first to the last record written, read back committed; and
+    the relay's CPU µs per record (this process: its Python thread and librdkafka's)."""
     target = create_topic(bootstrap)
+    cpu = time.process_time()
     relay(bootstrap, source, target, count)
-    return count / max(written_span(bootstrap, [target], count), 1e-3)
+    cpu = time.process_time() - cpu
+    return count / max(written_span(bootstrap, [target], count), 1e-3), cpu / count * 1e6
 
 
 def main() -> None:
@@ -221,10 +224,13 @@ def main() -> None:
             volume = corpus.fill(bootstrap, source, count, size, best=best)
             print(f"\n{label}: {count} records, {volume / count:,.0f} B each on average")
             rates = {name: relay_rate(bootstrap, run, source, count) for name, run in runs.items()}
-            base = rates["plain relay"]
-            for name, rate in rates.items():
+            base = rates["plain relay"][0]
+            for name, (rate, cpu) in rates.items():
                 mb = rate * volume / count / 1e6
-                print(f"  {name:24} {rate:>10,.0f} records/s {mb:8.1f} MB/s {rate / base:6.1%}")
+                print(
+                    f"  {name:24} {rate:>10,.0f} records/s {mb:8.1f} MB/s {rate / base:6.1%}"
+                    f"  CPU {cpu:6.1f} µs/record"
+                )
 
 
 if __name__ == "__main__":

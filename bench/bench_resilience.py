@@ -43,7 +43,7 @@ from bench.bench_identity import SERVICE_BURST, ServiceDriver
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
-from mqkafka.kafka.localbroker import BrokerError, LocalBroker
+from mqkafka.kafka.localbroker import BrokerError, LocalBroker, port_in_use
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
 from mqkafka.mq.mqmd import MQMD, MQPER
@@ -117,6 +117,9 @@ class Broker:
 
     def start(self) -> float:
         """Starts it again; returns the monotonic time it answered."""
+        free_by = time.monotonic() + 60  # the killed JVM's sockets may take a moment to go
+        while port_in_use(self.port) and time.monotonic() < free_by:
+            time.sleep(0.5)
         for attempt in range(3):  # a JVM that dies while starting on a loaded machine
             try:
                 self.local.start(port=self.port, timeout=300)

@@ -24,7 +24,7 @@ import pytest
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
-from mqkafka.kafka.localbroker import BrokerError, LocalBroker
+from mqkafka.kafka.localbroker import BrokerError, LocalBroker, port_in_use
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
 from mqkafka.mq.mqmd import MQMD, MQPER
@@ -49,6 +49,7 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBroker]:
 def _start_again(broker: LocalBroker, port: int) -> None:
     """On the same port and data directory; a JVM that dies while starting on this loaded
     machine is started once more."""
+    assert wait_until(lambda: not port_in_use(port), 60)  # the killed JVM's sockets go
     try:
         broker.start(port=port, timeout=180)
     except BrokerError:

@@ -492,6 +492,8 @@ class Connection:
 
     def disconnect(self) -> None:
         self.require()
+        self._stop.set()  # the keeper first: it must not close collected objects meanwhile
+        self._keeper.join(10)
         try:
             if self.uow.active:
                 self.end_unit_of_work(commit=True)  # MQDISC commits (distributed platforms)

@@ -227,9 +227,9 @@ class PubSub:
         return None  # a datagram is answered only on failure, and not to anyone waiting
 
     def close(self) -> None:
-        if self._reply is not None:
-            self._reply.close()
-            self._reply = None
+        reply, self._reply = self._reply, None
+        if reply is not None:
+            reply.close()
 
 
 def raise_for(reply: CommandReply | None, *, translate: bool = False) -> None:

@@ -28,6 +28,7 @@ Reasons come back as the service answered them, the few with an MQI equivalent t
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -91,6 +92,7 @@ class Subscription:
         self.topic_name, self.topic_string = text(topic_name), text(topic_string)
         self._managed = False
         self._resumed = False  # MQSO_RESUME finds a durable subscription: closing keeps it
+        self._ending = threading.Lock()
         self._registered: dict[str, Any] | None = None
         if sub_desc is not None:
             self.sub(sub_desc, sub_queue)
@@ -269,11 +271,13 @@ class Subscription:
         """Deregister a non-durable subscription (or any, with MQCO_REMOVE_SUB). Without
         ``wait`` the command goes as a datagram: MQDISC and garbage collection must not wait
         for the broker service."""
-        assert self._registered is not None and self.sub_desc is not None
+        with self._ending:  # once: MQCLOSE, MQDISC and a collected object may all end it
+            reg, self._registered = self._registered, None
+        if reg is None or self.sub_desc is None:
+            return
         durable = bool(self.sub_desc.Options & C.MQSO_DURABLE) or self._resumed
         try:
             if sub_close_options & C.MQCO_REMOVE_SUB or not durable:
-                reg = self._registered
                 topics = [reg["topic"]] if reg.get("topic") else []
                 reply = self.pubsub.deregister_subscriber(
                     topics,
@@ -286,7 +290,6 @@ class Subscription:
                 raise_for(reply, translate=True)
         finally:
             self.pubsub.close()
-            self._registered = None
             self.qmgr.subscriptions.discard(self)
 
     def end_with_connection(self) -> None:

@@ -164,6 +164,7 @@ class TransactionalLoop:
         self._resync = False
         self._fenced_renewals = 0  # fatal errors met right after Kafka was away, cured so
         self._back_at = -1e9  # when Kafka was last said to be back (monotonic)
+        self._consumer_renewals = 0  # consumers fenced right after Kafka was away, cured so
         self._client = client
         self._calls = _Caller()
         self._abandoned: list[Any] = []  # producers stuck in a call: kept, never destroyed
@@ -175,33 +176,31 @@ class TransactionalLoop:
         self._refused: dict[Position, KafkaError] = {}
         self._skipped: set[Position] = set()
         self._learned: dict[Position, KafkaError] = {}
-        self.consumer = clients.consumer(
-            client,
-            {
-                "group.id": group_id,
-                "enable.auto.commit": False,
-                "auto.offset.reset": "earliest",
-                "isolation.level": "read_committed",
-                # Settings measured on the issue-21 corpus (bench/bench_relay.py, 256 B-64 KB
-                # bodies that do not compress): a fetch returns after 10 ms at most, so a
-                # trickle is not held back; 20,000 records or 16 MB prefetched per partition
-                # (librdkafka's default is 64 MB) keep a 4-partition stream of 64 KB-4 MB
-                # records from holding 256 MB, and still cover a 50,000-record transaction.
-                "fetch.wait.max.ms": 10,
-                "queued.min.messages": 20000,
-                "queued.max.messages.kbytes": 16384,
-                # Static membership: a worker restarted with its instance id takes its
-                # partitions back at once (no rebalance, no wait for the session of its
-                # killed predecessor); cooperative: a rebalance moves only what must move.
-                # A worker gone for good loses its partitions after the session timeout.
-                "partition.assignment.strategy": "cooperative-sticky",
-                "session.timeout.ms": SESSION_TIMEOUT_MS,
-                "heartbeat.interval.ms": SESSION_TIMEOUT_MS // 5,
-                **({"group.instance.id": instance_id} if instance_id else {}),
-                **({"client.id": client_id} if client_id else {}),
-                **(consumer_config or {}),
-            },
-        )
+        self._consumer_settings: dict[str, Any] = {
+            "group.id": group_id,
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed",
+            # Settings measured on the issue-21 corpus (bench/bench_relay.py, 256 B-64 KB
+            # bodies that do not compress): a fetch returns after 10 ms at most, so a
+            # trickle is not held back; 20,000 records or 16 MB prefetched per partition
+            # (librdkafka's default is 64 MB) keep a 4-partition stream of 64 KB-4 MB
+            # records from holding 256 MB, and still cover a 50,000-record transaction.
+            "fetch.wait.max.ms": 10,
+            "queued.min.messages": 20000,
+            "queued.max.messages.kbytes": 16384,
+            # Static membership: a worker restarted with its instance id takes its
+            # partitions back at once (no rebalance, no wait for the session of its
+            # killed predecessor); cooperative: a rebalance moves only what must move.
+            # A worker gone for good loses its partitions after the session timeout.
+            "partition.assignment.strategy": "cooperative-sticky",
+            "session.timeout.ms": SESSION_TIMEOUT_MS,
+            "heartbeat.interval.ms": SESSION_TIMEOUT_MS // 5,
+            **({"group.instance.id": instance_id} if instance_id else {}),
+            **({"client.id": client_id} if client_id else {}),
+            **(consumer_config or {}),
+        }
+        self.consumer = clients.consumer(client, self._consumer_settings)
         producer_settings: dict[str, Any] = {
             "linger.ms": 2,
             "batch.num.messages": 10000,
@@ -301,9 +300,34 @@ class TransactionalLoop:
             error = message.error()
             if error is None:
                 batch.append(message)
+            elif error.code() == KafkaError._FATAL:
+                self._consumer_fenced(error)
+                return []
             elif error.code() != -191 and not clients.is_away(error):  # librdkafka said those
                 log.warning("consumer error: %s", error)
         return batch
+
+    def _consumer_fenced(self, error: KafkaError) -> None:
+        """The consumer met a fatal error: a static member fenced by one with its instance
+        id. Right after an outage that member is this worker itself: its consumer, back,
+        rejoined under a new member id and the group then fenced its old one (the service
+        was a member holding every partition and answered nothing). A new consumer cures
+        that, once per outage; at any other time another worker took the id: the loop ends."""
+        if not self._outage_recent() or self._consumer_renewals >= 1:
+            raise KafkaException(error)
+        self._consumer_renewals += 1
+        log.warning("the group fenced this worker's consumer after the outage (its own rejoin):"
+                    " a new consumer takes over")  # fmt: skip
+        self._abandoned.append(self.consumer)  # never closed: a fenced consumer's close hangs
+        self.consumer = clients.consumer(self._client, self._consumer_settings)
+        self.consumer.subscribe(self.topics, on_assign=self._assigned)
+        self._renew = self._resync = self.transactional  # the producer used the old member id
+
+    def _outage_recent(self) -> bool:
+        """Kafka is away, or was until less than two minutes ago."""
+        if self._away_since is not None or clients.kafka_away_since() is not None:
+            return True
+        return time.monotonic() - self._back_at < 120.0
 
     def _process(self, batch: list[Any], hooks: StateHooks | None) -> None:
         """One transaction: this batch and, while input keeps arriving, more.
@@ -440,9 +464,7 @@ class TransactionalLoop:
         producer's epoch; no other worker has this transactional id (the instance-in-use
         check at start). A new producer cures that, once per outage; a fatal error at any
         other time (another worker took the id, credentials refused) ends the loop."""
-        recent = self._away_since is not None or clients.kafka_away_since() is not None
-        recent = recent or time.monotonic() - self._back_at < 120.0
-        if not self.transactional or not recent or self._fenced_renewals >= 1:
+        if not self.transactional or not self._outage_recent() or self._fenced_renewals >= 1:
             return False
         self._fenced_renewals += 1
         log.warning("Kafka fenced the transaction the outage held open (%s): a new producer "
@@ -526,7 +548,7 @@ class TransactionalLoop:
         now = time.monotonic()
         seconds = max(now - since if since is not None else 0.0, gone or 0.0)
         self._back_at = now
-        self._fenced_renewals = 0
+        self._fenced_renewals = self._consumer_renewals = 0
         log.warning("Kafka is back after %.0fs: serving again", seconds)
         # The producer's idea of the group coordinator is from before the outage, and its
         # next send_offsets_to_transaction would wait for that one for ever (given up only

@@ -76,7 +76,7 @@ class IdentityGuard:
         rest: list[Header] = []
         twice = False
         for name, raw in headers or ():
-            data = as_bytes(raw)  # type: ignore[arg-type]
+            data = raw if type(raw) is bytes else as_bytes(raw)  # type: ignore[arg-type]
             if name == SIGNER:
                 twice |= signer_value is not None
                 signer_value = data

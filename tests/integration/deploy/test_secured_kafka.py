@@ -143,6 +143,10 @@ def test_the_service_without_create_rights_names_every_missing_topic_in_one_line
         assert ns + topic in lines[0]
 
 
+def on_delivery(errors: list[Any]) -> Any:
+    return lambda error, message: errors.append(error)
+
+
 def test_an_application_may_not_write_the_subscription_state(
     secured_kafka: SecuredKafka, service_as: Any
 ) -> None:
@@ -168,3 +172,9 @@ def test_an_application_may_not_write_the_subscription_state(
     producer.flush(30)
     assert errors and errors[0] is not None and errors[0].name() == "TOPIC_AUTHORIZATION_FAILED"
     assert list(read_compacted(app_config, topic)) == keys
+    # nor forge a record on any state topic (a subscription, a retained publication)
+    for state in ("mqk-subscriptions", "mqk-retained", "mqk-publishers"):
+        errors.clear()
+        producer.produce(ns + state, key=b"forged", value=b"x", on_delivery=on_delivery(errors))
+        producer.flush(30)
+        assert [e.name() for e in errors] == ["TOPIC_AUTHORIZATION_FAILED"], state

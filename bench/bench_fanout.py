@@ -4,6 +4,10 @@ records are only queued: the Python-side cost of producing, with no broker work 
 
     python -m bench.bench_fanout [--batches 30] [--batch 2000]
 
+Publications are the corpus's (``bench/corpus.py``: topics of a 10,000-topic tree, bodies that
+do not compress), each subscriber with the corpus's mix of wildcard and exact subscriptions;
+every topic is published once before timing, so the figures are of replayed plans.
+
 Prints, per publication at fan-out 1 and 10, the best of interleaved batches, and the ceiling
 they put on the fan-out ratio of issue 4 (copies/s at fan-out 10 over publications/s at
 fan-out 1) for one service process: even if a copy cost nothing in the dispatcher, producing
@@ -18,13 +22,14 @@ from typing import Any
 
 from confluent_kafka import Producer
 
+from bench import corpus
 from mqkafka.activity.builder import ActivityRecorder
 from mqkafka.client.kafka_pubsub import command_message
 from mqkafka.engine.context import EngineConfig, EngineContext
 from mqkafka.engine.state import EngineState
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
-from mqkafka.mq.mqmd import MQMD, MQMT
+from mqkafka.mq.mqmd import MQMD, MQMT, MQPER
 from mqkafka.selectors import SelectorFilterPort
 from mqkafka.service.config import ServiceConfig
 from mqkafka.service.dispatcher import Dispatcher
@@ -86,25 +91,39 @@ def dispatcher(fanout: int) -> Dispatcher:
         metrics=Metrics(),
         activity=ActivityRecorder("mqk-activity", "QM1", "bench"),
     )
-    registrations = []
+    registrations: list[Record] = []
     for i in range(fanout):
         md = MQMD(MsgType=MQMT.REQUEST, ReplyToQ="BENCH.REPLIES", CorrelId=b"C%d" % i + bytes(22))
-        pairs = [("Command", "RegSub"), ("Topic", "Bench/Topic"), ("QName", f"BENCH.SUB{i}")]
-        put_md, value = command_message([*pairs, ("RegOpt", "CorrelAsId")], md=md)
-        registrations.append(Record(CONTROL_QUEUE, value, put_md, i))
+        for topics in corpus.subscriber_topics():
+            pairs = [("Command", "RegSub"), *(("Topic", t) for t in topics)]
+            pairs += [("QName", f"BENCH.SUB{i}"), ("RegOpt", "CorrelAsId")]
+            put_md, value = command_message(pairs, md=md)
+            registrations.append(Record(CONTROL_QUEUE, value, put_md, len(registrations)))
     d.handle(registrations)
+    d.committed()
+    d.handle(publications(len(corpus.leaves()), 64, every_topic=True))  # the plans are made
     d.committed()
     return d
 
 
-def publications(count: int, size: int) -> list[Record]:
-    batch = []
-    for i in range(count):
-        md = MQMD(MsgId=b"M%08d" % i + bytes(15))
-        pairs = [("Command", "Publish"), ("Topic", "Bench/Topic")]
-        put_md, value = command_message(pairs, body=b"x" * size, md=md)
-        batch.append(Record(DEFAULT_STREAM, value, put_md, i))
-    return batch
+class CorpusRecord(Record):
+    def __init__(self, value: bytes, headers: list[tuple[str, bytes]], offset: int) -> None:
+        self._topic, self._value, self._offset = queue_to_topic(DEFAULT_STREAM), value, offset
+        self._headers = headers
+
+
+def publications(count: int, size: int, every_topic: bool = False) -> list[Record]:
+    """The corpus's publications, or with ``every_topic`` one per topic of the tree."""
+    if every_topic:
+        batch: list[Record] = []
+        for i, topic in enumerate(corpus.leaves()):
+            md = MQMD(MsgId=b"W%08d" % i + bytes(15), Persistence=MQPER.NOT_PERSISTENT)
+            pairs = [("Command", "Publish"), ("Topic", topic)]
+            put_md, value = command_message(pairs, body=b"w", md=md)
+            batch.append(Record(DEFAULT_STREAM, value, put_md, i))
+        return batch
+    pubs = corpus.publications(count, size)
+    return [CorpusRecord(p.value, p.headers, i) for i, p in enumerate(pubs)]
 
 
 def produce_all(producer: Producer, records: list[OutRecord]) -> None:

@@ -82,5 +82,5 @@ def test_every_readme_example_runs_as_printed_twice(
             where = f"README.md line {example.line}, run {round_}"
             assert result.returncode == 0, f"{where}:\n{result.stdout}\n{result.stderr}"
             assert "Traceback" not in result.stderr, f"{where}:\n{result.stderr}"
-            if example.language == "python":
+            if example.language == "python" and "# b'HELLO'" in example.code:  # the MQI's
                 assert result.stdout.strip() == "b'HELLO'", where

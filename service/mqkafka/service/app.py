@@ -1,9 +1,9 @@
 """The composition root of ``mqk serve``: configuration, stores, engine, Kafka — wired once.
 
-Start-up: open the worker's RocksDB state (kept from a clean stop, rebuilt from the state
-topics otherwise), catch up with the state topics, then run the transactional loop over the
-control queue and the stream queues until SIGTERM/SIGINT, and stop cleanly: the last batch is
-committed, the state and its offsets are flushed and marked clean.
+Start-up: open the worker's RocksDB state (kept from a clean stop or a kill, rebuilt from
+the state topics otherwise), catch up with the state topics, then run the transactional loop
+over the control queue and the stream queues until SIGTERM/SIGINT, and stop cleanly: the last
+batch is committed, the state and its offsets are flushed and marked clean.
 """
 
 from __future__ import annotations
@@ -109,6 +109,8 @@ class BrokerService:
         )
         self.replica = EngineStateReplica(config, self.state, self.admin, offsets)
         rebuilt = self.replica.catch_up(timeout=600)
+        if self.rocks is not None:
+            self.rocks.begin()  # the first transaction's batch
         self.dispatcher = Dispatcher(
             state=self.state,
             ctx=self.ctx,
@@ -117,6 +119,7 @@ class BrokerService:
             metrics=self.metrics,
             namespace=config.namespace,
             on_commit=self._after_commit,
+            on_abort=self._settle_state,
             activity=ActivityRecorder(
                 config.topic(ACTIVITY_TOPIC), config.qmgr_name, config.instance_id
             )
@@ -172,21 +175,28 @@ class BrokerService:
             ) from None
         if new:
             log.info("new state in %s: building it from Kafka", state_dir)
+        elif not rocks.was_clean() and rocks.settled():
+            # Killed last time, but the store holds a transaction's end (``settle``): read on.
+            log.info("state in %s was not closed cleanly: reading on from its offsets", state_dir)
         elif not rocks.was_clean():
-            # Killed last time: the store may hold changes of a transaction that never
-            # committed. Kafka has the truth; start from it.
+            # Written by a version that changed it mid-transaction: Kafka has the truth.
             log.info("state in %s was not closed cleanly: rebuilding from Kafka", state_dir)
             rocks.wipe()
         return rocks
 
+    def _settle_state(self) -> None:
+        """A transaction ended (committed, or aborted and undone): RocksDB gets its state."""
+        if self.rocks is not None:
+            self.rocks.settle(dict(self.replica.positions))
+            self.rocks.begin()
+
     def _after_commit(self) -> None:
         self.metrics.transactions.inc()
+        self._settle_state()
         now = time.monotonic()
         if now - self._last_flush < 1.0:
             return
         self._last_flush = now
-        if self.rocks is not None:
-            self.rocks.set_offsets(dict(self.replica.positions))
         self._set_state_gauges()
         self._record_lag()
 
@@ -220,7 +230,10 @@ class BrokerService:
         finally:
             self.replica.close()
             if self.rocks is not None:
-                self.rocks.set_offsets(dict(self.replica.positions))
+                if len(self.dispatcher.journal):  # stopped inside a transaction: not true
+                    self.rocks.discard()
+                else:
+                    self.rocks.settle(dict(self.replica.positions))
                 self.rocks.flush()
                 self.rocks.mark_clean()
                 self.rocks.close()

@@ -88,6 +88,7 @@ class Dispatcher:
         metrics: Metrics,
         namespace: str = "",
         on_commit: Any = None,
+        on_abort: Any = None,
         activity: ActivityRecorder | None = None,
         plans: bool = True,
         temporary_queues: TemporaryQueueWatch | None = None,
@@ -105,6 +106,7 @@ class Dispatcher:
         self._streams = ctx.config.streams
         self._pending_latency: list[tuple[float, int]] = []  # (put time, copies)
         self._on_commit = on_commit
+        self._on_abort = on_abort
         self._counts = [0, 0, 0]
         self.activity = activity
         self.plans = PublicationPlans() if plans else None
@@ -154,6 +156,8 @@ class Dispatcher:
             self._forgetting = set()
         self.metrics.aborts.inc()
         log.warning("transaction aborted; %d state change(s) undone", undone)
+        if self._on_abort is not None:
+            self._on_abort()
 
     # --- BatchHandler ------------------------------------------------------------------
     def handle(self, batch: Sequence[Any]) -> list[OutRecord]:

@@ -18,6 +18,7 @@ Metadata keys (``default`` family):
 | ``count`` NUL *space*                     | int64 big-endian | records in the space        |
 | ``offset`` NUL *partition* (int32) *topic* | int64 big-endian | state topic applied up to   |
 | ``clean``                                 | ``1``            | clean shutdown, no write since |
+| ``settled``                               | ``1``            | written by whole batches only  |
 
 No store key starts with byte 0xFF (they are UTF-8 text), so ``[b"", b"\\xff")`` is a whole
 space: ``wipe`` deletes that range in every family in one batch.
@@ -47,6 +48,7 @@ from mqkafka.mq.reasons import RC
 LAYOUT: Final = b"1"
 _LAYOUT_KEY: Final = b"layout"
 _CLEAN_KEY: Final = b"clean"
+_SETTLED_KEY: Final = b"settled"
 _COUNT: Final = b"count\x00"
 _OFFSET: Final = b"offset\x00"
 _END: Final = b"\xff"  # above every store key
@@ -95,6 +97,9 @@ class KeyValueDB:
         if self.was_clean:
             self._db.delete(_CLEAN_KEY, self._sync)
         self._clean = False
+        # Whether the store has been written only by whole batches since its last wipe (the
+        # service's way): then even after a kill it holds one transaction's end, not a middle.
+        self.settled = self._db.get(_SETTLED_KEY) is not None
         self._overlay: dict[str, Overlay] | None = None  # an open batch
         self._batch_offsets: dict[tuple[str, int], int] = {}
         self._batch_counts: dict[str, int] = {}
@@ -170,25 +175,44 @@ class KeyValueDB:
         if self._overlay is not None:  # inside another batch: its writes are the outer's
             yield
             return
-        self._overlay = {name: {} for name in self.spaces}
+        self.begin()
         try:
             yield
-            batch = WriteBatch(raw_mode=True)
-            for space, pending in self._overlay.items():
-                for key, value in pending.items():
-                    _put_or_delete(batch, key, value, self._handle[space])
-            for space, count in self._batch_counts.items():
-                batch.put(_COUNT + space.encode(), _I64.pack(count))
-            for (topic, partition), offset in self._batch_offsets.items():
-                batch.put(_offset_key(topic, partition), _I64.pack(offset))
-            if len(batch):
-                self._commit(batch)
-            self._counts.update(self._batch_counts)
-            self._offsets.update(self._batch_offsets)
+            self.commit_pending()
         finally:
-            self._overlay = None
-            self._batch_counts = {}
-            self._batch_offsets = {}
+            self.discard_pending()  # nothing left after a commit
+
+    def begin(self) -> None:
+        """Open a batch that stays open until ``commit_pending`` or ``discard_pending``: the
+        service keeps one open per Kafka transaction, so RocksDB only ever holds the state of
+        a transaction's end (what makes a killed service's store good to read on from)."""
+        if self._overlay is None:
+            self._overlay = {name: {} for name in self.spaces}
+
+    def commit_pending(self) -> None:
+        """Write the open batch (records, counts, offsets) as one RocksDB write and close it."""
+        if self._overlay is None:
+            return
+        batch = WriteBatch(raw_mode=True)
+        for space, pending in self._overlay.items():
+            for key, value in pending.items():
+                _put_or_delete(batch, key, value, self._handle[space])
+        for space, count in self._batch_counts.items():
+            batch.put(_COUNT + space.encode(), _I64.pack(count))
+        for (topic, partition), offset in self._batch_offsets.items():
+            batch.put(_offset_key(topic, partition), _I64.pack(offset))
+        if len(batch):
+            batch.put(_SETTLED_KEY, b"1")
+            self._commit(batch)
+            self.settled = True
+        self._counts.update(self._batch_counts)
+        self._offsets.update(self._batch_offsets)
+        self.discard_pending()
+
+    def discard_pending(self) -> None:
+        self._overlay = None
+        self._batch_counts = {}
+        self._batch_offsets = {}
 
     def _commit(self, batch: WriteBatch) -> None:
         if self._clean:  # a write after mark_clean: the marker goes with it
@@ -244,6 +268,7 @@ class KeyValueDB:
         self._counts = dict.fromkeys(self.spaces, 0)
         self._offsets = {}
         self._clean = False
+        self.settled = False
 
     def close(self) -> None:
         """Close the database; an open batch is discarded. RocksDB releases its lock once no

@@ -14,10 +14,12 @@ can be applied byte for byte (``apply_record``), and key order does useful work:
 Iteration order is key order (topic order for retained), where the in-memory stores iterate
 in insertion order; the Protocols promise no order.
 
-Restart protocol (for the service): open; if ``was_clean()`` the stores and ``offsets()`` are
-consistent and the state topics are read on from those offsets; otherwise ``wipe()`` and
-rebuild from the start of the topics. Apply each polled batch of state records inside
-``with state.batch():`` together with ``set_offsets`` so data and offsets move as one. At
+Restart protocol (for the service): open; if ``was_clean()`` or ``settled()`` the stores and
+``offsets()`` are consistent and the state topics are read on from those offsets; otherwise
+``wipe()`` and rebuild from the start of the topics. While serving, keep a batch open for each
+Kafka transaction (``begin()``) and write it with the offsets read so far when the
+transaction ends (``settle(offsets)``, after an abort's undo too): so RocksDB only ever holds
+the state at a transaction's end, and a killed service reads on instead of rebuilding. At
 shutdown: ``flush()``, ``mark_clean()``, ``close()``.
 """
 
@@ -173,6 +175,27 @@ class RocksState:
         atomic RocksDB write at its end, or nothing if it raises; reads in the block see its
         writes. Nested blocks join the outer one."""
         return self._db.batch()
+
+    def begin(self) -> None:
+        """Open the batch of the next transaction (if none is open)."""
+        self._db.begin()
+
+    def settle(self, offsets: Mapping[tuple[str, int], int]) -> None:
+        """A transaction ended: write its batch with the state-topic offsets read so far,
+        as one RocksDB write. Records of this worker's own committed transactions lie past
+        those offsets, so reading on from them after a kill applies them again: records are
+        whole values by key, so that converges on the topics' state."""
+        self._db.set_offsets(offsets)
+        self._db.commit_pending()
+
+    def discard(self) -> None:
+        """Drop the open batch (a transaction that never ended: its changes are not true)."""
+        self._db.discard_pending()
+
+    def settled(self) -> bool:
+        """Whether the engine's changes have only reached this store at transactions' ends
+        (``settle``) since it was last wiped: then it is good to read on from after a kill."""
+        return self._db.settled
 
     def offsets(self) -> dict[tuple[str, int], int]:
         """(state topic, partition) -> the offset the stores are applied up to (as given)."""

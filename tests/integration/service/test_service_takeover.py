@@ -38,10 +38,17 @@ def test_a_worker_killed_and_restarted_takes_its_partitions_back_as_the_same_mem
     assert wait_until(lambda: _assigned(kafka_bootstrap, group).get(member, 0) == 5, 60)
     assert client.register("Before/#", queue="APP.BEFORE").ok  # type: ignore[union-attr]
     service.kill()
+    service.log.clear()
     service.start()  # no "in use": the pid in the member's client id is gone
     answer = client.register("After/#", queue="APP.AFTER")
     assert answer is not None and answer.ok, answer
     assert _assigned(kafka_bootstrap, group) == {member: 5}  # one member, itself again
+    # its RocksDB held the last transaction's end: read on from it, not rebuilt from Kafka
+    said = service.messages()
+    assert any("not closed cleanly: reading on" in line for line in said), said
+    assert not any("rebuilding" in line for line in said), said
+    gone = client.deregister("Before/#", queue="APP.BEFORE")  # known to the restarted worker
+    assert gone is not None and gone.ok, gone
 
 
 def test_a_second_worker_with_an_instance_id_in_use_stops_and_the_first_serves_on(

@@ -220,6 +220,74 @@ def test_a_crash_keeps_whole_batches_only(path: Path) -> None:
         assert state.offsets() == {(RETAINED_TOPIC, 0): 100}
 
 
+def test_a_killed_service_store_holds_its_last_settled_transaction(path: Path) -> None:
+    """The service's protocol: a batch open per transaction, settled at its end. Killed in
+    the middle of one, the store is the last settled end, and says it may be read on from."""
+    script = textwrap.dedent(
+        f"""
+        import os
+        from pathlib import Path
+        from mqkafka.state.rocks import RocksState
+        from tests.unit.state.strategies import pub
+        state = RocksState(Path({str(path)!r}))
+        state.begin()
+        for i in range(50):
+            state.retained.put(pub(f"committed/{{i}}"))
+        state.settle({{("mqk-retained", 0): 7}})
+        state.begin()
+        for i in range(50):
+            state.retained.put(pub(f"in-flight/{{i}}"))
+        assert len(state.retained) == 100  # the open batch reads its own writes
+        os._exit(3)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=Path.cwd(), timeout=60, check=False)
+    assert done.returncode == 3
+    with RocksState(path) as state:
+        assert state.was_clean() is False and state.settled() is True
+        assert sorted(p.topic.text for p in state.retained) == sorted(
+            f"committed/{i}" for i in range(50)
+        )
+        assert len(state.retained) == 50
+        assert state.offsets() == {(RETAINED_TOPIC, 0): 7}
+
+
+@pytest.mark.parametrize(
+    ("how", "settled"),
+    [
+        ("never settled: written directly, as a version before settle did", False),
+        ("settled once", True),
+        ("settled, then wiped", False),
+    ],
+)
+def test_settled_says_whether_only_transaction_ends_were_written(
+    path: Path, how: str, settled: bool
+) -> None:
+    with RocksState(path) as state:
+        assert state.settled() is False
+        if how.startswith("never"):
+            state.retained.put(pub("direct"))
+        else:
+            state.begin()
+            state.retained.put(pub("in-a-batch"))
+            state.settle({(RETAINED_TOPIC, 0): 1})
+            if how.endswith("wiped"):
+                state.wipe()
+    with RocksState(path) as state:
+        assert state.settled() is settled
+
+
+def test_a_discarded_batch_leaves_nothing(state: RocksState) -> None:
+    state.retained.put(pub("kept"))
+    state.begin()
+    state.retained.put(pub("dropped"))
+    state.retained.delete(ROOT, "kept")
+    state.set_offsets({(RETAINED_TOPIC, 0): 5})
+    state.discard()
+    assert [p.topic.text for p in state.retained] == ["kept"]
+    assert len(state.retained) == 1 and state.offsets() == {}
+
+
 # ---- wipe, damage, lifecycle ----------------------------------------------------------------
 
 

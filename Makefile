@@ -32,9 +32,9 @@ run: install
 
 ## test: install and run the whole suite (starts its own throw-away Kafka brokers)
 # Three workers on two cores: most of an integration test is waiting on Kafka. Each worker
-# has its own broker; a file's tests stay in one worker (tests/conftest.py groups them).
+# has its own broker; a file's tests stay in one worker, so its module fixtures start once.
 test: install lint typecheck
-	$(BIN)/python -m pytest -q -n 3 --dist loadgroup --durations=25
+	$(BIN)/python -m pytest -q -n 3 --dist loadfile --durations=25
 
 lint: install
 	$(BIN)/ruff check service tests bench

@@ -60,13 +60,3 @@ def new_topic(kafka_bootstrap: str) -> Callable[..., str]:
         return name
 
     return create
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """With pytest-xdist (``make test`` runs ``-n``/``--dist loadgroup``), a file's tests run in
-    one worker, so its module-scoped brokers and services start once; the pipeline's files
-    share one worker, so one Spark session serves them all."""
-    for item in items:
-        path = item.nodeid.split("::")[0]
-        group = "pipeline" if path.startswith("tests/integration/pipeline/") else path
-        item.add_marker(pytest.mark.xdist_group(group))

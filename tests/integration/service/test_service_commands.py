@@ -15,6 +15,7 @@ from mqkafka.mq.reasons import RC
 from mqkafka.wire.headers import mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
 from tests.integration.raw import read_records
+from tests.integration.service.conftest import wait_until
 
 pytestmark = pytest.mark.kafka
 
@@ -125,6 +126,13 @@ def test_without_auto_create_an_unknown_subscriber_queue_fails_the_regsub(
     admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
     topic = f"{namespace}APP.DEFINED"
     admin.create_topics([NewTopic(topic, 1, 1)])[topic].result()
+
+    # defined once the broker's metadata has it (KRaft publishes a new topic a moment later)
+    def known() -> bool:
+        found = admin.list_topics(topic=topic, timeout=10).topics.get(topic)
+        return found is not None and found.error is None
+
+    assert wait_until(known, 30)
     defined = client.register("Any/#", queue="APP.DEFINED")
     assert defined is not None and defined.ok, defined
 

@@ -201,7 +201,7 @@ def test_a_record_kafka_refuses_all_the_same_takes_its_message_out_of_the_batch(
     set_queue_config(kafka_bootstrap, namespace, DLQ, cleanup_policy="compact")
     raw_put(kafka_bootstrap, namespace, CONTROL, value, md)
     assert client.register("Last/#", queue="APP.LAST").ok  # type: ignore[union-attr]
-    skipped = [m for m in service.messages() if "skipped" in m]
+    skipped = [m for m in service.messages() if "skipped: Kafka refused" in m]  # the service's
     assert len(skipped) == 1 and "INVALID_RECORD" in skipped[0], skipped
     assert f"{namespace}{CONTROL} [0] offset" in skipped[0]
     assert service.proc is not None and service.proc.poll() is None

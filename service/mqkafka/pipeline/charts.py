@@ -200,8 +200,11 @@ def latency(minutes: Sequence[Any], path: Path, open_from: datetime | None = Non
 
 
 def _bars(ax: Any, labels: list[str], values: list[int], colour: str) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     positions = range(len(labels))
     ax.barh(list(positions), values, color=colour)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no 0.2 of a command
     ax.set_yticks(list(positions), labels)
     # largest first, at the top; room for 5 bars at least, so one bar is not a red wall
     ax.set_ylim(max(len(labels), 5) - 0.5, -0.5)

@@ -15,14 +15,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.mq.dlh import decode_dlh
 from mqkafka.mq.reasons import name_of
 from mqkafka.query.messages import DEAD_LETTER_QUEUE
 from mqkafka.query.state import SubscriptionView
-from mqkafka.wire.dlh import decode_dlh
 
 
 @dataclass(frozen=True)
-class Outcome:
+class ActionResult:
+    """What an operator action did: whether it worked, and one line saying what."""
+
     ok: bool
     text: str  # one line for the operator
     result: Any = None  # the service's answer to a command (a CommandResult), when there is one
@@ -39,7 +41,7 @@ def _connect(config: ClientConfig, namespace: str, qmgr: str) -> Any:
 
 def reput_dead_letter(
     config: ClientConfig, msg_id_hex: str, *, namespace: str = "", qmgr: str = "QM1"
-) -> Outcome:
+) -> ActionResult:
     """Move the dead letter whose MsgId is ``msg_id_hex`` to its DestQName."""
     import mqkafka.mqi as pymqi
     from mqkafka.mq.errors import MQError
@@ -48,11 +50,11 @@ def reput_dead_letter(
     try:
         msg_id = bytes.fromhex(msg_id_hex)
     except ValueError:
-        return Outcome(False, f"not a MsgId: {msg_id_hex!r}")
+        return ActionResult(False, f"not a MsgId: {msg_id_hex!r}")
     try:
         manager = _connect(config, namespace, qmgr)
     except pymqi.MQMIError as error:
-        return Outcome(False, f"connect: {name_of(error.reason)}")
+        return ActionResult(False, f"connect: {name_of(error.reason)}")
     try:
         dlq = pymqi.Queue(manager, DEAD_LETTER_QUEUE, CMQC.MQOO_INPUT_AS_Q_DEF)
         md = pymqi.MD(MsgId=msg_id)
@@ -61,13 +63,13 @@ def reput_dead_letter(
             data = dlq.get(None, md, gmo)
         except pymqi.MQMIError as error:
             dlq.close()
-            return Outcome(False, f"{DEAD_LETTER_QUEUE}: {name_of(error.reason)}")
+            return ActionResult(False, f"{DEAD_LETTER_QUEUE}: {name_of(error.reason)}")
         try:
             header, body = decode_dlh(data, md.Encoding)
         except MQError as error:
             manager.backout()
             dlq.close()
-            return Outcome(False, f"no MQDLH in front: {error.detail}")
+            return ActionResult(False, f"no MQDLH in front: {error.detail}")
         md.Format = header.format.encode().ljust(8)[:8]
         md.Encoding, md.CodedCharSetId = header.encoding, header.ccsid
         try:
@@ -77,23 +79,23 @@ def reput_dead_letter(
             manager.commit()
         except pymqi.MQMIError as error:
             manager.backout()
-            return Outcome(False, f"put to {header.dest_q_name}: {name_of(error.reason)}")
+            return ActionResult(False, f"put to {header.dest_q_name}: {name_of(error.reason)}")
         finally:
             dlq.close()
-        return Outcome(True, f"re-put {len(body)} bytes to {header.dest_q_name}")
+        return ActionResult(True, f"re-put {len(body)} bytes to {header.dest_q_name}")
     finally:
         manager.disconnect()
 
 
 def delete_subscription(
     config: ClientConfig, view: SubscriptionView, *, namespace: str = "", wait: float = 30.0
-) -> Outcome:
+) -> ActionResult:
     """Send the DeregSub that names ``view`` and wait for the service's answer."""
     from mqkafka.client.kafka_pubsub import KafkaPubSub
 
     kind, _, point = view.namespace.partition(":")
     if kind == "stream":
-        return Outcome(
+        return ActionResult(
             False,
             f"{view.label} is in stream {point} (MQRFH): deregister it with MQRFH's DeregSub "
             "naming MQPSStreamName",
@@ -107,15 +109,15 @@ def delete_subscription(
             sub_name=view.name, filter=view.filter, sub_point=point or None, wait=wait,
         )  # fmt: skip
     except TimeoutError as error:
-        return Outcome(False, str(error))
+        return ActionResult(False, str(error))
     finally:
         client.close()
     if result is None:
-        return Outcome(False, "no answer from the broker service")
+        return ActionResult(False, "no answer from the broker service")
     if result.ok:
-        return Outcome(True, f"deleted {view.label} -> {view.queue}", result)
+        return ActionResult(True, f"deleted {view.label} -> {view.queue}", result)
     text = f"{result.completion}: {name_of(result.reason)} ({result.reason})"
-    return Outcome(False, text, result)
+    return ActionResult(False, text, result)
 
 
-__all__ = ["Outcome", "delete_subscription", "reput_dead_letter"]
+__all__ = ["ActionResult", "delete_subscription", "reput_dead_letter"]

@@ -14,12 +14,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from mqkafka.mq.dlh import decode_dlh
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.message import decode_message
 from mqkafka.mq.mqmd import MQFMT_DEAD_LETTER_HEADER, MQMD, MQMD_DEFAULT, MQMT, MQPER
 from mqkafka.mq.reasons import name_of
 from mqkafka.mq.rfh1 import Rfh1
-from mqkafka.wire.dlh import decode_dlh
 
 HEX_LIMIT = 4096  # bytes of a binary body shown; the length is always given
 

@@ -33,6 +33,7 @@ from mqkafka.engine.effects import (
     StoreSubscription,
 )
 from mqkafka.kafka.txloop import OutRecord
+from mqkafka.mq.dlh import MQFMT_DEAD_LETTER_HEADER, DeadLetterHeader
 from mqkafka.mq.mqmd import MQMD
 from mqkafka.mq.reasons import RC
 from mqkafka.service.config import (
@@ -44,7 +45,6 @@ from mqkafka.service.config import (
 from mqkafka.service.limits import FixedLimits, TopicLimits
 from mqkafka.service.queues import QueueDirectory
 from mqkafka.state import codec
-from mqkafka.wire.dlh import MQFMT_DEAD_LETTER_HEADER, DeadLetterHeader
 from mqkafka.wire.headers import mqmd_to_headers
 
 

@@ -19,9 +19,9 @@ from confluent_kafka.admin import (
 )
 
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
+from mqkafka.mq.dlh import decode_dlh
 from mqkafka.mq.mqmd import MQMD, MQMT
 from mqkafka.mq.reasons import RC
-from mqkafka.wire.dlh import decode_dlh
 from mqkafka.wire.headers import mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
 from tests.integration.raw import read_records

@@ -12,9 +12,9 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 
 from mqkafka.client.kafka_pubsub import KafkaPubSub
+from mqkafka.mq.dlh import decode_dlh
 from mqkafka.mq.mqmd import MQMD, MQMT
 from mqkafka.mq.reasons import RC
-from mqkafka.wire.dlh import decode_dlh
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
 from tests.integration.raw import read_records

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mqkafka.engine.topicspace import Namespace
+from mqkafka.mq.dlh import MQFMT_DEAD_LETTER_HEADER, DeadLetterHeader
 from mqkafka.mq.mqmd import MQMD, MQMT
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.topics import NamespaceKind
@@ -13,7 +14,6 @@ from mqkafka.query.queues import queue_names
 from mqkafka.query.render import render_body, view_message
 from mqkafka.query.service import Sample, parse_metrics, rates
 from mqkafka.query.state import retained_view, subscription_view
-from mqkafka.wire.dlh import MQFMT_DEAD_LETTER_HEADER, DeadLetterHeader
 from tests.unit.state.strategies import Q_CORREL, pub, sub
 
 

@@ -1,9 +1,10 @@
 """RocksDB stores for the engine's Protocols (``mqkafka.engine.stores``), and ``RocksState``
 that opens them together with the bookkeeping a restarting service needs.
 
-Records are stored as the state topics hold them (``mqkafka.state.codec``): the same keys, the
-same Avro values. So a record consumed from mqk-retained / mqk-subscriptions / mqk-publishers
-can be applied byte for byte (``apply_record``), and key order does useful work:
+One store per registered state kind (``mqkafka.state.kinds``), in the column family named as
+the kind. Records are stored as the state topics hold them (the kind's codec): the same keys,
+the same Avro values. So a record consumed from a state topic can be applied byte for byte
+(``apply_record``), and key order does useful work:
 
 | store         | key order groups                  | so that                            |
 |---------------|-----------------------------------|------------------------------------|
@@ -28,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar, cast
 
 from mqkafka.engine.records import (
     Publication,
@@ -42,23 +43,27 @@ from mqkafka.engine.topicspace import Namespace
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.state import codec
+from mqkafka.state.kinds import (
+    PUBLISHERS,
+    RETAINED,
+    STATE_KINDS,
+    SUBSCRIPTIONS,
+    StateKind,
+    StateKinds,
+)
 from mqkafka.state.kv import KeyValueDB
 
-SUBSCRIPTIONS: Final = "subscriptions"
-RETAINED: Final = "retained"
-PUBLISHERS: Final = "publishers"
-SPACES: Final = (SUBSCRIPTIONS, RETAINED, PUBLISHERS)
-
 _V = TypeVar("_V")
+_K = TypeVar("_K")
 
 
-class _RocksStore(Generic[_V]):
-    """What the three stores share: a space of the database, a decoder, a key function."""
+class _RocksStore(Generic[_V, _K]):
+    """What every kind's store shares: the kind's column family, its codec and its keys."""
 
-    def __init__(self, db: KeyValueDB, space: str, decode: Callable[[bytes], _V]) -> None:
+    def __init__(self, db: KeyValueDB, kind: StateKind[_V, _K]) -> None:
         self._db = db
-        self._space = space
-        self._decode = decode
+        self._kind = kind
+        self._space = kind.name
 
     def __len__(self) -> int:
         return self._db.count(self._space)
@@ -70,57 +75,48 @@ class _RocksStore(Generic[_V]):
         return True
 
     def __iter__(self) -> Iterator[_V]:
-        return map(self._decode, self._db.values(self._space))
+        return map(self._kind.decode, self._db.values(self._space))
 
-    def _key_of(self, value: _V) -> bytes:
-        raise NotImplementedError
+    def put(self, value: _V) -> None:
+        key, encoded = self._kind.record(value)
+        self._db.write(self._space, key, encoded)
+
+    def _get(self, key: _K) -> _V | None:
+        raw = self._db.get(self._space, self._kind.key_bytes(key))
+        return None if raw is None else self._kind.decode(raw)
+
+    def _delete(self, key: _K) -> None:
+        self._db.write(self._space, self._kind.key_bytes(key), None)
 
     def apply_record(self, key: bytes, value: bytes | None) -> None:
         """Apply one state-topic record as consumed: a value replaces, None (a tombstone)
         deletes. The value must decode and belong to ``key``, else MQRC_OBJECT_DAMAGED."""
         if value is not None:
-            decoded = self._decode(value)
-            if self._key_of(decoded) != key:
+            decoded = self._kind.decode(value)
+            if self._kind.key_bytes(self._kind.key_of(decoded)) != key:
                 raise MQError(RC.OBJECT_DAMAGED, f"{self._space} record under key {key!r}")
         self._db.write(self._space, key, value)
 
 
-class RocksSubscriptionStore(_RocksStore[Subscription]):
-    def __init__(self, db: KeyValueDB) -> None:
-        super().__init__(db, SUBSCRIPTIONS, codec.decode_subscription)
+class RocksKindStore(_RocksStore[_V, _K]):
+    """The store of any kind whose values are looked up by their natural key (the
+    subscriptions and publisher registrations, and a new kind unless it needs more)."""
 
-    def _key_of(self, value: Subscription) -> bytes:
-        return codec.subscription_key(value.key)
+    def get(self, key: _K) -> _V | None:
+        return self._get(key)
 
-    def get(self, key: SubscriptionKey) -> Subscription | None:
-        raw = self._db.get(SUBSCRIPTIONS, codec.subscription_key(key))
-        return None if raw is None else codec.decode_subscription(raw)
-
-    def put(self, subscription: Subscription) -> None:
-        key = codec.subscription_key(subscription.key)
-        self._db.write(SUBSCRIPTIONS, key, codec.encode_subscription(subscription))
-
-    def delete(self, key: SubscriptionKey) -> None:
-        self._db.write(SUBSCRIPTIONS, codec.subscription_key(key), None)
+    def delete(self, key: _K) -> None:
+        self._delete(key)
 
 
-class RocksRetainedStore(_RocksStore[Publication]):
-    def __init__(self, db: KeyValueDB) -> None:
-        super().__init__(db, RETAINED, codec.decode_retained)
-
-    def _key_of(self, value: Publication) -> bytes:
-        return codec.retained_key(value.namespace, value.topic.text)
+class RocksRetainedStore(_RocksStore[Publication, tuple[Namespace, str]]):
+    """Retained publications, by (namespace, topic), with the prefix scans of a topic tree."""
 
     def get(self, namespace: Namespace, topic: str) -> Publication | None:
-        raw = self._db.get(RETAINED, codec.retained_key(namespace, topic))
-        return None if raw is None else codec.decode_retained(raw)
-
-    def put(self, publication: Publication) -> None:
-        key = codec.retained_key(publication.namespace, publication.topic.text)
-        self._db.write(RETAINED, key, codec.encode_retained(publication))
+        return self._get((namespace, topic))
 
     def delete(self, namespace: Namespace, topic: str) -> None:
-        self._db.write(RETAINED, codec.retained_key(namespace, topic), None)
+        self._delete((namespace, topic))
 
     def in_namespace(self, namespace: Namespace) -> Iterator[Publication]:
         return self.with_prefix(namespace, "")
@@ -129,46 +125,49 @@ class RocksRetainedStore(_RocksStore[Publication]):
         """Publications of ``namespace`` whose topic starts with ``literal_prefix``, in topic
         order: a prefix scan, so a filter's literal head (``Sport/Soccer/`` of
         ``Sport/Soccer/#``) reads only that part of the store."""
-        values = self._db.values(RETAINED, codec.retained_prefix(namespace, literal_prefix))
-        return map(codec.decode_retained, values)
+        values = self._db.values(self._space, codec.retained_prefix(namespace, literal_prefix))
+        return map(self._kind.decode, values)
 
     def topics(self, namespace: Namespace, literal_prefix: str = "") -> Iterator[str]:
         """The topics of ``with_prefix`` without decoding a publication: read the keys, match
         topics, then ``get`` only the publications that match."""
         prefix = codec.retained_prefix(namespace, "")
-        keys = self._db.keys(RETAINED, codec.retained_prefix(namespace, literal_prefix))
+        keys = self._db.keys(self._space, codec.retained_prefix(namespace, literal_prefix))
         return (key[len(prefix) :].decode("utf-8") for key in keys)
 
 
-class RocksPublisherStore(_RocksStore[Publisher]):
-    def __init__(self, db: KeyValueDB) -> None:
-        super().__init__(db, PUBLISHERS, codec.decode_publisher)
-
-    def _key_of(self, value: Publisher) -> bytes:
-        return codec.publisher_key(value.key)
-
-    def get(self, key: PublisherKey) -> Publisher | None:
-        raw = self._db.get(PUBLISHERS, codec.publisher_key(key))
-        return None if raw is None else codec.decode_publisher(raw)
-
-    def put(self, publisher: Publisher) -> None:
-        key = codec.publisher_key(publisher.key)
-        self._db.write(PUBLISHERS, key, codec.encode_publisher(publisher))
-
-    def delete(self, key: PublisherKey) -> None:
-        self._db.write(PUBLISHERS, codec.publisher_key(key), None)
+# kinds whose store offers more than get/put/delete by key; every other kind gets a
+# RocksKindStore
+_STORE_CLASSES: Final[Mapping[str, Callable[[KeyValueDB, Any], Any]]] = {
+    RETAINED.name: RocksRetainedStore
+}
 
 
 class RocksState:
-    """The broker's three stores in one RocksDB database at ``path`` (created when missing),
-    one column family each, plus state-topic offsets and a clean-shutdown marker."""
+    """The stores of every registered state kind in one RocksDB database at ``path``
+    (created when missing), one column family each (named as the kind), plus state-topic
+    offsets and a clean-shutdown marker."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, kinds: StateKinds = STATE_KINDS) -> None:
         self.path = path
-        self._db = KeyValueDB(path, SPACES)
-        self.subscriptions = RocksSubscriptionStore(self._db)
-        self.retained = RocksRetainedStore(self._db)
-        self.publishers = RocksPublisherStore(self._db)
+        self._db = KeyValueDB(path, kinds.names)
+        # kind name -> its store; ``EngineState(**stores)`` takes them by the same names
+        self.stores: dict[str, Any] = {
+            kind.name: _STORE_CLASSES.get(kind.name, RocksKindStore)(self._db, kind)
+            for kind in kinds
+        }
+
+    @property
+    def subscriptions(self) -> RocksKindStore[Subscription, SubscriptionKey]:
+        return cast(RocksKindStore[Subscription, SubscriptionKey], self.stores[SUBSCRIPTIONS.name])
+
+    @property
+    def retained(self) -> RocksRetainedStore:
+        return cast(RocksRetainedStore, self.stores[RETAINED.name])
+
+    @property
+    def publishers(self) -> RocksKindStore[Publisher, PublisherKey]:
+        return cast(RocksKindStore[Publisher, PublisherKey], self.stores[PUBLISHERS.name])
 
     def batch(self) -> AbstractContextManager[None]:
         """``with state.batch():`` every store write and ``set_offsets`` in the block is one
@@ -245,11 +244,4 @@ def retained_with_prefix(
     return iter(sorted(found, key=lambda p: p.topic.text))
 
 
-__all__ = [
-    "SPACES",
-    "RocksPublisherStore",
-    "RocksRetainedStore",
-    "RocksState",
-    "RocksSubscriptionStore",
-    "retained_with_prefix",
-]
+__all__ = ["RocksKindStore", "RocksRetainedStore", "RocksState", "retained_with_prefix"]

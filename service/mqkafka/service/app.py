@@ -79,12 +79,7 @@ class BrokerService:
         offsets = self.rocks.offsets() if self.rocks is not None else {}
         filters = SelectorFilterPort()
         if self.rocks is not None:
-            self.state = EngineState(
-                self.rocks.subscriptions,
-                self.rocks.retained,
-                self.rocks.publishers,
-                filters=filters,
-            )
+            self.state = EngineState(**self.rocks.stores, filters=filters)
         else:
             self.state = EngineState(filters=filters)
         self.queues = QueueDirectory(
@@ -201,8 +196,7 @@ class BrokerService:
         self._record_lag()
 
     def _set_state_gauges(self) -> None:
-        self.metrics.subscriptions.set(len(self.state.subscriptions))
-        self.metrics.retained.set(len(self.state.retained))
+        self.metrics.observe_state(self.state)
 
     def _record_lag(self) -> None:
         consumer = self.loop.consumer

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterator
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 from prometheus_client.core import HistogramMetricFamily
+
+from mqkafka.state.kinds import STATE_KINDS, AnyKind, StateKinds
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 
@@ -46,7 +49,7 @@ class CountingHistogram:
 
 
 class Metrics:
-    def __init__(self) -> None:
+    def __init__(self, kinds: StateKinds = STATE_KINDS) -> None:
         self.registry = CollectorRegistry()
         r = self.registry
         self.commands = Counter("mqk_commands", "Command messages processed", registry=r)
@@ -89,11 +92,20 @@ class Metrics:
         self.ready = Gauge(
             "mqk_ready", "1 once the service has its state and serves, 0 as it stops", registry=r
         )
-        self.subscriptions = Gauge("mqk_subscriptions", "Subscriptions held", registry=r)
-        self.retained = Gauge("mqk_retained_publications", "Retained publications held", registry=r)
+        # one gauge per state kind that declares one: how many values the worker holds
+        self.state_gauges: dict[str, tuple[AnyKind, Gauge]] = {
+            kind.name: (kind, Gauge(kind.gauge.name, kind.gauge.help, registry=r))
+            for kind in kinds
+            if kind.gauge is not None
+        }
         self.consumer_lag = Gauge(
             "mqk_consumer_lag", "Records not yet processed", ["topic", "partition"], registry=r
         )
+
+    def observe_state(self, state: Any) -> None:
+        """Set the state gauges to what the engine ``state`` holds now."""
+        for kind, gauge in self.state_gauges.values():
+            gauge.set(kind.size(state))
 
     def serve(self, port: int, host: str = "127.0.0.1") -> None:
         start_http_server(port, addr=host, registry=self.registry)

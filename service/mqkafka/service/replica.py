@@ -1,9 +1,10 @@
 """Every worker's copy of the shared state, kept in step with the compacted state topics.
 
-Subscriptions, retained publications and publisher registrations are written (in the same
-transaction as the replies and deliveries that depend on them) to ``mqk-subscriptions``,
-``mqk-retained`` and ``mqk-publishers``. Every worker reads all partitions of those topics
-with ``read_committed`` and applies what it reads to its ``EngineState``.
+Every registered state kind (``mqkafka.state.kinds``: subscriptions, retained publications,
+publisher registrations) is written, in the same transaction as the replies and deliveries
+that depend on it, to its compacted topic (``mqk-subscriptions``, ``mqk-retained``,
+``mqk-publishers``). Every worker reads all partitions of those topics with
+``read_committed`` and applies what it reads to its ``EngineState``, through the kind.
 
 ``catch_up()`` is the consistency barrier: it asks the cluster for the last stable offset of
 every state partition and reads up to it. The dispatcher calls it before each batch, so a
@@ -13,7 +14,7 @@ transaction holding the subscription record committed, which is before the publi
 batch asked for the offsets.
 
 A worker's own records come back here too; they equal what it already applied and are
-skipped. Tombstones name their key in the record key (``mqkafka.state.codec`` parses it).
+skipped. Tombstones name their key in the record key (the kind parses it).
 """
 
 from __future__ import annotations
@@ -21,26 +22,35 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from mqkafka.engine.effects import (
-    DeleteRetained,
-    DeregisterPublisher,
-    RegisterPublisher,
-    RemoveSubscription,
-    Retain,
-    StoreSubscription,
-)
 from mqkafka.engine.state import EngineState
 from mqkafka.kafka.compacted import CompactedReader, Partition
 from mqkafka.mq.errors import MQError
-from mqkafka.service.config import (
-    PUBLISHERS_TOPIC,
-    RETAINED_TOPIC,
-    SUBSCRIPTIONS_TOPIC,
-    ServiceConfig,
-)
-from mqkafka.state import codec
+from mqkafka.service.config import ServiceConfig
+from mqkafka.state.kinds import STATE_KINDS, AnyKind, StateKinds
 
 log = logging.getLogger(__name__)
+
+
+class StateRecords:
+    """Applies consumed state-topic records to an engine state, each through its kind (no
+    Kafka here: ``EngineStateReplica`` feeds it)."""
+
+    def __init__(self, state: Any, topics: dict[str, AnyKind]) -> None:
+        self.state = state
+        self.topics = topics  # namespace-prefixed topic -> its kind
+        self.applied = 0
+
+    def apply_record(self, topic: str, key: bytes | None, value: bytes | None) -> None:
+        kind = self.topics.get(topic)
+        if key is None or kind is None:
+            return
+        try:
+            kind.apply_record(self.state, key, value)
+        except MQError as error:
+            # A record this version cannot read must not stop the broker: skip it, loudly.
+            log.error("state record on %s skipped: %s", topic, error)
+            return
+        self.applied += 1
 
 
 class EngineStateReplica:
@@ -52,19 +62,18 @@ class EngineStateReplica:
         state: EngineState,
         admin: Any,
         offsets: dict[Partition, int] | None = None,
+        kinds: StateKinds = STATE_KINDS,
     ) -> None:
         self.state = state
-        self.subscriptions_topic = config.topic(SUBSCRIPTIONS_TOPIC)
-        self.retained_topic = config.topic(RETAINED_TOPIC)
-        self.publishers_topic = config.topic(PUBLISHERS_TOPIC)
+        self._records = StateRecords(state, kinds.topics(config.namespace))
         self._reader = CompactedReader(
-            config.client,
-            (self.subscriptions_topic, self.retained_topic, self.publishers_topic),
-            admin=admin,
-            positions=offsets,
+            config.client, tuple(self._records.topics), admin=admin, positions=offsets
         )
-        self.applied = 0
         self.catch_ups = 0
+
+    @property
+    def applied(self) -> int:
+        return self._records.applied
 
     @property
     def positions(self) -> dict[Partition, int]:
@@ -84,55 +93,10 @@ class EngineStateReplica:
     def _apply(
         self, topic: str, _partition: int, key: bytes, value: bytes | None, _ts: int
     ) -> None:
-        self.apply_record(topic, key, value)
+        self._records.apply_record(topic, key, value)
 
-    # --- applying records --------------------------------------------------------------
     def apply_record(self, topic: str, key: bytes | None, value: bytes | None) -> None:
-        if key is None:
-            return
-        try:
-            if topic == self.subscriptions_topic:
-                self._apply_subscription(key, value)
-            elif topic == self.retained_topic:
-                self._apply_retained(key, value)
-            elif topic == self.publishers_topic:
-                self._apply_publisher(key, value)
-        except MQError as error:
-            # A record this version cannot read must not stop the broker: skip it, loudly.
-            log.error("state record on %s skipped: %s", topic, error)
-            return
-        self.applied += 1
-
-    def _apply_subscription(self, key: bytes, value: bytes | None) -> None:
-        if value is None:
-            sub_key = codec.parse_subscription_key(key)
-            if self.state.subscription(sub_key) is not None:
-                self.state.apply([RemoveSubscription(sub_key)])
-            return
-        sub = codec.decode_subscription(value)
-        if self.state.subscription(sub.key) != sub:
-            self.state.apply([StoreSubscription(sub)])
-
-    def _apply_retained(self, key: bytes, value: bytes | None) -> None:
-        if value is None:
-            namespace, topic = codec.parse_retained_key(key)
-            if self.state.retained.get(namespace, topic) is not None:
-                self.state.apply([DeleteRetained(namespace, topic)])
-            return
-        publication = codec.decode_retained(value)
-        current = self.state.retained.get(publication.namespace, publication.topic.text)
-        if current != publication:
-            self.state.apply([Retain(publication)])
-
-    def _apply_publisher(self, key: bytes, value: bytes | None) -> None:
-        if value is None:
-            pub_key = codec.parse_publisher_key(key)
-            if self.state.publisher(pub_key) is not None:
-                self.state.apply([DeregisterPublisher(pub_key)])
-            return
-        publisher = codec.decode_publisher(value)
-        if self.state.publisher(publisher.key) != publisher:
-            self.state.apply([RegisterPublisher(publisher)])
+        self._records.apply_record(topic, key, value)
 
     def close(self) -> None:
         self._reader.close()

@@ -22,29 +22,19 @@ from mqkafka.engine.codec import encode_delivery, encode_reply
 from mqkafka.engine.delivery import put_time
 from mqkafka.engine.effects import (
     DeadLetter,
-    DeleteRetained,
     Deliver,
-    DeregisterPublisher,
     Effect,
-    RegisterPublisher,
-    RemoveSubscription,
     Reply,
-    Retain,
     StoreSubscription,
 )
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.dlh import MQFMT_DEAD_LETTER_HEADER, DeadLetterHeader
 from mqkafka.mq.mqmd import MQMD
 from mqkafka.mq.reasons import RC
-from mqkafka.service.config import (
-    PUBLISHERS_TOPIC,
-    RETAINED_TOPIC,
-    SUBSCRIPTIONS_TOPIC,
-    ServiceConfig,
-)
+from mqkafka.service.config import ServiceConfig
 from mqkafka.service.limits import FixedLimits, TopicLimits
 from mqkafka.service.queues import QueueDirectory
-from mqkafka.state import codec
+from mqkafka.state.kinds import STATE_KINDS
 from mqkafka.wire.headers import mqmd_to_headers
 
 
@@ -56,9 +46,7 @@ class Outputs:
         self.queues = queues
         self.limits = limits if limits is not None else FixedLimits()
         self.dead_letter_topic = queues.topic_of(config.dead_letter_queue)
-        self.subscriptions_topic = config.topic(SUBSCRIPTIONS_TOPIC)
-        self.retained_topic = config.topic(RETAINED_TOPIC)
-        self.publishers_topic = config.topic(PUBLISHERS_TOPIC)
+        self.state_topics = {kind.name: config.topic(kind.topic) for kind in STATE_KINDS}
 
     def records(self, effect: Effect, source_queue: str) -> Iterator[OutRecord]:
         """The records that carry out ``effect`` of a message consumed from ``source_queue``."""
@@ -77,37 +65,13 @@ class Outputs:
                 effect.md, effect.value or b"", effect.reason, source_queue, effect.detail
             )
         if isinstance(effect, StoreSubscription):
-            sub = effect.subscription
             # Create the subscriber queue now, so that its consumers can attach before the
             # first publication arrives.
-            self.queues.ensure(sub.key.identity.q_name)
-            return OutRecord(
-                self.subscriptions_topic,
-                codec.encode_subscription(sub),
-                codec.subscription_key(sub.key),
-            )
-        if isinstance(effect, RemoveSubscription):
-            return OutRecord(self.subscriptions_topic, None, codec.subscription_key(effect.key))
-        if isinstance(effect, Retain):
-            pub = effect.publication
-            return OutRecord(
-                self.retained_topic,
-                codec.encode_retained(pub),
-                codec.retained_key(pub.namespace, pub.topic.text),
-            )
-        if isinstance(effect, DeleteRetained):
-            return OutRecord(
-                self.retained_topic, None, codec.retained_key(effect.namespace, effect.topic)
-            )
-        if isinstance(effect, RegisterPublisher):
-            pub_reg = effect.publisher
-            return OutRecord(
-                self.publishers_topic,
-                codec.encode_publisher(pub_reg),
-                codec.publisher_key(pub_reg.key),
-            )
-        if isinstance(effect, DeregisterPublisher):
-            return OutRecord(self.publishers_topic, None, codec.publisher_key(effect.key))
+            self.queues.ensure(effect.subscription.key.identity.q_name)
+        state = STATE_KINDS.record_of(effect)  # a state effect: its kind's record
+        if state is not None:
+            kind, state_key, state_value = state
+            return OutRecord(self.state_topics[kind.name], state_value, state_key)
         raise TypeError(f"not an effect: {effect!r}")
 
     def fits(self, record: OutRecord) -> bool:

@@ -2,8 +2,14 @@
 
 The encoder is written for this one schema: fastavro's generic writer costs more per event
 than the whole publication path can spare (issue 7 allows 10% of its throughput), while the
-fixed layout below is a handful of byte appends. ``tests/unit/activity`` checks that fastavro
-reads exactly what this writes, for any event.
+fixed layout below is a handful of byte appends. ``FastEncoder`` goes further on the hot path:
+it keeps the encoded strings and the middle of the events that repeat. One delivery event,
+best of 7 x 20,000 on the loaded 2-core machine (issue 22): fastavro ``schemaless_writer``
+14.5 us, ``encode`` 5.5 us, ``FastEncoder.event`` 3.3 us, ``FastEncoder.assemble`` from a
+kept middle 0.8 us - the publication path is ~20 us, and a publication makes one event per
+copy plus one. ``tests/unit/activity`` checks, with Hypothesis, that fastavro reads exactly
+what ``encode`` writes for any event and that ``FastEncoder`` writes the same bytes as
+``encode``.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from mqkafka.engine.effects import Deliver
 from mqkafka.engine.handle import handle, step
 from mqkafka.engine.state import EngineState
 from mqkafka.mq import rfh2
-from mqkafka.mq.commands import command_from_psc
+from mqkafka.mq.commandparse import command_from_psc
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQFMT_STRING, MQMD, MQMT, MQRO
 from mqkafka.mq.rfh2 import Rfh2
 

@@ -32,15 +32,8 @@ from mqkafka.engine.handle import handle, step
 from mqkafka.engine.replies import respond
 from mqkafka.engine.state import EngineState
 from mqkafka.mq import rfh1, rfh2
-from mqkafka.mq.commands import (
-    ZERO_ID,
-    Command,
-    Interface,
-    PublicationContent,
-    Publish,
-    command_from_psc,
-    command_from_rfh1,
-)
+from mqkafka.mq.commandparse import command_from_psc, command_from_rfh1
+from mqkafka.mq.commands import ZERO_ID, Command, Interface, PublicationContent, Publish
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.fastvalues import copier, template_values
 from mqkafka.mq.folders import Folder, parse_folder, render_folder

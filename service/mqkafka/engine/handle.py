@@ -38,6 +38,7 @@ from mqkafka.engine.request_update import request_update
 from mqkafka.engine.state import EngineState
 from mqkafka.engine.subscribe import register
 from mqkafka.engine.unsubscribe import deregister
+from mqkafka.mq.commandrender import command_to_psc, command_to_rfh1
 from mqkafka.mq.commands import (
     Command,
     DeletePub,
@@ -48,8 +49,6 @@ from mqkafka.mq.commands import (
     RegPub,
     RegSub,
     ReqUpdate,
-    command_to_psc,
-    command_to_rfh1,
 )
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC

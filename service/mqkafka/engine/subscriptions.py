@@ -27,7 +27,8 @@ from mqkafka.engine.records import SubscriberContext, Subscription, Subscription
 from mqkafka.engine.state import EngineState, Live
 from mqkafka.engine.topicspace import Namespace, NamespaceKind, TopicFilter, subscriber_namespace
 from mqkafka.engine.view import PublicationView
-from mqkafka.mq.commands import DeregSub, Interface, RegOpt, RegSub, ReqUpdate, option_names
+from mqkafka.mq.commandoptions import option_names
+from mqkafka.mq.commands import DeregSub, Interface, RegOpt, RegSub, ReqUpdate
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 

@@ -21,7 +21,8 @@ from dataclasses import replace
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import Effect, Processed
 from mqkafka.engine.replies import respond
-from mqkafka.mq.commands import Interface, command_to_psc, command_to_rfh1
+from mqkafka.mq.commandrender import command_to_psc, command_to_rfh1
+from mqkafka.mq.commands import Interface
 from mqkafka.mq.responses import Completion, Response, ResponseItem
 
 

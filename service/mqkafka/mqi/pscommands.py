@@ -1,7 +1,7 @@
 """Queued pub/sub command messages as a client writes them, and the replies it reads (pure).
 
 A command is an MQRFH2 whose ``<psc>`` folder holds the command's properties (built by
-:func:`mqkafka.mq.commands.command_to_psc`, one option per element, reference §2.1), then
+:func:`mqkafka.mq.commandrender.command_to_psc`, one option per element, reference §2.1), then
 for a Publish the publication's other folders and its body. The MQMD says the rest:
 
 | MQMD field | command message |
@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mqkafka.mq import rfh2
-from mqkafka.mq.commands import Command, Publish, command_to_psc
+from mqkafka.mq.commandrender import command_to_psc
+from mqkafka.mq.commands import Command, Publish
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.folders import Element, Folder, render_folder
 from mqkafka.mq.message import decode_message

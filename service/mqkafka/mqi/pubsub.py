@@ -32,11 +32,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from mqkafka.mq.commands import (
-    PubOpt,
-    RegOpt,
-    option_names,
-)
+from mqkafka.mq.commandoptions import option_names
+from mqkafka.mq.commands import PubOpt, RegOpt
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion
 from mqkafka.mqi import constants as C

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from mqkafka.engine.records import Publication, Subscription
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.compacted import read_compacted
-from mqkafka.mq.commands import option_names
+from mqkafka.mq.commandoptions import option_names
 from mqkafka.mq.topics import Scheme, TopicFilter, TopicString, matches
 from mqkafka.query.render import Body, md_fields, render_body
 from mqkafka.state import codec

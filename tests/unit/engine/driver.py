@@ -37,14 +37,13 @@ from mqkafka.engine.ports import FilterPort
 from mqkafka.engine.replies import respond
 from mqkafka.engine.state import EngineState
 from mqkafka.mq import rfh1, rfh2
+from mqkafka.mq.commandparse import command_from_psc, command_from_rfh1
 from mqkafka.mq.commands import (
     CONTROL_QUEUE,
     DEFAULT_STREAM,
     Command,
     Interface,
     PublicationContent,
-    command_from_psc,
-    command_from_rfh1,
 )
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.message import decode_message

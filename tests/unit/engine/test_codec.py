@@ -14,7 +14,8 @@ from mqkafka.engine.context import CountingIds, EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Reply
 from mqkafka.engine.state import EngineState
 from mqkafka.mq import rfh1, rfh2
-from mqkafka.mq.commands import Interface, PublicationContent, Publish, RegSub, command_from_psc
+from mqkafka.mq.commandparse import command_from_psc
+from mqkafka.mq.commands import Interface, PublicationContent, Publish, RegSub
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.folders import Folder, parse_folder, render_folder
 from mqkafka.mq.message import decode_message

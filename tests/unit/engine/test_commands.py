@@ -10,11 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mqkafka.mq.commands import (
+from mqkafka.mq.commandoptions import (
     DEL_OPTION_VALUES,
     PUB_OPTION_VALUES,
     REG_OPTION_VALUES,
     REG_OPTIONS_ALLOWED,
+)
+from mqkafka.mq.commandparse import command_from_psc, command_from_rfh1
+from mqkafka.mq.commandrender import command_to_psc, command_to_rfh1
+from mqkafka.mq.commands import (
     Command,
     DeletePub,
     DelOpt,
@@ -25,10 +29,6 @@ from mqkafka.mq.commands import (
     RegOpt,
     RegSub,
     ReqUpdate,
-    command_from_psc,
-    command_from_rfh1,
-    command_to_psc,
-    command_to_rfh1,
 )
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQMD

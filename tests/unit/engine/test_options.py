@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from mqkafka.engine.context import EngineConfig, StaticQueueDefaults
-from mqkafka.mq.commands import REG_OPTION_VALUES, RegOpt
+from mqkafka.mq.commandoptions import REG_OPTION_VALUES
+from mqkafka.mq.commands import RegOpt
 from mqkafka.mq.mqmd import MQMD, MQPER
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion
@@ -42,7 +43,8 @@ def test_persistence_options(
 ) -> None:
     broker = BrokerDriver(queues=StaticQueueDefaults(persistence=queue_default))
     broker.register_subscriber("T", queue="Q", options=option)
-    from mqkafka.mq.commands import PublicationContent, command_from_psc
+    from mqkafka.mq.commandparse import command_from_psc
+    from mqkafka.mq.commands import PublicationContent
 
     md = MQMD(Persistence=published)
     cmd = command_from_psc(
@@ -59,7 +61,7 @@ def test_persistence_options(
 def test_priority_as_queue_definition_is_resolved() -> None:
     broker = BrokerDriver(queues=StaticQueueDefaults(priority=4))
     broker.register_subscriber("T", queue="Q")
-    from mqkafka.mq.commands import command_from_psc
+    from mqkafka.mq.commandparse import command_from_psc
 
     for priority, expected in ((-1, 4), (7, 7)):
         cmd = command_from_psc(
@@ -122,7 +124,7 @@ def test_retain_pub_keeps_one_publication_per_topic(broker: BrokerDriver) -> Non
 
 def test_retained_copy_expiry_counts_down(broker: BrokerDriver) -> None:
     """§4.1 Expiry: "for a retained copy reduced by the time it was held"; expired: gone."""
-    from mqkafka.mq.commands import command_from_psc
+    from mqkafka.mq.commandparse import command_from_psc
 
     cmd = command_from_psc(
         [("Command", "Publish"), ("Topic", "T"), ("PubOpt", "RetainPub")],

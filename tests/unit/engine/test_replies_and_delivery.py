@@ -8,7 +8,8 @@ import pytest
 from mqkafka.engine.context import CountingIds, EngineContext
 from mqkafka.engine.effects import DeadLetter, Reply
 from mqkafka.engine.replies import respond, wants_reply
-from mqkafka.mq.commands import Interface, command_from_psc
+from mqkafka.mq.commandparse import command_from_psc
+from mqkafka.mq.commands import Interface
 from mqkafka.mq.mqmd import MQAT, MQFMT_RF_HEADER_1, MQFMT_RF_HEADER_2, MQMD, MQMT, MQRO
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion, Response, ResponseItem

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mqkafka.engine.authority import ALLOW_ALL, AclPolicy
-from mqkafka.mq.commands import ReqUpdate, command_from_psc
+from mqkafka.mq.commandparse import command_from_psc
+from mqkafka.mq.commands import ReqUpdate
 from mqkafka.mq.mqmd import MQMD
 from mqkafka.mq.reasons import RC
 from tests.unit.engine.driver import QMGR, BrokerDriver

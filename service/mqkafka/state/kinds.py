@@ -22,33 +22,27 @@ snapshot job and provisioning. So a new kind of state is one entry here plus its
 connection heartbeats) are declared here too (:data:`MQI_CHANGELOGS`): provisioning and the
 MQI read them from here.
 
-Nothing here imports a Kafka client, RocksDB or Spark: the registry is plain data and
-functions, read by every adapter.
+Nothing here imports a Kafka client, RocksDB or Spark, nor (until a kind is first bound to
+the engine) the engine or the Avro codec: the declarations are plain data that every adapter
+reads cheaply, the MQI and the CLI included.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar
 
-from mqkafka.engine.effects import (
-    DeleteRetained,
-    DeregisterPublisher,
-    RegisterPublisher,
-    RemoveSubscription,
-    Retain,
-    StoreSubscription,
-)
-from mqkafka.engine.records import (
-    Publication,
-    Publisher,
-    PublisherKey,
-    Subscription,
-    SubscriptionKey,
-)
-from mqkafka.engine.topicspace import Namespace
-from mqkafka.state import codec
+if TYPE_CHECKING:
+    from mqkafka.engine.records import (
+        Publication,
+        Publisher,
+        PublisherKey,
+        Subscription,
+        SubscriptionKey,
+    )
+    from mqkafka.engine.topicspace import Namespace
 
 V = TypeVar("V")  # a value of the kind (a Subscription, a Publication, ...)
 K = TypeVar("K")  # its natural key (a SubscriptionKey, (namespace, topic), ...)
@@ -93,13 +87,11 @@ class GaugeSpec:
     help: str
 
 
-@dataclass(frozen=True, eq=False)
-class StateKind(Generic[V, K]):
-    """One kind of broker state, declared once (see the module docstring)."""
+@dataclass(frozen=True)
+class KindBinding(Generic[V, K]):
+    """A kind bound to bytes and to the engine: its codec, its keys, and the engine effects
+    and lookup its records apply through."""
 
-    name: str
-    changelog: Changelog
-    schema: str  # schemas/<schema>.avsc, the values' writer schema
     encode: Callable[[V], bytes]
     decode: Callable[[bytes], V]  # MQError(OBJECT_DAMAGED) for bytes that do not decode
     key_of: Callable[[V], K]
@@ -113,33 +105,53 @@ class StateKind(Generic[V, K]):
     stored_value: Callable[[Any], V]
     removed_key: Callable[[Any], K]
     current: Callable[[Any, K], V | None]  # the engine state's value under a key, or None
+
+
+@dataclass(frozen=True, eq=False)
+class StateKind(Generic[V, K]):
+    """One kind of broker state, declared once (see the module docstring).
+
+    ``bind`` returns the kind's :class:`KindBinding`; it is called once, at first use, so that
+    reading the declarations (provisioning, the MQI, the CLI) does not import the engine and
+    the Avro codec (over a second on a busy machine)."""
+
+    name: str
+    changelog: Changelog
+    schema: str  # schemas/<schema>.avsc, the values' writer schema
     required_field: str  # a field every value has: null in a snapshot row that did not decode
     snapshot: tuple[SnapshotColumn, ...]
-    gauge: GaugeSpec | None = None
+    gauge: GaugeSpec | None
+    bind: Callable[[], KindBinding[V, K]]
 
     @property
     def topic(self) -> str:
         return self.changelog.topic
 
+    @functools.cached_property
+    def binding(self) -> KindBinding[V, K]:
+        return self.bind()
+
     def record(self, value: V) -> tuple[bytes, bytes]:
         """(key, value) of the record that stores ``value``."""
-        return self.key_bytes(self.key_of(value)), self.encode(value)
+        b = self.binding
+        return b.key_bytes(b.key_of(value)), b.encode(value)
 
     def apply_record(self, state: Any, key: bytes, value: bytes | None) -> bool:
         """Apply one consumed record to the engine ``state`` through its effects: a value
         stores, a tombstone (None) removes. False when it changes nothing (a worker's own
         record coming back, a tombstone of what is not there). MQError(OBJECT_DAMAGED) when
         the bytes do not decode."""
+        b = self.binding
         if value is None:
-            natural = self.parse_key(key)
-            if self.current(state, natural) is None:
+            natural = b.parse_key(key)
+            if b.current(state, natural) is None:
                 return False
-            state.apply([self.removing(natural)])
+            state.apply([b.removing(natural)])
             return True
-        decoded = self.decode(value)
-        if self.current(state, self.key_of(decoded)) == decoded:
+        decoded = b.decode(value)
+        if b.current(state, b.key_of(decoded)) == decoded:
             return False
-        state.apply([self.stores(decoded)])
+        state.apply([b.stores(decoded)])
         return True
 
     def size(self, state: Any) -> int:
@@ -151,33 +163,27 @@ AnyKind = StateKind[Any, Any]
 
 
 class StateKinds:
-    """The registry: kinds in declaration order, each name, topic and effect type once."""
+    """The registry: kinds in declaration order, each name and topic once (and, once bound,
+    each engine effect type)."""
 
     def __init__(self, kinds: Iterable[AnyKind] = ()) -> None:
         self._kinds: dict[str, AnyKind] = {}
         self._by_topic: dict[str, AnyKind] = {}
-        self._by_effect: dict[type[Any], tuple[AnyKind, bool]] = {}
+        self._by_effect: dict[type[Any], tuple[AnyKind, bool]] | None = None
         for kind in kinds:
             self.register(kind)
 
     def register(self, kind: AnyKind) -> AnyKind:
-        """Add ``kind``; a name, topic or effect type already registered is refused."""
-        taken = (
+        """Add ``kind``; a name or topic already registered is refused."""
+        for clash, what in (
             (kind.name in self._kinds, f"name {kind.name!r}"),
             (kind.topic in self._by_topic, f"topic {kind.topic!r}"),
-            (kind.stores in self._by_effect, f"effect {kind.stores.__name__}"),
-            (
-                kind.removes in self._by_effect or kind.removes is kind.stores,
-                f"effect {kind.removes.__name__}",
-            ),
-        )
-        for clash, what in taken:
+        ):
             if clash:
                 raise ValueError(f"state kind {kind.name!r}: {what} is already registered")
         self._kinds[kind.name] = kind
         self._by_topic[kind.topic] = kind
-        self._by_effect[kind.stores] = (kind, True)
-        self._by_effect[kind.removes] = (kind, False)
+        self._by_effect = None
         return kind
 
     def __iter__(self) -> Iterator[AnyKind]:
@@ -204,17 +210,33 @@ class StateKinds:
         """Each kind by its namespace-prefixed topic, in declaration order."""
         return {namespace + kind.topic: kind for kind in self._kinds.values()}
 
+    def _effects(self) -> dict[type[Any], tuple[AnyKind, bool]]:
+        if self._by_effect is None:
+            found: dict[type[Any], tuple[AnyKind, bool]] = {}
+            for kind in self._kinds.values():
+                b = kind.binding
+                for effect, storing in ((b.stores, True), (b.removes, False)):
+                    if effect in found:
+                        raise ValueError(
+                            f"state kind {kind.name!r}: effect {effect.__name__} is already "
+                            f"registered by {found[effect][0].name!r}"
+                        )
+                    found[effect] = (kind, storing)
+            self._by_effect = found
+        return self._by_effect
+
     def record_of(self, effect: object) -> tuple[AnyKind, bytes, bytes | None] | None:
         """The state record that carries out ``effect`` (kind, key, value; a tombstone's value
         is None), or None when ``effect`` is not a state effect of a registered kind."""
-        found = self._by_effect.get(type(effect))
+        found = self._effects().get(type(effect))
         if found is None:
             return None
         kind, storing = found
+        b = kind.binding
         if storing:
-            key, value = kind.record(kind.stored_value(effect))
+            key, value = kind.record(b.stored_value(effect))
             return kind, key, value
-        return kind, kind.key_bytes(kind.removed_key(effect)), None
+        return kind, b.key_bytes(b.removed_key(effect)), None
 
     def sizes(self, state: Any) -> dict[str, int]:
         """How many values of each kind the engine ``state`` holds."""
@@ -222,7 +244,8 @@ class StateKinds:
 
 
 # --------------------------------------------------------------------------------------------
-# The broker's kinds
+# The broker's kinds. Each binds to the engine in a function of its own, which imports what it
+# needs when first called (see ``StateKind``).
 # --------------------------------------------------------------------------------------------
 
 
@@ -241,83 +264,79 @@ def _identity_columns(path: str) -> tuple[SnapshotColumn, ...]:
     )
 
 
-def _retained_key(p: Publication) -> tuple[Namespace, str]:
-    return p.namespace, p.topic.text
+def _bind_retained() -> KindBinding[Publication, tuple[Namespace, str]]:
+    from mqkafka.engine.effects import DeleteRetained, Retain
+    from mqkafka.state import codec
+
+    def key_of(p: Publication) -> tuple[Namespace, str]:
+        return p.namespace, p.topic.text
+
+    def current(state: Any, key: tuple[Namespace, str]) -> Publication | None:
+        found: Publication | None = state.retained.get(*key)
+        return found
+
+    return KindBinding(
+        encode=codec.encode_retained,
+        decode=codec.decode_retained,
+        key_of=key_of,
+        key_bytes=lambda key: codec.retained_key(*key),
+        parse_key=codec.parse_retained_key,
+        stores=Retain,
+        removes=DeleteRetained,
+        removing=lambda key: DeleteRetained(*key),
+        stored_value=lambda e: e.publication,
+        removed_key=lambda e: (e.namespace, e.topic),
+        current=current,
+    )
 
 
-def _retained_key_bytes(key: tuple[Namespace, str]) -> bytes:
-    return codec.retained_key(*key)
+def _bind_subscriptions() -> KindBinding[Subscription, SubscriptionKey]:
+    from mqkafka.engine.effects import RemoveSubscription, StoreSubscription
+    from mqkafka.state import codec
+
+    def current(state: Any, key: SubscriptionKey) -> Subscription | None:
+        found: Subscription | None = state.subscription(key)
+        return found
+
+    return KindBinding(
+        encode=codec.encode_subscription,
+        decode=codec.decode_subscription,
+        key_of=lambda s: s.key,
+        key_bytes=codec.subscription_key,
+        parse_key=codec.parse_subscription_key,
+        stores=StoreSubscription,
+        removes=RemoveSubscription,
+        removing=RemoveSubscription,
+        stored_value=lambda e: e.subscription,
+        removed_key=lambda e: e.key,
+        current=current,
+    )
 
 
-def _current_retained(state: Any, key: tuple[Namespace, str]) -> Publication | None:
-    found: Publication | None = state.retained.get(*key)
-    return found
+def _bind_publishers() -> KindBinding[Publisher, PublisherKey]:
+    from mqkafka.engine.effects import DeregisterPublisher, RegisterPublisher
+    from mqkafka.state import codec
+
+    def current(state: Any, key: PublisherKey) -> Publisher | None:
+        found: Publisher | None = state.publisher(key)
+        return found
+
+    return KindBinding(
+        encode=codec.encode_publisher,
+        decode=codec.decode_publisher,
+        key_of=lambda p: p.key,
+        key_bytes=codec.publisher_key,
+        parse_key=codec.parse_publisher_key,
+        stores=RegisterPublisher,
+        removes=DeregisterPublisher,
+        removing=DeregisterPublisher,
+        stored_value=lambda e: e.publisher,
+        removed_key=lambda e: e.key,
+        current=current,
+    )
 
 
-def _current_subscription(state: Any, key: SubscriptionKey) -> Subscription | None:
-    found: Subscription | None = state.subscription(key)
-    return found
-
-
-def _current_publisher(state: Any, key: PublisherKey) -> Publisher | None:
-    found: Publisher | None = state.publisher(key)
-    return found
-
-
-def _removed_subscription(effect: RemoveSubscription) -> SubscriptionKey:
-    return effect.key
-
-
-def _removed_publisher(effect: DeregisterPublisher) -> PublisherKey:
-    return effect.key
-
-
-def _removed_retained(effect: DeleteRetained) -> tuple[Namespace, str]:
-    return effect.namespace, effect.topic
-
-
-SUBSCRIPTIONS: Final = StateKind[Subscription, SubscriptionKey](
-    name="subscriptions",
-    changelog=Changelog(
-        "mqk-subscriptions",
-        4,
-        "Subscriptions (identity, names, subscriber identities, options, userid) keyed by "
-        "subscription key; tombstone on deregistration.",
-        _BUSY,
-    ),
-    schema="subscription",
-    encode=codec.encode_subscription,
-    decode=codec.decode_subscription,
-    key_of=lambda s: s.key,
-    key_bytes=codec.subscription_key,
-    parse_key=codec.parse_subscription_key,
-    stores=StoreSubscription,
-    removes=RemoveSubscription,
-    removing=RemoveSubscription,
-    stored_value=lambda e: e.subscription,
-    removed_key=_removed_subscription,
-    current=_current_subscription,
-    required_field="user_id",
-    snapshot=(
-        *_namespace_columns("v.key.namespace"),
-        SnapshotColumn("topic", "v.key.topic.text"),
-        SnapshotColumn("scheme", "v.key.topic.scheme"),
-        SnapshotColumn("filter", "v.key.filter"),
-        *_identity_columns("v.key.identity"),
-        SnapshotColumn("user_id", "v.user_id"),
-        SnapshotColumn("options", "v.options"),
-        SnapshotColumn("interface", "v.interface"),
-        SnapshotColumn("sub_name", "v.name"),
-        SnapshotColumn("identities", "v.identities"),
-        SnapshotColumn("exclusive", "v.exclusive"),
-        SnapshotColumn("user_data", "v.user_data"),
-        SnapshotColumn("delivery_correl_id", "v.delivery_correl_id"),
-        SnapshotColumn("context", "v.context"),
-    ),
-    gauge=GaugeSpec("mqk_subscriptions", "Subscriptions held"),
-)
-
-RETAINED: Final = StateKind[Publication, tuple[Namespace, str]](
+RETAINED: Final = StateKind["Publication", "tuple[Namespace, str]"](
     name="retained",
     changelog=Changelog(
         "mqk-retained",
@@ -328,17 +347,6 @@ RETAINED: Final = StateKind[Publication, tuple[Namespace, str]](
         _BUSY,
     ),
     schema="retained_publication",
-    encode=codec.encode_retained,
-    decode=codec.decode_retained,
-    key_of=_retained_key,
-    key_bytes=_retained_key_bytes,
-    parse_key=codec.parse_retained_key,
-    stores=Retain,
-    removes=DeleteRetained,
-    removing=lambda key: DeleteRetained(*key),
-    stored_value=lambda e: e.publication,
-    removed_key=_removed_retained,
-    current=_current_retained,
     required_field="topic",
     snapshot=(
         *_namespace_columns("v.namespace"),
@@ -362,28 +370,48 @@ RETAINED: Final = StateKind[Publication, tuple[Namespace, str]](
         SnapshotColumn("content", "v.content"),
     ),
     gauge=GaugeSpec("mqk_retained_publications", "Retained publications held"),
+    bind=_bind_retained,
 )
 
-PUBLISHERS: Final = StateKind[Publisher, PublisherKey](
+SUBSCRIPTIONS: Final = StateKind["Subscription", "SubscriptionKey"](
+    name="subscriptions",
+    changelog=Changelog(
+        "mqk-subscriptions",
+        4,
+        "Subscriptions (identity, names, subscriber identities, options, userid) keyed by "
+        "subscription key; tombstone on deregistration.",
+        _BUSY,
+    ),
+    schema="subscription",
+    required_field="user_id",
+    snapshot=(
+        *_namespace_columns("v.key.namespace"),
+        SnapshotColumn("topic", "v.key.topic.text"),
+        SnapshotColumn("scheme", "v.key.topic.scheme"),
+        SnapshotColumn("filter", "v.key.filter"),
+        *_identity_columns("v.key.identity"),
+        SnapshotColumn("user_id", "v.user_id"),
+        SnapshotColumn("options", "v.options"),
+        SnapshotColumn("interface", "v.interface"),
+        SnapshotColumn("sub_name", "v.name"),
+        SnapshotColumn("identities", "v.identities"),
+        SnapshotColumn("exclusive", "v.exclusive"),
+        SnapshotColumn("user_data", "v.user_data"),
+        SnapshotColumn("delivery_correl_id", "v.delivery_correl_id"),
+        SnapshotColumn("context", "v.context"),
+    ),
+    gauge=GaugeSpec("mqk_subscriptions", "Subscriptions held"),
+    bind=_bind_subscriptions,
+)
+
+PUBLISHERS: Final = StateKind["Publisher", "PublisherKey"](
     name="publishers",
     changelog=Changelog(
         "mqk-publishers",
         1,
-        "Publisher registrations (RegPub and implicit registration) keyed by publisher "
-        "identity.",
+        "Publisher registrations (RegPub and implicit registration) keyed by publisher identity.",
     ),
     schema="publisher",
-    encode=codec.encode_publisher,
-    decode=codec.decode_publisher,
-    key_of=lambda p: p.key,
-    key_bytes=codec.publisher_key,
-    parse_key=codec.parse_publisher_key,
-    stores=RegisterPublisher,
-    removes=DeregisterPublisher,
-    removing=DeregisterPublisher,
-    stored_value=lambda e: e.publisher,
-    removed_key=_removed_publisher,
-    current=_current_publisher,
     required_field="user_id",
     snapshot=(
         *_namespace_columns("v.key.namespace"),
@@ -394,9 +422,11 @@ PUBLISHERS: Final = StateKind[Publisher, PublisherKey](
         SnapshotColumn("implicit", "v.implicit"),
     ),
     gauge=None,  # none today: a gauge here would be a new metric
+    bind=_bind_publishers,
 )
 
-STATE_KINDS: Final = StateKinds((SUBSCRIPTIONS, RETAINED, PUBLISHERS))
+# in the catalogue's order (also the order snapshots are taken and listed in)
+STATE_KINDS: Final = StateKinds((RETAINED, SUBSCRIPTIONS, PUBLISHERS))
 
 # The MQI's state topics: kept by the MQI's own replica (mqi/replica.py), not the engine's.
 MQI_CHANGELOGS: Final = (
@@ -436,6 +466,7 @@ __all__ = [
     "AnyKind",
     "Changelog",
     "GaugeSpec",
+    "KindBinding",
     "SnapshotColumn",
     "StateKind",
     "StateKinds",

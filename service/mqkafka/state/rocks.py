@@ -63,6 +63,7 @@ class _RocksStore(Generic[_V, _K]):
     def __init__(self, db: KeyValueDB, kind: StateKind[_V, _K]) -> None:
         self._db = db
         self._kind = kind
+        self._codec = kind.binding
         self._space = kind.name
 
     def __len__(self) -> int:
@@ -75,25 +76,25 @@ class _RocksStore(Generic[_V, _K]):
         return True
 
     def __iter__(self) -> Iterator[_V]:
-        return map(self._kind.decode, self._db.values(self._space))
+        return map(self._codec.decode, self._db.values(self._space))
 
     def put(self, value: _V) -> None:
         key, encoded = self._kind.record(value)
         self._db.write(self._space, key, encoded)
 
     def _get(self, key: _K) -> _V | None:
-        raw = self._db.get(self._space, self._kind.key_bytes(key))
-        return None if raw is None else self._kind.decode(raw)
+        raw = self._db.get(self._space, self._codec.key_bytes(key))
+        return None if raw is None else self._codec.decode(raw)
 
     def _delete(self, key: _K) -> None:
-        self._db.write(self._space, self._kind.key_bytes(key), None)
+        self._db.write(self._space, self._codec.key_bytes(key), None)
 
     def apply_record(self, key: bytes, value: bytes | None) -> None:
         """Apply one state-topic record as consumed: a value replaces, None (a tombstone)
         deletes. The value must decode and belong to ``key``, else MQRC_OBJECT_DAMAGED."""
         if value is not None:
-            decoded = self._kind.decode(value)
-            if self._kind.key_bytes(self._kind.key_of(decoded)) != key:
+            decoded = self._codec.decode(value)
+            if self._codec.key_bytes(self._codec.key_of(decoded)) != key:
                 raise MQError(RC.OBJECT_DAMAGED, f"{self._space} record under key {key!r}")
         self._db.write(self._space, key, value)
 
@@ -126,7 +127,7 @@ class RocksRetainedStore(_RocksStore[Publication, tuple[Namespace, str]]):
         order: a prefix scan, so a filter's literal head (``Sport/Soccer/`` of
         ``Sport/Soccer/#``) reads only that part of the store."""
         values = self._db.values(self._space, codec.retained_prefix(namespace, literal_prefix))
-        return map(self._kind.decode, values)
+        return map(self._codec.decode, values)
 
     def topics(self, namespace: Namespace, literal_prefix: str = "") -> Iterator[str]:
         """The topics of ``with_prefix`` without decoding a publication: read the keys, match

@@ -17,12 +17,8 @@ from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.javaprops import java_client_settings
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
-from mqkafka.service.config import (
-    ACTIVITY_TOPIC,
-    PUBLISHERS_TOPIC,
-    RETAINED_TOPIC,
-    SUBSCRIPTIONS_TOPIC,
-)
+from mqkafka.service.config import ACTIVITY_TOPIC
+from mqkafka.state.kinds import STATE_KINDS
 
 STATE_STORES: Final = ("rocksdb", "hdfs")  # Spark's two built-in state store providers
 DEFAULT_WATERMARK_S: Final = 120.0  # how late an event may arrive and still be counted
@@ -109,9 +105,5 @@ class PipelineConfig:
         return max(1, self.max_events_per_batch // EVENTS_PER_RECORD)
 
 
-# snapshot table name -> compacted topic it is taken from
-SNAPSHOT_TOPICS: Final[dict[str, str]] = {
-    "retained": RETAINED_TOPIC,
-    "subscriptions": SUBSCRIPTIONS_TOPIC,
-    "publishers": PUBLISHERS_TOPIC,
-}
+# snapshot table name (a state kind's) -> compacted topic it is taken from
+SNAPSHOT_TOPICS: Final[dict[str, str]] = {kind.name: kind.topic for kind in STATE_KINDS}

@@ -14,14 +14,11 @@ from typing import Any, Final
 
 from mqkafka import resources
 from mqkafka.activity.events import batch_schema
+from mqkafka.state.kinds import STATE_KINDS
 
-STATE_SCHEMA_FILES: Final = {
-    "retained": "retained_publication",
-    "subscriptions": "subscription",
-    "publishers": "publisher",
-}
+STATE_SCHEMA_FILES: Final = {kind.name: kind.schema for kind in STATE_KINDS}
 # a field every record has: PERMISSIVE yields a record of nulls for a value that fails
-REQUIRED_FIELD: Final = {"retained": "topic", "subscriptions": "user_id", "publishers": "user_id"}
+REQUIRED_FIELD: Final = {kind.name: kind.required_field for kind in STATE_KINDS}
 _OPTIONS: Final = {"mode": "PERMISSIVE"}
 
 

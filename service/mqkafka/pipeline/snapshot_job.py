@@ -1,6 +1,7 @@
 """The snapshot job: compacted state topics -> Parquet tables at a point in time.
 
-For each of ``retained`` (``<ns>mqk-retained``), ``subscriptions`` and ``publishers`` it reads
+For each state kind (``mqkafka.state.kinds``: ``retained`` from ``<ns>mqk-retained``,
+``subscriptions``, ``publishers``) it reads
 the topic from the beginning to its end (committed records only), keeps the newest record of
 every key and drops the keys whose newest record is a tombstone (a DeletePub, a DeregSub, a
 DeregPub): exactly what a consumer replaying the topic would hold, which is also what Kafka
@@ -21,6 +22,7 @@ from typing import Any, Final
 
 from mqkafka.pipeline.config import SNAPSHOT_TOPICS, PipelineConfig
 from mqkafka.pipeline.decode import REQUIRED_FIELD, kafka_options, state_value
+from mqkafka.state.kinds import STATE_KINDS
 
 SNAPSHOTS: Final = tuple(SNAPSHOT_TOPICS)
 
@@ -34,72 +36,20 @@ def snapshot_path(config: PipelineConfig, name: str) -> str:
     return config.table(f"snapshots/{name}")
 
 
-def _namespace(struct: str) -> list[Any]:
-    from pyspark.sql import functions as F
-
-    return [
-        F.col(f"{struct}.kind").alias("namespace_kind"),
-        F.col(f"{struct}.name").alias("namespace_name"),
-    ]
-
-
 def _flatten(name: str) -> list[Any]:
-    """The columns of each snapshot table, from the decoded record ``v``."""
+    """The columns of each snapshot table: its state kind's (``mqkafka.state.kinds``), from
+    the decoded record ``v``."""
     from pyspark.sql import functions as F
 
-    if name == "retained":
-        return [
-            *_namespace("v.namespace"),
-            F.col("v.topic").alias("topic"),
-            F.col("v.interface").alias("interface"),
-            F.col("v.md.UserIdentifier").alias("user_id"),
-            F.col("v.md.MsgId").alias("msg_id"),
-            F.col("v.priority").alias("priority"),
-            F.col("v.persistence").alias("persistence"),
-            F.col("v.expiry").alias("expiry"),
-            F.timestamp_micros((F.col("v.retained_at") * 1e6).cast("long")).alias("retained_at"),
-            F.col("v.pub_time").alias("pub_time"),
-            F.col("v.seq_num").alias("seq_num"),
-            F.col("v.local").alias("local"),
-            F.col("v.reply_to.q_name").alias("reply_to_q"),
-            F.col("v.reply_to.q_mgr_name").alias("reply_to_q_mgr"),
-            F.col("v.content.format").alias("format"),
-            F.length("v.content.body").alias("body_bytes"),
-            F.col("v.content.body").alias("body"),
-            F.col("v.md").alias("md"),
-            F.col("v.content").alias("content"),
-        ]
-    if name == "subscriptions":
-        return [
-            *_namespace("v.key.namespace"),
-            F.col("v.key.topic.text").alias("topic"),
-            F.col("v.key.topic.scheme").alias("scheme"),
-            F.col("v.key.filter").alias("filter"),
-            F.col("v.key.identity.q_name").alias("q_name"),
-            F.col("v.key.identity.q_mgr_name").alias("q_mgr_name"),
-            F.col("v.key.identity.correl_id").alias("correl_id"),
-            F.col("v.user_id").alias("user_id"),
-            F.col("v.options").alias("options"),
-            F.col("v.interface").alias("interface"),
-            F.col("v.name").alias("sub_name"),
-            F.col("v.identities").alias("identities"),
-            F.col("v.exclusive").alias("exclusive"),
-            F.col("v.user_data").alias("user_data"),
-            F.col("v.delivery_correl_id").alias("delivery_correl_id"),
-            F.col("v.context").alias("context"),
-        ]
-    if name == "publishers":
-        return [
-            *_namespace("v.key.namespace"),
-            F.col("v.key.topic").alias("topic"),
-            F.col("v.key.identity.q_name").alias("q_name"),
-            F.col("v.key.identity.q_mgr_name").alias("q_mgr_name"),
-            F.col("v.key.identity.correl_id").alias("correl_id"),
-            F.col("v.user_id").alias("user_id"),
-            F.col("v.options").alias("options"),
-            F.col("v.implicit").alias("implicit"),
-        ]
-    raise KeyError(name)
+    columns = []
+    for column in STATE_KINDS[name].snapshot:
+        value = F.col(column.path)
+        if column.transform == "length":
+            value = F.length(value)
+        elif column.transform == "timestamp":
+            value = F.timestamp_micros((value * 1e6).cast("long"))
+        columns.append(value.alias(column.alias))
+    return columns
 
 
 def live_records(raw: Any, at: datetime | None = None) -> Any:

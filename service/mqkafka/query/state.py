@@ -2,13 +2,15 @@
 the compacted state topics (what DISPLAY SUB and a retained-publication browser show).
 
 ``subscription_view`` and ``retained_view`` are pure; ``subscriptions`` and ``retained``
-read the topics through :func:`mqkafka.kafka.compacted.read_compacted`.
+read the topics through :func:`values`, which reads any registered state kind's topic
+(``mqkafka.state.kinds``) with :func:`mqkafka.kafka.compacted.read_compacted`.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from mqkafka.engine.records import Publication, Subscription
 from mqkafka.kafka.clientconfig import ClientConfig
@@ -17,9 +19,11 @@ from mqkafka.mq.commandoptions import option_names
 from mqkafka.mq.topics import Scheme, TopicFilter, TopicString, matches
 from mqkafka.query.render import Body, md_fields, render_body
 from mqkafka.state import codec
+from mqkafka.state.kinds import RETAINED, SUBSCRIPTIONS, StateKind
 
-SUBSCRIPTIONS_TOPIC = "mqk-subscriptions"
-RETAINED_TOPIC = "mqk-retained"
+SUBSCRIPTIONS_TOPIC = SUBSCRIPTIONS.topic
+RETAINED_TOPIC = RETAINED.topic
+_V = TypeVar("_V")
 ROOT = "subpoint:"  # the namespace of RFH2 commands without SubPoint and of the default stream
 
 
@@ -95,9 +99,14 @@ def retained_view(p: Publication) -> RetainedView:
     )
 
 
+def values(config: ClientConfig, kind: StateKind[_V, Any], namespace: str = "") -> list[_V]:
+    """Every value of a state ``kind`` its compacted topic holds now (tombstoned keys gone)."""
+    decode = kind.binding.decode
+    return [decode(value) for value in read_compacted(config, namespace + kind.topic).values()]
+
+
 def subscriptions(config: ClientConfig, namespace: str = "") -> list[SubscriptionView]:
-    records = read_compacted(config, namespace + SUBSCRIPTIONS_TOPIC)
-    views = [subscription_view(codec.decode_subscription(v)) for v in records.values()]
+    views = [subscription_view(s) for s in values(config, SUBSCRIPTIONS, namespace)]
     return sorted(views, key=lambda v: (v.namespace, v.topic, v.queue, v.correl_id or ""))
 
 
@@ -114,10 +123,8 @@ def retained_bodies(
     """As :func:`retained`, each with the body's bytes (for showing it as text, JSON or hex
     at will)."""
     flt = TopicFilter(topic_filter, Scheme.TOPIC) if topic_filter else None
-    records = read_compacted(config, namespace + RETAINED_TOPIC)
     found = []
-    for value in records.values():
-        pub = codec.decode_retained(value)
+    for pub in values(config, RETAINED, namespace):
         if flt is None or matches(flt, TopicString(pub.topic.text)):
             found.append((retained_view(pub), pub.content.body))
     return sorted(found, key=lambda pair: (pair[0].namespace, pair[0].topic))
@@ -139,4 +146,5 @@ __all__ = [
     "retained_view",
     "subscription_view",
     "subscriptions",
+    "values",
 ]

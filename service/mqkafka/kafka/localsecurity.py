@@ -32,6 +32,8 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
+from mqkafka.state.kinds import MQI_CHANGELOGS, STATE_KINDS
+
 MECHANISM = "SCRAM-SHA-512"
 ADMIN, SERVICE, APP = "admin", "mqk-service", "mqk-app"
 APP_QUEUE_PREFIX = "APP."
@@ -202,12 +204,12 @@ def acl_bindings(
     for prefix in (app_queues, "MQK.CLIENT.REPLY"):
         bindings += _allow(T, ns + prefix, PRE, app, own)
     # the MQI keeps the queue catalogue and connection heartbeats (it defines queues itself)
-    for topic in ("mqk-queues", "mqk-connections"):
+    for topic in (changelog.topic for changelog in MQI_CHANGELOGS):
         bindings += _allow(
             T, ns + topic, LIT, app, [op.READ, op.WRITE, op.DESCRIBE, op.DESCRIBE_CONFIGS]
         )
     # the broker's state: readable (mqk sub list, retained list), never writable
-    for topic in ("mqk-subscriptions", "mqk-retained", "mqk-publishers"):
+    for topic in (kind.topic for kind in STATE_KINDS):
         bindings += _allow(T, ns + topic, LIT, app, [op.READ, op.DESCRIBE, op.DESCRIBE_CONFIGS])
     bindings += _allow(G, "mqk-", PRE, app, [op.READ, op.DESCRIBE])
     bindings += _allow(G, f"{ns}mqk-get.", PRE, app, [op.READ, op.DESCRIBE, op.ALTER_CONFIGS])

@@ -26,6 +26,7 @@ from mqkafka.kafka import clients, topicadmin
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaEdgeError
 from mqkafka.mq.errors import MQError
+from mqkafka.state.kinds import Changelog, changelogs
 from mqkafka.wire.names import queue_to_topic, validate_object_name
 
 
@@ -250,6 +251,21 @@ def spec_named(name: str, specs: list[TopicSpec] | None = None) -> TopicSpec:
     raise KeyError(name)
 
 
+def with_state_topics(
+    specs: Iterable[TopicSpec], declared: Iterable[Changelog] | None = None
+) -> list[TopicSpec]:
+    """``specs``, then every state topic of the registry (``mqkafka.state.kinds``: the state
+    kinds' changelogs and the MQI's, or ``declared``) that ``specs`` do not declare, as the
+    registry declares it: so a new state kind's topic is provisioned from its one entry."""
+    specs = list(specs)
+    named = {s.name for s in specs if s.kind == "state"}
+    return specs + [
+        TopicSpec(c.topic, "state", c.partitions, -1, c.purpose, dict(c.config))
+        for c in (changelogs() if declared is None else declared)
+        if c.topic not in named
+    ]
+
+
 def apply_catalogue(
     kafka: ClientConfig | str | Any,
     *,
@@ -262,11 +278,12 @@ def apply_catalogue(
 
     ``kafka``: where (bootstrap servers, a client configuration, or an admin client made by
     :mod:`mqkafka.kafka.clients`). ``create=False``: change nothing, only check that every
-    declared topic exists."""
+    declared topic exists. ``specs`` None: the catalogue with the registry's state topics it
+    does not declare (``with_state_topics``)."""
     if isinstance(kafka, str):
         kafka = ClientConfig(kafka)
     admin = clients.admin(kafka) if isinstance(kafka, ClientConfig) else kafka
-    specs = load_catalogue() if specs is None else list(specs)
+    specs = with_state_topics(load_catalogue()) if specs is None else list(specs)
     existing = topicadmin.existing_topics(admin, timeout)
     missing = [s for s in specs if s.topic(prefix) not in existing]
     present = [s for s in specs if s.topic(prefix) in existing]

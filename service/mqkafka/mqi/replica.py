@@ -22,21 +22,30 @@ from collections.abc import Callable
 
 from mqkafka.kafka import clients
 from mqkafka.kafka.compacted import ApplyRecord, CompactedReader, MissingTopic
-from mqkafka.kafka.provision import ProvisionError, apply_catalogue, load_catalogue
+from mqkafka.kafka.provision import (
+    ProvisionError,
+    apply_catalogue,
+    load_catalogue,
+    with_state_topics,
+)
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.admin import QueueAdmin, broken
-from mqkafka.mqi.catalogue import CATALOGUE_TOPIC, Catalogue, CatalogueRecord, QueueDefinition
+from mqkafka.mqi.catalogue import Catalogue, CatalogueRecord, QueueDefinition
 from mqkafka.mqi.heartbeat import ConnectionTable
-from mqkafka.mqi.settings import CONNECTIONS_TOPIC, Settings
+from mqkafka.mqi.settings import Settings
+from mqkafka.state.kinds import MQI_CHANGELOGS
+
+MQI_TOPICS = frozenset(c.topic for c in MQI_CHANGELOGS)  # the state registry's MQI topics
 
 log = logging.getLogger(__name__)
 
 
 def ensure_state_topics(admin: QueueAdmin, settings: Settings) -> None:
-    """The MQI's two state topics as topics/catalogue.toml declares them: created where
-    missing (unless ``create_topics`` is off), refused if not compacted."""
-    mine = [s for s in load_catalogue() if s.name in (CATALOGUE_TOPIC, CONNECTIONS_TOPIC)]
+    """The MQI's state topics (the state registry's ``MQI_CHANGELOGS``) as
+    topics/catalogue.toml declares them: created where missing (unless ``create_topics`` is
+    off), refused if not compacted."""
+    mine = [s for s in with_state_topics(load_catalogue(), MQI_CHANGELOGS) if s.name in MQI_TOPICS]
     try:
         apply_catalogue(
             admin.client,

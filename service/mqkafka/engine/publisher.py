@@ -37,7 +37,6 @@ from mqkafka.engine.state import EngineState
 from mqkafka.engine.topicspace import (
     Namespace,
     TopicString,
-    publication_topic,
     publisher_namespace,
     registration_namespace,
     selects,
@@ -74,7 +73,7 @@ _PUBLISHER_OPTIONS = (
 
 def publish(state: EngineState, cmd: Publish, ctx: EngineContext) -> Outcome:
     namespace = publisher_namespace(cmd.interface, cmd.sub_point, cmd.stream, cmd.queue)
-    topics = [publication_topic(text, cmd.interface) for text in cmd.topics]
+    topics = [state.publication_topic(text, cmd.interface) for text in cmd.topics]
     publisher = _publisher_identity(cmd, ctx)
     out = Outcome()
     authority = ctx.authority
@@ -245,7 +244,7 @@ def delete_publication(state: EngineState, cmd: DeletePub, ctx: EngineContext) -
 
 def register_publisher(state: EngineState, cmd: RegPub, ctx: EngineContext) -> Outcome:
     namespace = registration_namespace(cmd.stream)
-    topics = [publication_topic(text, cmd.interface) for text in cmd.topics]
+    topics = [state.publication_topic(text, cmd.interface) for text in cmd.topics]
     identity = identity_of(cmd.q_name, cmd.q_mgr_name, cmd.correl_id, cmd.options, ctx.qmgr_name)
     for other in state.publishers_of(identity):
         check_owner(other.owner, cmd.user_id, cmd.options, ctx.authority)

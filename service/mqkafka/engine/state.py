@@ -58,6 +58,7 @@ from mqkafka.engine.topicspace import (
     SubscriptionIndex,
     TopicFilter,
     TopicString,
+    publication_topic,
     selects,
 )
 from mqkafka.mq.commands import Interface, RegOpt
@@ -83,6 +84,7 @@ class Live:
 
 
 _REMEMBERED_MATCHES = 10_000
+_REMEMBERED_TOPICS = 50_000
 _MESSAGE_EFFECTS = frozenset({Deliver, Reply, DeadLetter})
 _PUB_ON_REQ_ONLY = int(RegOpt.PUBLISH_ON_REQUEST_ONLY)
 _LOCAL = int(RegOpt.LOCAL)
@@ -137,6 +139,7 @@ class EngineState:
         self._owners_of: dict[Identity, dict[Owner, int]] = {}  # owner -> subscriptions
         self._pubs_of: dict[Identity, set[PublisherKey]] = {}
         self._matches: dict[tuple[bool, str, str], tuple[Live, ...]] = {}
+        self._publication_topics: dict[tuple[str, bool], TopicString] = {}
         for sub in self.subscriptions:
             self._index_subscription(sub)
         for pub in self.publishers:
@@ -196,6 +199,19 @@ class EngineState:
                 self._matches.clear()
             self._matches[key] = found
         return found
+
+    def publication_topic(self, text: str, interface: Interface) -> TopicString:
+        """``topicspace.publication_topic``, remembered: publishers repeat their topics and a
+        validated topic is a value (bounded; forgotten all at once when full). Invalid ones
+        raise every time."""
+        key = (text, interface is Interface.RFH1)
+        topic = self._publication_topics.get(key)
+        if topic is None:
+            topic = publication_topic(text, interface)
+            if len(self._publication_topics) >= _REMEMBERED_TOPICS:
+                self._publication_topics.clear()
+            self._publication_topics[key] = topic
+        return topic
 
     def live(self, key: SubscriptionKey) -> Live:
         return self._live[self._seq_of[key]]

@@ -104,22 +104,10 @@ def subscription_topic(text: str, interface: Interface) -> TopicFilter:
     return validate_filter(text, scheme_of(interface))
 
 
-# Publishers repeat their topics: a validated topic is a value, so it is remembered (bounded;
-# cleared when full) rather than validated again on every publication.
-_PUBLICATION_TOPICS: dict[tuple[str, bool], TopicString] = {}
-_REMEMBERED = 50_000
-
-
 def publication_topic(text: str, interface: Interface) -> TopicString:
-    """A publication's topic (no wildcards) -> MQRCCF_TOPIC_ERROR (or 2598) when invalid."""
-    key = (text, interface is Interface.RFH1)
-    topic = _PUBLICATION_TOPICS.get(key)
-    if topic is None:
-        topic = validate_publish_topic(text, scheme_of(interface))
-        if len(_PUBLICATION_TOPICS) >= _REMEMBERED:
-            _PUBLICATION_TOPICS.clear()
-        _PUBLICATION_TOPICS[key] = topic
-    return topic
+    """A publication's topic (no wildcards) -> MQRCCF_TOPIC_ERROR (or 2598) when invalid.
+    ``EngineState.publication_topic`` remembers the answers."""
+    return validate_publish_topic(text, scheme_of(interface))
 
 
 def topic_text_for(topic: TopicString, interface: Interface) -> str:

@@ -41,27 +41,9 @@ import fnmatch
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
+from mqkafka.engine.ports import AuthorityPort
 from mqkafka.engine.topicspace import Namespace
-
-
-class AuthorityPort(Protocol):
-    def may_put(self, user_id: str, queue: str) -> bool:
-        """Put to a queue: the control queue, a stream queue, a subscriber queue."""
-        ...
-
-    def may_browse(self, user_id: str, queue: str) -> bool:
-        """Browse a stream queue (ReqUpdate for another user's subscription, seed 000)."""
-        ...
-
-    def may_subscribe(self, user_id: str, namespace: Namespace, topic: str) -> bool: ...
-
-    def may_publish(self, user_id: str, namespace: Namespace, topic: str) -> bool: ...
-
-    def may_set_identity(self, sender: str, claimed: str) -> bool:
-        """Whether an authenticated ``sender`` may put messages as ``claimed`` (MQ's setid)."""
-        ...
 
 
 class AllowAll:

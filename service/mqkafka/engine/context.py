@@ -11,11 +11,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Protocol
 
 from mqkafka.engine.authority import ALLOW_ALL, AuthorityPort
 from mqkafka.engine.filters import PASS_ALL
-from mqkafka.engine.ports import FilterPort
+from mqkafka.engine.ports import FilterPort, IdGenerator, QueueDefaults
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
 
 # Ids the broker makes start with these 4 bytes. Queue managers start theirs with "AMQ " (and
@@ -24,16 +23,6 @@ from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
 # by queue managers" (seed 001).
 MSG_ID_PREFIX = b"MQKM"
 CORREL_ID_PREFIX = b"MQKC"
-
-
-class IdGenerator(Protocol):
-    def msg_id(self) -> bytes:
-        """A new unique 24-byte MsgId."""
-        ...
-
-    def correl_id(self) -> bytes:
-        """A new unique, non-zero 24-byte CorrelId for a subscription (§4.1, §10.8)."""
-        ...
 
 
 class UniqueIds:
@@ -57,15 +46,6 @@ class CountingIds(UniqueIds):
 
     def __init__(self) -> None:
         super().__init__(bytes(12))
-
-
-class QueueDefaults(Protocol):
-    """What the engine needs to know of queue definitions: DEFPSIST, DEFPRTY, and whether a
-    subscriber queue exists (or may be created) at all."""
-
-    def default_persistence(self, queue: str) -> int: ...
-    def default_priority(self, queue: str) -> int: ...
-    def exists(self, queue: str) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,8 +22,9 @@ log = logging.getLogger(__name__)
 
 
 class QueueDirectory:
-    """Also the engine's ``QueueDefaults``: every queue non-persistent at priority 0 (MQ's
-    defaults for a new local queue), and a queue "exists" if it is a topic or may become one."""
+    """Also the adapter of the engine's ``QueueDefaults`` port (``engine.ports``): every queue
+    non-persistent at priority 0 (MQ's defaults for a new local queue), and a queue "exists"
+    if it is a topic or may become one (the AdminClient is asked only here)."""
 
     def __init__(
         self, admin: Any, *, namespace: str = "", auto_create: bool = True, partitions: int = 1

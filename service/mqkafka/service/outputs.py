@@ -34,19 +34,24 @@ from mqkafka.mq.reasons import RC
 from mqkafka.service.config import ServiceConfig
 from mqkafka.service.limits import FixedLimits, TopicLimits
 from mqkafka.service.queues import QueueDirectory
-from mqkafka.state.kinds import STATE_KINDS
+from mqkafka.state.kinds import STATE_KINDS, StateKinds
 from mqkafka.wire.headers import mqmd_to_headers
 
 
 class Outputs:
     def __init__(
-        self, config: ServiceConfig, queues: QueueDirectory, limits: TopicLimits | None = None
+        self,
+        config: ServiceConfig,
+        queues: QueueDirectory,
+        limits: TopicLimits | None = None,
+        kinds: StateKinds = STATE_KINDS,
     ) -> None:
         self.config = config
         self.queues = queues
         self.limits = limits if limits is not None else FixedLimits()
         self.dead_letter_topic = queues.topic_of(config.dead_letter_queue)
-        self.state_topics = {kind.name: config.topic(kind.topic) for kind in STATE_KINDS}
+        self.kinds = kinds
+        self.state_topics = {kind.name: config.topic(kind.topic) for kind in kinds}
 
     def records(self, effect: Effect, source_queue: str) -> Iterator[OutRecord]:
         """The records that carry out ``effect`` of a message consumed from ``source_queue``."""
@@ -68,7 +73,7 @@ class Outputs:
             # Create the subscriber queue now, so that its consumers can attach before the
             # first publication arrives.
             self.queues.ensure(effect.subscription.key.identity.q_name)
-        state = STATE_KINDS.record_of(effect)  # a state effect: its kind's record
+        state = self.kinds.record_of(effect)  # a state effect: its kind's record
         if state is not None:
             kind, state_key, state_value = state
             return OutRecord(self.state_topics[kind.name], state_value, state_key)

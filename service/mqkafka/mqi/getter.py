@@ -89,6 +89,7 @@ class Lane:
         self._nudges = deque(NUDGES)
         self.pending: deque[Rec] = deque()  # acquired, not handed out
         self.pinned = 0  # handed out under syncpoint, not yet acknowledged
+        self.flowing = False  # the last poll brought records
         self.acquired_after = time.monotonic()
         self._last_return = time.monotonic()
         self.unsent = 0  # acknowledgements not yet committed
@@ -142,6 +143,7 @@ class Lane:
         for message in batch:
             if message.error() is None:
                 self.pending.append(Rec(message, message.delivery_count()))
+        self.flowing = bool(self.pending)
         if self.pending and self.ready_at is None:
             self.ready_at = self._last_return  # records came: it is assigned
         return len(self.pending)
@@ -339,10 +341,18 @@ class Getter:
             if polled and now >= deadline:
                 return None
             self._clear(lane)
-            # Acknowledgements go now rather than with the poll: the queue's depth (asked when
-            # nothing comes) must not count messages this getter already took.
-            lane.commit(sync=True)
-            lane.poll(max(min(deadline - now, POLL_SLICE), 0.0))
+            timeout = deadline - now
+            if lane.flowing and not polled:
+                # The lane's last poll brought records and all went out: the queue very
+                # likely holds more, so even MQGMO_NO_WAIT waits the one fetch round for
+                # them, and the acknowledgements ride on that fetch (one round trip, not
+                # two). Nothing come, the depth answers as below.
+                timeout = max(timeout, FETCH_ROUND)
+            else:
+                # Acknowledgements go now rather than with the poll: the queue's depth
+                # (asked when nothing comes) must not count messages this getter took.
+                lane.commit(sync=True)
+            lane.poll(max(min(timeout, POLL_SLICE), 0.0))
             polled = True
 
     def _take_selected(self, select: Selection, wait: float) -> Taken | None:

@@ -156,6 +156,9 @@ class Rec:
         return int(stamp)
 
     def expired(self, now_ms: int | None = None) -> bool:
+        raw = self.fields().get("mqmd.Expiry")
+        if raw is None or raw == b"-1":  # MQEI_UNLIMITED, nearly every message: no parse
+            return False
         expiry = self._int("mqmd.Expiry", -1)
         if expiry <= 0:
             return False

@@ -139,10 +139,11 @@ Series = Sequence[tuple[Sequence[float | None], str, str, Callable[[list[float]]
 def _lines(ax: Any, xs: Sequence[datetime], series: Series) -> timedelta:
     """One line per series (value, colour, label, how a bucket reduces its minutes), in
     buckets of ``bucket_width`` over a long span, broken at idle gaps, which are shaded grey.
-    Returns the bucket width."""
+    The first line is drawn wide and light under the others, so one that runs along it (as
+    many publications as deliveries) stays visible inside it. Returns the bucket width."""
     width = bucket_width(xs[-1] - xs[0])
     shaded = False
-    for ys, colour, label, reduce in series:
+    for n, (ys, colour, label, reduce) in enumerate(series):
         bx, by = coarsen(xs, ys, width, reduce)
         if not shaded:
             for a, b in gaps(bx, width):
@@ -150,7 +151,9 @@ def _lines(ax: Any, xs: Sequence[datetime], series: Series) -> timedelta:
             shaded = True
         lx, ly = broken(bx, by, width)
         marker = "o" if len(bx) <= 120 else None  # a lone minute stays visible as a dot
-        ax.plot(lx, ly, marker=marker, ms=3, color=colour, label=label, lw=1.2)
+        wide = n == 0 and len(series) > 1  # the first line, under the others: wide and light
+        ax.plot(lx, ly, marker=marker, ms=5 if wide else 3, color=colour, label=label,
+                lw=2.8 if wide else 1.2, alpha=0.55 if wide else 1.0)  # fmt: skip
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     return width
 
@@ -169,8 +172,8 @@ def throughput(minutes: Sequence[Any], path: Path, open_from: datetime | None = 
         return _save(fig, path)
     x = [m.minute for m in minutes]
     series: list[tuple[Sequence[float | None], str, str, Callable[[list[float]], float]]] = [
-        ([m.publications / 60 for m in minutes], PUBLICATIONS, "publications/s", mean),
         ([m.deliveries / 60 for m in minutes], DELIVERIES, "deliveries/s", mean),
+        ([m.publications / 60 for m in minutes], PUBLICATIONS, "publications/s", mean),
     ]
     if any(m.failures for m in minutes):
         series.append(([m.failures / 60 for m in minutes], FAILURES, "failed commands/s", mean))
@@ -189,8 +192,8 @@ def latency(minutes: Sequence[Any], path: Path, open_from: datetime | None = Non
         return _save(fig, path)
     x = [m.minute for m in timed]
     width = _lines(ax, x, [
-        ([m.latency_p50_ms for m in timed], PUBLICATIONS, "p50", mean),
         ([m.latency_p99_ms for m in timed], "#ff7f0e", "p99", max),
+        ([m.latency_p50_ms for m in timed], PUBLICATIONS, "p50", mean),
     ])  # fmt: skip
     one = width == timedelta(minutes=1)
     ax.set_ylabel("ms" if one else f"ms (per {_per(width)}: mean p50, worst p99)", fontsize=9)
@@ -225,10 +228,12 @@ def busiest_topics(topics: Sequence[TopicTotal], path: Path) -> Path:
 
 def queues(totals: Sequence[QueueTotal], path: Path) -> Path:
     fig, ax = _figure("Subscriber queues: deliveries over the whole period")
-    if not totals:
+    # a queue only named by commands (a reply queue) is in the report's table, not here
+    delivered = [q for q in totals if q.deliveries]
+    if not delivered:
         _empty(ax, "no delivery to a subscriber queue yet")
         return _save(fig, path)
-    _bars(ax, [q.queue for q in totals], [q.deliveries for q in totals], PUBLICATIONS)
+    _bars(ax, [q.queue for q in delivered], [q.deliveries for q in delivered], PUBLICATIONS)
     ax.set_xlabel("deliveries")
     return _save(fig, path)
 
@@ -248,6 +253,28 @@ def _when(snapshot: str) -> str:
     return f"{snapshot[4:6]}-{snapshot[6:8]} {snapshot[9:11]}:{snapshot[11:13]}"
 
 
+def snapshot_time(snapshot: str) -> str:
+    """``20261122T021500123456Z`` -> ``2026-11-22 02:15:00 UTC``: the id as a person reads it."""
+    return (
+        f"{snapshot[:4]}-{snapshot[4:6]}-{snapshot[6:8]} "
+        f"{snapshot[9:11]}:{snapshot[11:13]}:{snapshot[13:15]} UTC"
+    )
+
+
+def subscription_history(ax: Any, counts: SubscriptionCounts) -> None:
+    """Subscriptions per snapshot, oldest first: whole counts on the y axis."""
+    from matplotlib.ticker import MaxNLocator
+
+    ax.set_title("total per snapshot", loc="left", fontsize=10)
+    labels = [_when(snapshot) for snapshot, _ in counts.history]
+    ax.plot(range(len(labels)), [n for _, n in counts.history], "o-")
+    shown = range(0, len(labels), max(1, len(labels) // 6))  # at most ~7 labels
+    ax.set_xticks(list(shown), [labels[i] for i in shown], rotation=30, fontsize=8)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # no 1.25 of a subscription
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+
+
 def subscriptions(counts: SubscriptionCounts | None, path: Path) -> Path:
     fig, (left, right) = plt().subplots(1, 2, figsize=SIZE, dpi=DPI)
     if counts is None:
@@ -255,17 +282,14 @@ def subscriptions(counts: SubscriptionCounts | None, path: Path) -> Path:
         _empty(left, "no snapshot taken yet")
         _empty(right, "(mqk pipeline snapshot)")
         return _save(fig, path)
-    fig.suptitle(f"Subscriptions: {counts.total} in snapshot {counts.snapshot}", x=0.02, ha="left")
+    fig.suptitle(
+        f"Subscriptions: {counts.total:,} in the snapshot of {snapshot_time(counts.snapshot)}",
+        x=0.02, ha="left",
+    )  # fmt: skip
     left.set_title("by topic", loc="left", fontsize=10)
     if counts.by_topic:
         _bars(left, [t for t, _ in counts.by_topic], [n for _, n in counts.by_topic], PUBLICATIONS)
     else:
         _empty(left, "none")
-    right.set_title("total per snapshot", loc="left", fontsize=10)
-    labels = [_when(snapshot) for snapshot, _ in counts.history]
-    right.plot(range(len(labels)), [n for _, n in counts.history], "o-")
-    shown = range(0, len(labels), max(1, len(labels) // 6))  # at most ~7 labels
-    right.set_xticks(list(shown), [labels[i] for i in shown], rotation=30, fontsize=8)
-    right.set_ylim(bottom=0)
-    right.grid(True, alpha=0.3)
+    subscription_history(right, counts)
     return _save(fig, path)

@@ -366,8 +366,12 @@ def render(data: ReportData, out: Path) -> Path:
             for f in sorted(data.failures, key=lambda f: (-f.failures, f.reason))
         ],
     )
-    states = "".join(_state_html(state) for state in data.states) or (
-        "<p>No snapshot yet: run <code>mqk pipeline snapshot</code>.</p>"
+    missing = [name for name in _STATE_COLUMNS if name not in {s.name for s in data.states}]
+    states = "".join(_state_html(state) for state in data.states) + (
+        f"<p>No snapshot of {_esc(', '.join(missing))} yet: run "
+        f"<code>mqk pipeline snapshot</code>.</p>"
+        if missing
+        else ""
     )
     notes = "".join(f'<p class="note">{_esc(n)}</p>' for n in data.notes)
 

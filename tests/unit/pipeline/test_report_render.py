@@ -90,6 +90,8 @@ def test_every_chart_is_drawn_and_linked(tmp_path: Path) -> None:
     # 3083: refused before its command was known, by name, never "not a command"
     assert f"<td>MQRCCF_REG_OPTIONS_ERROR (3083)</td><td>{UNPARSED}</td>" in page
     assert "not a command" not in page
+    # the retained snapshot is listed; the two not taken are named with the command that does
+    assert "No snapshot of subscriptions, publishers yet" in page
     for table, section in report.SHOWN_IN.items():  # every table the pipeline writes
         assert f'<h2 id="{section}">' in page, table
     assert set(TABLES) <= set(report.SHOWN_IN)
@@ -169,3 +171,38 @@ def test_cjk_topic_names_are_drawn_with_a_font_that_has_them(tmp_path: Path) -> 
         warnings.filterwarnings("error", message="Glyph .* missing")
         charts.busiest_topics(topics, tmp_path / "topics.png")
     assert len(charts.font_families()) == 2
+
+
+def test_subscriptions_per_snapshot_are_counted_in_whole_numbers() -> None:
+    history = (("20261124T102400000000Z", 1), ("20261125T102400000000Z", 2))
+    counts = SubscriptionCounts("20261125T102400000000Z", 2, (("Sport/#", 2),), history)
+    fig, ax = charts._figure("t")
+    charts.subscription_history(ax, counts)
+    ticks = list(ax.get_yticks())
+    charts.plt().close(fig)
+    assert ticks and all(float(t).is_integer() for t in ticks), ticks
+    assert charts.snapshot_time(counts.snapshot) == "2026-11-25 10:24:00 UTC"
+
+
+def test_a_queue_only_named_by_commands_has_no_delivery_bar(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reply queue (commands, no delivery) stays in the table but is no bar of 0."""
+    drawn: list[list[str]] = []
+    monkeypatch.setattr(charts, "_bars", lambda ax, labels, values, colour: drawn.append(labels))
+    totals = (QueueTotal("SUB.Q", 3, 30, 1, 0, 1.0), QueueTotal("REPLY.Q", 0, 0, 28, 2, None))
+    charts.queues(totals, tmp_path / "queues.png")
+    assert drawn == [["SUB.Q"]]
+
+
+def test_as_many_publications_as_deliveries_leaves_both_lines_visible() -> None:
+    """Fan-out 1 draws the two lines on the same points: the first is wide and light under
+    the other, so neither hides the other."""
+    xs = [T0 + timedelta(minutes=i) for i in range(3)]
+    same = [1.0, 2.0, 1.0]
+    fig, ax = charts._figure("t")
+    charts._lines(ax, xs, [(same, "green", "deliveries/s", mean), (same, "blue", "pubs/s", mean)])
+    under, over = ax.get_lines()
+    charts.plt().close(fig)
+    assert under.get_linewidth() > over.get_linewidth() + 1
+    assert (under.get_zorder(), ax.get_lines().index(under)) <= (over.get_zorder(), 1)

@@ -164,3 +164,16 @@ def test_the_pages_offer_actions_only_when_allowed(allow: bool) -> None:
     assert "Sport/#" in subs and "1970-01-02 00:00:00 UTC" in subs and "score &gt; 2" in subs
     assert ("/actions/delete-subscription" in subs) is allow and ("t0k" in subs) is allow
     assert ("actions on" in subs) is allow and ("read-only" in subs) is not allow
+
+
+def test_a_view_kafka_cannot_give_says_why_without_blaming_kafka() -> None:
+    """A state topic not created yet is no Kafka outage: the page says what is missing."""
+    settings = ConsoleSettings(ClientConfig("127.0.0.1:9092"), token="t0k")
+    request = SimpleNamespace(url=SimpleNamespace(path="/"), query_params={})
+    problem = "state topic ns.mqk-subscriptions does not exist (run 'mqk topics apply')"
+    page = _environment().get_template("error.html").render(
+        request=request, nav=NAV, path="/", settings=settings, notice="", failed="",
+        problem=problem,
+    )  # fmt: skip
+    assert "<h1>Cannot read this view from Kafka</h1>" in page
+    assert "does not answer" not in page and "run &#39;mqk topics apply&#39;" in page

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import replace
@@ -160,24 +161,44 @@ def _session(args: argparse.Namespace, name: str, state_store: str = "rocksdb") 
         )  # fmt: skip
 
 
-def _spark_work(spark: Any, name: str, work: Callable[[Interrupts], Any]) -> Any:
+def _spark_work(
+    spark: Any, name: str, work: Callable[[Interrupts], Any], *, streaming: bool = False
+) -> Any:
     """Run ``work`` with Ctrl-C handled (one line, the Spark jobs cancelled) and a Spark
-    failure told in one line pointing at the log; the session is stopped in any case."""
+    failure told in one line pointing at the log; the session is stopped in any case.
+
+    A batch command's work is many Spark jobs one after the other: after Ctrl-C every job is
+    cancelled until the work gives up, so one started between two cancels is not run through.
+    The streaming job stops itself (it polls ``requested``) once its batch is cancelled."""
     from mqkafka.pipeline.console import Interrupts, log_path
     from mqkafka.pipeline.session import spark_errors
 
     failures = spark_errors()
+    finished = threading.Event()
 
-    interrupts = Interrupts(spark.sparkContext.cancelAllJobs)
+    def cancel() -> None:
+        while not finished.is_set():
+            spark.sparkContext.cancelAllJobs()
+            if streaming:
+                return
+            finished.wait(0.5)
+
+    interrupts = Interrupts(cancel)
     try:
         with interrupts:
-            return work(interrupts)
+            done = work(interrupts)
+        if interrupts.requested and not streaming:
+            raise KeyboardInterrupt  # what it made is not whole: nothing to print
+        return done
     except failures as error:
         if interrupts.requested:
             raise KeyboardInterrupt from None
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise UserError(f"Spark failed: {first} (details in {log_path(name)})") from None
     finally:
+        finished.set()
+        if interrupts.stopping is not None:
+            interrupts.stopping.join(10)
         with suppress(*failures):  # a gateway already gone: nothing to stop
             spark.stop()
 
@@ -235,7 +256,7 @@ def run_cmd(args: argparse.Namespace) -> int:
             stop_requested=lambda: interrupts.requested,
         )  # fmt: skip
 
-    summary = _spark_work(spark, name, work)
+    summary = _spark_work(spark, name, work, streaming=True)
     print(f"activity: {summary.describe()}")
     written = [(t, config.table(t)) for t in TABLES if Path(config.table(t)).is_dir()]
     _made([*written, ("checkpoint", config.stream_checkpoint)])
@@ -266,9 +287,11 @@ def snapshot_cmd(args: argparse.Namespace) -> int:
     name = "mqk-pipeline-snapshot"
     spark = _session(args, name)
 
-    def work(_: Interrupts) -> dict[str, int]:
+    def work(interrupts: Interrupts) -> dict[str, int]:
         counts = {}
         for each in names:
+            if interrupts.requested:
+                break
             with stage(f"Snapshot of {config.state_topic(each)}"):
                 counts.update(snapshot_job.take(spark, config, (each,), taken_at))
         return counts

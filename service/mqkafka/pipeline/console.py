@@ -9,6 +9,8 @@ Ctrl-C: the JVM ignores SIGINT (pyspark starts it so), and pyspark's own handler
 KeyboardInterrupt in the middle of a py4j call, which leaves the gateway half-answered and
 floods tracebacks. ``Interrupts`` replaces it: the first Ctrl-C asks the work to stop (cancels
 the running Spark jobs; the streaming loop polls ``requested``), a second one exits at once.
+The cancelling runs on a thread of its own: py4j gives each thread one connection, and the
+main thread's is waiting for the answer of the call the signal interrupted.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -112,6 +115,7 @@ class Interrupts:
     def __init__(self, on_first: Callable[[], None] = lambda: None) -> None:
         self.requested = False
         self.on_first = on_first
+        self.stopping: threading.Thread | None = None
         self._previous: Any = None
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
@@ -119,9 +123,13 @@ class Interrupts:
             os._exit(INTERRUPTED_EXIT)
         self.requested = True
         stage.interrupt("mqk: interrupted: stopping (Ctrl-C again to quit at once)")
+        self.stopping = threading.Thread(target=self._first, name="mqk-interrupt", daemon=True)
+        self.stopping.start()
+
+    def _first(self) -> None:
         try:
             self.on_first()
-        except Exception:  # the gateway may be mid-call: the work stops all the same
+        except Exception:  # e.g. the session already stopping: the work stops all the same
             logging.getLogger(__name__).exception("on interrupt")
 
     def __enter__(self) -> Interrupts:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import signal
 import statistics
@@ -29,6 +28,7 @@ from typing import Any
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench import corpus
+from bench import latency as lat
 from bench.bench_relay import RELAYS, plain_relay, relay_rate
 from bench.kafka_env import committed_reader, create_topic, kafka, kafka_settings
 from mqkafka.client.kafka_pubsub import KafkaPubSub
@@ -148,7 +148,6 @@ def delivered_span(
     return seen, last - (first or last)
 
 
-STAMP = 17  # bytes of put time at the end of a latency run's bodies
 CPU_US: list[float] = []  # the service's CPU µs per publication, one entry per throughput run
 # per copy written, one entry per throughput run: CPU µs of the service's Python thread, of
 # its other threads (librdkafka's), and of the broker's JVM when it runs on this machine
@@ -280,17 +279,15 @@ def relay_baseline(bootstrap: str, records: int, size: int) -> float:
     return relay_rate(bootstrap, plain_relay, source, records)[0]
 
 
-def latency(
-    bootstrap: str, rate: int, seconds: float, size: int, warm: bool = False
-) -> tuple[float, float, float, float]:
-    """p50 / p99 / max put-to-delivery (ms) at a steady ``rate`` of publications per second
-    over ``seconds`` after a first second, and that first second's p99.
+def latency(bootstrap: str, rate: int, seconds: float, size: int, warm: bool = False) -> Any:
+    """Put-to-delivery latency at a steady ``rate`` through the service (one subscriber)
+    and, in the same run, through the identity relay on the service's loop
+    (``bench/latency.py``): p50 / p99 / max (ms) and their parts.
 
     In a full run this comes after the throughput runs, on a warm broker. Alone
     (``--only latency``) on a broker just started, it measures the broker's JVM warming up:
     p99 of seconds, whatever the service does; give such a broker a few minutes of load
-    (``MQK_BOOTSTRAP_SERVERS`` to reuse it) before reading the figure. Publications not
-    delivered by the deadline count as infinitely late, so the percentiles say so."""
+    (``MQK_BOOTSTRAP_SERVERS`` to reuse it) before reading the figure."""
     ns = namespace_for(bootstrap)
     with tempfile.TemporaryDirectory() as state:
         service = Service(bootstrap, ns, Path(state))
@@ -303,66 +300,21 @@ def latency(
             warmed = corpus.fill_warm_up(bootstrap, stream)
             wait_committed(bootstrap, ns + "mqk-broker", stream, warmed)
         topic = queue_to_topic("BENCH.LAT", ns)
-        consumer = Consumer(
-            {
-                **kafka_settings(bootstrap),
-                "group.id": uuid.uuid4().hex,
-                "isolation.level": "read_committed",
-                "fetch.wait.max.ms": 1,
-                "enable.auto.commit": False,
-            }
-        )
-        consumer.assign([TopicPartition(topic, 0, -1)])
-        consumer.consume(1, 1.0)  # connected and positioned before the first publication
-        producer = Producer(kafka_settings(bootstrap))  # librdkafka's defaults, as the corpus's
-        # one second more at the start: the service's first publications take the engine's
-        # path, open partitions and make plans; that second is reported apart
-        total = int(rate * (seconds + 1))
-        samples: list[float] = []
-
-        # the corpus's publications (topics of the tree, bodies of ``size``, 0: the mix),
-        # each with its put time in its last 17 bytes, which reach the subscriber unchanged
-        pubs = list(corpus.publications(total, size))
-
-        def put() -> None:
-            start = time.perf_counter()
-            for i, pub in enumerate(pubs):
-                target = start + i / rate
-                while time.perf_counter() < target:
-                    time.sleep(max(0.0, min(0.001, target - time.perf_counter())))
-                value = pub.value[:-STAMP] + f"{time.time():17.6f}".encode()
-                producer.produce(stream, value=value, key=pub.key, headers=pub.headers)
-                producer.poll(0)
-            producer.flush(30)
-
-        sender = threading.Thread(target=put)
-        sender.start()
-        deadline = time.monotonic() + seconds + 30
-        while len(samples) < total and time.monotonic() < deadline:
-            message = consumer.poll(0.01)  # one at a time: no waiting for a batch to fill
-            if message is not None and message.error() is None:
-                if message.value().endswith(corpus.WARM_UP):
-                    continue
-                now = time.time()
-                sent_at = float(message.value()[-STAMP:])
-                samples.append(now - sent_at)
-        sender.join()
-        consumer.close()
-        if os.environ.get("MQK_BENCH_DEBUG"):
-            per_second = [sorted(samples[i : i + rate]) for i in range(0, len(samples), rate)]
-            p99s = [round(s[int(len(s) * 0.99) - 1] * 1000) for s in per_second]
-            print("p99 per second (ms):", p99s)
+        samples, total = lat.measure(bootstrap, stream, topic, rate, seconds, size)
         service.stop()
-    # what had not arrived by the deadline is later than anything that had
-    samples += [math.inf] * (total - len(samples))
-    first = sorted(samples[:rate])
-    samples = sorted(samples[rate:])
-    return (
-        statistics.median(samples) * 1000,
-        samples[int(len(samples) * 0.99) - 1] * 1000,
-        samples[-1] * 1000,
-        first[int(len(first) * 0.99) - 1] * 1000,
-    )
+    source, target = create_topic(bootstrap, partitions=4), create_topic(bootstrap)
+    with lat.relay_process(bootstrap, source, target):
+        relayed, relay_total = lat.measure(bootstrap, source, target, rate, seconds, size)
+    if os.environ.get("MQK_BENCH_DEBUG"):
+        print("service p99 per second (ms):", lat.per_second_p99(samples, rate), flush=True)
+        print("relay p99 per second (ms):", lat.per_second_p99(relayed, rate), flush=True)
+    figures = {k: round(v, 1) for k, v in lat.summary(samples, total, rate).items()}
+    return {
+        "service": figures,
+        "identity relay on the service's loop (exactly once)": {
+            k: round(v, 1) for k, v in lat.summary(relayed, relay_total, rate).items()
+        },
+    }
 
 
 def restart(bootstrap: str, retained: int, subscriptions: int) -> dict[str, float]:
@@ -553,13 +505,9 @@ def main() -> None:
                 "service / plain relay": round(best / LAST_RELAYS["plain relay"][0], 3),
             }
         if want("latency"):
-            p50, p99, worst, start_p99 = latency(bootstrap, 1000, 10.0, 0, args.warm)
-            results["latency at 1,000 publications/s, the corpus's mix"] = {
-                "p50 ms": round(p50, 1),
-                "p99 ms": round(p99, 1),
-                "max ms": round(worst, 1),
-                "p99 ms in the first second after start": round(start_p99, 1),
-            }
+            figures = latency(bootstrap, 1000, 10.0, 0, args.warm)
+            results["latency at 1,000 publications/s, the corpus's mix"] = figures
+            print(json.dumps({"latency": figures}, ensure_ascii=False), flush=True)
         if want("large"):
             results["large messages"] = large(bootstrap)
         if want("restart"):

@@ -16,7 +16,6 @@ import gc
 import time
 from collections.abc import Callable
 
-from mqkafka.engine.codec import decode_command, encode_delivery, process_message
 from mqkafka.engine.context import EngineContext, UniqueIds
 from mqkafka.engine.effects import Deliver
 from mqkafka.engine.handle import handle, step
@@ -25,6 +24,7 @@ from mqkafka.mq import rfh2
 from mqkafka.mq.commandparse import command_from_psc
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQFMT_STRING, MQMD, MQMT, MQRO
 from mqkafka.mq.rfh2 import Rfh2
+from mqkafka.wire.messagecodec import CommandReader, encode_delivery, process_message
 
 CONTROL = "SYSTEM.BROKER.CONTROL.QUEUE"
 STREAM = "SYSTEM.BROKER.DEFAULT.STREAM"
@@ -42,6 +42,7 @@ PUBLISH = (
     + b"Leeds 1-0 after 17 minutes"
 )
 PUBLISHER_MD = MQMD(Format=MQFMT_RF_HEADER_2, Persistence=0, Priority=4)
+READER = CommandReader()  # as the service's dispatcher holds one: it remembers commands
 
 
 def subscriber_md(n: int) -> MQMD:
@@ -75,7 +76,7 @@ def broker(others: int) -> tuple[EngineState, EngineContext]:
     )
     for n in range(others):
         topic = f"League{n % 50}/Team{n}/{'#' if n % 3 else '+'}/Score"
-        process_message(state, regsub(topic, n), subscriber_md(n), CONTROL, ctx)
+        process_message(state, regsub(topic, n), subscriber_md(n), CONTROL, ctx, reader=READER)
     return state, ctx
 
 
@@ -103,7 +104,7 @@ def end_to_end(
         for _ in range(n):
             value = PUBLISH if values is None else values[sent[0] % len(values)]
             sent[0] += 1
-            for effect in process_message(state, value, PUBLISHER_MD, STREAM, ctx):
+            for effect in process_message(state, value, PUBLISHER_MD, STREAM, ctx, reader=READER):
                 if type(effect) is Deliver:
                     encode_delivery(effect)
 
@@ -147,13 +148,13 @@ def main() -> None:
     print(f"  target {target:,} /s: {verdict} it")
 
     state, ctx = broker(0)
-    cmd = decode_command(PUBLISH, PUBLISHER_MD, STREAM)
+    cmd = READER.decode(PUBLISH, PUBLISHER_MD, STREAM)
     (deliver,) = [e for e in handle(state, cmd, ctx) if isinstance(e, Deliver)]
     print("The parts:")
     measure(
         "  decode_command (bytes -> Publish)",
         n,
-        lambda k: [decode_command(PUBLISH, PUBLISHER_MD, STREAM) for _ in range(k)],
+        lambda k: [READER.decode(PUBLISH, PUBLISHER_MD, STREAM) for _ in range(k)],
     )
     measure(
         "  handle (Publish -> effects)", n, lambda k: [handle(state, cmd, ctx) for _ in range(k)]
@@ -171,7 +172,7 @@ def main() -> None:
 
     def register(k: int) -> None:
         for value, md in values[:k]:
-            process_message(reg_state, value, md, CONTROL, reg_ctx)
+            process_message(reg_state, value, md, CONTROL, reg_ctx, reader=READER)
 
     measure(f"  RegSub, {m:,} distinct subscriptions", m, register)
 

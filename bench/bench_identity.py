@@ -31,7 +31,6 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
 
-from mqkafka.engine.codec import process_message
 from mqkafka.engine.context import EngineContext, UniqueIds
 from mqkafka.engine.effects import Retain, StoreSubscription
 from mqkafka.engine.identity import Identity
@@ -43,6 +42,7 @@ from mqkafka.mq.commands import CONTROL_QUEUE, Interface, PublicationContent, Re
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT, MQRO
 from mqkafka.mq.rfh2 import Rfh2
 from mqkafka.state.rocks import RocksState
+from mqkafka.wire.messagecodec import process_message
 
 QMGR = "QM1"  # EngineConfig's default
 QUEUE = "APP.Q"

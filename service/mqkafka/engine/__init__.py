@@ -10,9 +10,13 @@ Where things are:
   answered; ``delivery`` - a publication copy's MQMD and added properties.
 * ``state`` - stores plus derived indexes, and its invariants; ``stores`` - the store ports and
   in-memory stores; ``records`` - the values kept; ``identity`` - identities and ownership.
-* ``context`` - configuration, clock, ids, ports; ``authority`` - the authority port, allow-all
-  and ACL file; ``filters`` - the default (non-evaluating) filter port; ``view`` - a publication
-  as a filter sees it; ``topicspace`` - the one view of topics, namespaces and the matcher.
-* ``codec`` - the byte boundary: ``decode_command``, ``process_message``, ``encode_delivery``,
-  ``encode_reply``; ``fastvalues`` - building known-valid frozen values cheaply.
+* ``context`` - configuration, clock, ids, ports; ``authority`` - allow-all and the ACL file;
+  ``filters`` - the default (non-evaluating) filter port; ``view`` - a publication as a filter
+  sees it; ``topicspace`` - the one view of topics, namespaces and the matcher.
+* ``inputs`` - what ``handle`` takes besides MQ's commands (an invalid command, a deleted
+  queue); ``ports`` - every question the engine asks outside its state.
+
+Bytes are the adapters' business: ``mqkafka.wire.messagecodec`` reads command messages into
+commands and writes the message effects (``mqkafka.mq.fastvalues`` builds known-valid frozen
+values cheaply).
 """

@@ -1,9 +1,10 @@
 """What the engine asks its adapter to do: plain values, no I/O.
 
 Message effects (``Deliver``, ``Reply``, ``DeadLetter``) carry a complete MQMD and what goes
-after it; ``mqkafka.engine.codec`` turns them into bytes. State effects (``StoreSubscription``,
-``RemoveSubscription``, ``Retain``, ``DeleteRetained``, ``RegisterPublisher``,
-``DeregisterPublisher``) are applied to ``EngineState`` and can be written to a changelog.
+after it; the adapter's ``mqkafka.wire.messagecodec`` turns them into bytes. State effects
+(``StoreSubscription``, ``RemoveSubscription``, ``Retain``, ``DeleteRetained``,
+``RegisterPublisher``, ``DeregisterPublisher``) are applied to ``EngineState`` and can be
+written to a changelog.
 """
 
 from __future__ import annotations

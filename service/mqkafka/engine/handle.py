@@ -1,7 +1,10 @@
 """``handle(state, command, context) -> effects``: the engine's one entry point.
 
-``handle`` reads the state and returns effects; ``step`` also applies them. Every command goes
-through the same frame:
+``handle`` reads the state and returns effects; ``step`` also applies them. What it takes is
+an ``EngineInput``: an MQ pub/sub command, an ``InvalidCommand`` (a message that is none, or
+one its adapter refuses: answered with its error, see ``inputs``) or a ``QueueDeleted`` (the
+subscriptions of a deleted temporary dynamic queue go). Every command goes through the same
+frame:
 
 1. MsgType must be REQUEST or DATAGRAM, else the message is dead-lettered with 2029 (§3.1);
 2. the command must be on the right kind of queue: Publish and DeletePub on a stream queue,
@@ -25,7 +28,8 @@ from typing import Any
 
 from mqkafka.engine.authority import grants_everything
 from mqkafka.engine.context import EngineContext
-from mqkafka.engine.effects import Effect, Processed
+from mqkafka.engine.effects import DeadLetter, Effect, Processed, Reply
+from mqkafka.engine.inputs import EngineInput, InvalidCommand, QueueDeleted
 from mqkafka.engine.outcome import Outcome
 from mqkafka.engine.publisher import (
     delete_publication,
@@ -37,7 +41,7 @@ from mqkafka.engine.replies import COMMAND_MSG_TYPES, respond
 from mqkafka.engine.request_update import request_update
 from mqkafka.engine.state import EngineState
 from mqkafka.engine.subscribe import register
-from mqkafka.engine.unsubscribe import deregister
+from mqkafka.engine.unsubscribe import deregister, queue_deleted
 from mqkafka.mq.commandrender import command_to_psc, command_to_rfh1
 from mqkafka.mq.commands import (
     Command,
@@ -52,7 +56,7 @@ from mqkafka.mq.commands import (
 )
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
-from mqkafka.mq.responses import Response
+from mqkafka.mq.responses import Completion, Response
 
 Handler = Callable[[EngineState, Any, EngineContext], Outcome]
 
@@ -72,12 +76,25 @@ PUBLISHER_COMMANDS = (Publish, RegPub)
 
 def handle(
     state: EngineState,
-    command: Command,
+    command: EngineInput,
     ctx: EngineContext,
     outcomes: list[Processed] | None = None,
 ) -> list[Effect]:
     """The effects of one command; the state is not changed (see ``step``). When ``outcomes``
     is given, what became of the command is appended to it (for metrics and activity)."""
+    if isinstance(command, InvalidCommand):
+        return _refuse(command, ctx, outcomes)
+    if isinstance(command, QueueDeleted):
+        return queue_deleted(state, command)
+    return _command(state, command, ctx, outcomes)
+
+
+def _command(
+    state: EngineState,
+    command: Command,
+    ctx: EngineContext,
+    outcomes: list[Processed] | None,
+) -> list[Effect]:
     reads_content = False
     echo = command.source or tuple(
         command_to_psc(command) if command.interface is Interface.RFH2 else command_to_rfh1(command)
@@ -105,9 +122,27 @@ def handle(
     return effects
 
 
+def _refuse(
+    invalid: InvalidCommand, ctx: EngineContext, outcomes: list[Processed] | None
+) -> list[Effect]:
+    """A message that is no valid command: answered with its error (§3.3, §3.4). One that is
+    not a command and asks for no reply is not dropped: "a reply with the reason code when a
+    reply can be addressed; otherwise ... the dead-letter queue" (issue 4, bad input)."""
+    response = invalid.response
+    md = invalid.md
+    effects = respond(md, invalid.interface, response, invalid.echo, ctx)
+    if response.completion is not Completion.WARNING and not any(
+        isinstance(e, Reply | DeadLetter) for e in effects
+    ):
+        effects.append(DeadLetter(md, invalid.reason, invalid.detail))
+    if outcomes is not None:
+        outcomes.append(Processed(None, response, md, invalid.queue))
+    return effects
+
+
 def step(
     state: EngineState,
-    command: Command,
+    command: EngineInput,
     ctx: EngineContext,
     outcomes: list[Processed] | None = None,
 ) -> list[Effect]:

@@ -8,6 +8,7 @@ from dataclasses import replace
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import Effect, RemoveSubscription, StoreSubscription
 from mqkafka.engine.identity import Identity, check_owner, check_sub_identity, check_sub_name
+from mqkafka.engine.inputs import QueueDeleted
 from mqkafka.engine.outcome import Outcome
 from mqkafka.engine.records import Subscription, SubscriptionKey
 from mqkafka.engine.state import EngineState
@@ -96,18 +97,18 @@ def _leave(sub: Subscription, cmd: DeregSub) -> Effect | None:
     return StoreSubscription(replace(sub, identities=remaining, exclusive=holder))
 
 
-def forget_queue(state: EngineState, q_name: str, q_mgr_name: str) -> list[Effect]:
-    """Remove every subscription whose subscriber queue is ``q_name`` at ``q_mgr_name``.
+def queue_deleted(state: EngineState, cmd: QueueDeleted) -> list[Effect]:
+    """Remove every subscription whose subscriber queue is the deleted queue.
 
     For a temporary dynamic subscriber queue: "If the subscriber queue is a temporary dynamic
     queue the subscription is removed automatically when that queue is closed" (§2.7; choice
-    §10.3: such queues are allowed). The queue adapter calls this when it deletes the queue.
+    §10.3: such queues are allowed). The queue adapter sends it when it sees the queue go.
     """
     return [
         RemoveSubscription(sub.key)
         for sub in state.subscriptions
-        if sub.key.identity.q_name == q_name and sub.key.identity.q_mgr_name == q_mgr_name
+        if sub.key.identity.q_name == cmd.q_name and sub.key.identity.q_mgr_name == cmd.q_mgr_name
     ]
 
 
-__all__ = ["deregister", "forget_queue"]
+__all__ = ["deregister", "queue_deleted"]

@@ -35,12 +35,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from mqkafka.activity.builder import ActivityRecorder
-from mqkafka.engine.codec import encode_delivery, encode_reply, process_message
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Processed, Reply, Retain
+from mqkafka.engine.handle import handle
+from mqkafka.engine.inputs import QueueDeleted
 from mqkafka.engine.state import EngineState
 from mqkafka.engine.undelivered import answer_again
-from mqkafka.engine.unsubscribe import forget_queue
 from mqkafka.identity.guard import IdentityGuard, Refused
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.errors import MQError
@@ -50,17 +50,16 @@ from mqkafka.service.journal import Journal
 from mqkafka.service.limits import headers_size, wire_size
 from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
-from mqkafka.service.plans import (
-    MSG_ID,
-    PUT_DATE,
-    PUT_TIME,
-    Plan,
-    PublicationPlans,
-    put_headers,
-)
+from mqkafka.service.plans import MSG_ID, PUT_DATE, PUT_TIME, Plan, PublicationPlans
 from mqkafka.service.replica import EngineStateReplica
 from mqkafka.service.tempqueues import TemporaryQueueWatch
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_from_split, split_msg_id
+from mqkafka.wire.messagecodec import (
+    CommandReader,
+    encode_delivery,
+    encode_reply,
+    process_message,
+)
 from mqkafka.wire.names import topic_to_queue
 
 log = logging.getLogger(__name__)
@@ -110,6 +109,7 @@ class Dispatcher:
         self._counts = [0, 0, 0]
         self.activity = activity
         self.plans = PublicationPlans() if plans else None
+        self.reader = CommandReader()  # remembers the commands publishers repeat
         self._outcomes: dict[tuple[str, int], int] = {}
         self.temporary_queues = temporary_queues
         self._forgetting: set[str] = set()  # gone queues whose subscriptions this batch removes
@@ -187,7 +187,11 @@ class Dispatcher:
         if not gone:
             return
         qmgr = self.ctx.config.qmgr_name
-        effects = [e for queue in sorted(gone) for e in forget_queue(self.state, queue, qmgr)]
+        effects = [
+            effect
+            for queue in sorted(gone)
+            for effect in handle(self.state, QueueDeleted(queue, qmgr), self.ctx)
+        ]
         self.journal.apply(self.state, effects)
         for effect in effects:
             out.extend(self.outputs.records(effect, self.ctx.config.control_queue))
@@ -277,8 +281,9 @@ class Dispatcher:
         version = self.state.version
         try:
             effects = process_message(
-                self.state, value, md, queue, self.ctx, outcomes, apply=False, refusal=refusal
-            )
+                self.state, value, md, queue, self.ctx, outcomes,
+                apply=False, refusal=refusal, reader=self.reader,
+            )  # fmt: skip
         except Exception as error:
             self._engine_failure(message, md, value, queue, error, out)
             return
@@ -526,7 +531,9 @@ class Dispatcher:
         copies = plan.copies
         if copies:
             msg_id = self.ctx.ids.msg_id
-            put = put_headers(now)
+            plans = self.plans
+            assert plans is not None  # a plan was found
+            put = plans.put_headers(now)
             for copy in copies:
                 out.append(copy.record(msg_id(), put, body))
             counts[2] += len(copies)

@@ -18,7 +18,6 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from mqkafka.engine.codec import encode_delivery, encode_reply
 from mqkafka.engine.delivery import put_time
 from mqkafka.engine.effects import (
     DeadLetter,
@@ -36,6 +35,7 @@ from mqkafka.service.limits import FixedLimits, TopicLimits
 from mqkafka.service.queues import QueueDirectory
 from mqkafka.state.kinds import STATE_KINDS, StateKinds
 from mqkafka.wire.headers import mqmd_to_headers
+from mqkafka.wire.messagecodec import encode_delivery, encode_reply
 
 
 class Outputs:

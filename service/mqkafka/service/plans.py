@@ -13,8 +13,14 @@ engine's answer to a plain Publish does not depend on it), and the MsgId is pass
 activity events. A plan is only made in the plain case, checked on the answer itself: a
 Publish answered ok, whose effects are deliveries only (no state change, no reply, no dead
 letter), where no content filter looked at the message and the body reaches every copy
-unchanged. Anything else goes through the engine every time. ``tests/unit/service`` checks
-that a replayed answer equals the engine's, record for record.
+unchanged. Anything else goes through the engine every time.
+
+Worth it: a publication to one subscriber costs the dispatcher ~100 us through the engine
+(read the command, step the engine, write the copy and its activity events) and ~6 us
+replayed - 17-20x (best of 5 x 2,000 publications of 200 B, process time, the 2-core machine
+under load, issue 22). ``tests/unit/service/test_dispatcher.py`` checks that a replayed
+answer equals the engine's, record for record, and ``test_plans_differential.py`` does so
+for random sequences of registrations, deregistrations and publications (Hypothesis).
 """
 
 from __future__ import annotations
@@ -126,24 +132,23 @@ class _Group:
         self.copies = 0
 
 
-_put: list[Any] = [-1, []]
-
-
-def put_headers(now: float) -> list[Header]:
-    """The PutDate and PutTime headers of a copy put ``now`` (kept per hundredth of a second)."""
-    tick = int(now * 100)
-    if tick != _put[0]:
-        stamp = put_time(now)
-        _put[0], _put[1] = tick, [(PUT_DATE, stamp.date.encode()), (PUT_TIME, stamp.time.encode())]
-    headers: list[Header] = _put[1]
-    return headers
-
-
 class PublicationPlans:
     def __init__(self) -> None:
         self._groups: dict[tuple[str, tuple[Any, ...]], _Group] = {}
         self.hits = 0
         self.made = 0
+        self._tick = -1
+        self._put: list[Header] = []
+
+    def put_headers(self, now: float) -> list[Header]:
+        """The PutDate and PutTime headers of a copy put ``now`` (kept per hundredth of a
+        second: ``CopyPlan.record`` knows them again by identity)."""
+        tick = int(now * 100)
+        if tick != self._tick:
+            stamp = put_time(now)
+            self._tick = tick
+            self._put = [(PUT_DATE, stamp.date.encode()), (PUT_TIME, stamp.time.encode())]
+        return self._put
 
     def find(self, key: tuple[str, tuple[Any, ...]], value: bytes, version: int) -> Plan | None:
         group = self._groups.get(key)

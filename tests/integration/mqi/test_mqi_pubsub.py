@@ -9,9 +9,10 @@ from collections.abc import Callable
 
 import pytest
 from confluent_kafka import Consumer, Producer
+from mqkafka.mqi.pubsub import PubSub, Subscription, Topic, raise_for
+from mqkafka.mqi.queue import Queue, QueueManager
 
 import mqkafka.mqi as pymqi
-from mqkafka.engine.codec import decode_command, encode_reply
 from mqkafka.engine.effects import Reply
 from mqkafka.mq.commands import CONTROL_QUEUE, Interface, PubOpt, RegOpt, RegSub
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT
@@ -19,9 +20,8 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion, Response, ResponseItem
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, SD, MQMIError
-from mqkafka.mqi.pubsub import PubSub, Subscription, Topic, raise_for
-from mqkafka.mqi.queue import Queue, QueueManager
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
+from mqkafka.wire.messagecodec import decode_command, encode_reply
 from tests.integration.mqi.props import (
     EXPECTED,
     got_properties,
@@ -90,7 +90,7 @@ def test_a_reply_on_the_reply_queue_is_read_by_correl_id(
     pubsub = PubSub(qmgr, timeout=20)
     md = pubsub.command_md(reply=True)
     command = RegSub(topics=("a/b",), md=md, q_name=md.ReplyToQ)
-    # the reply the service would write (engine.codec.encode_reply), on the reply queue
+    # the reply the service would write (wire.messagecodec.encode_reply), on the reply queue
     reply_md = MQMD(MsgType=MQMT.REPLY, Format=MQFMT_RF_HEADER_2, CorrelId=md.MsgId)
     error = Response.error(ResponseItem(RC.CF_NO_RETAINED_MSG))
     out_md, value = encode_reply(Reply(md.ReplyToQ, "QM1", reply_md, error, Interface.RFH2, ()))

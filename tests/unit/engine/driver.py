@@ -10,7 +10,7 @@ A scenario reads like the manual::
 
 Commands are built from ``<psc>`` (or RFH1) pairs with an MQMD, exactly as the codec would
 hand them over, so the parser is exercised too; ``wire=True`` goes further and sends every
-command as bytes through ``engine.codec`` and decodes what comes back. Messages the broker
+command as bytes through ``wire.messagecodec`` and decodes what comes back. Messages the broker
 puts are kept per queue; ``get`` takes them off like MQGET (optionally by CorrelId).
 Everything is deterministic: ids count up from one and the clock only moves when told.
 """
@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mqkafka.engine.authority import ALLOW_ALL, AuthorityPort
-from mqkafka.engine.codec import encode_delivery, encode_reply, process_message
 from mqkafka.engine.context import (
     CountingIds,
     EngineConfig,
@@ -50,6 +49,12 @@ from mqkafka.mq.message import decode_message
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_1, MQFMT_RF_HEADER_2, MQMD, MQMT, MQRO
 from mqkafka.mq.reasons import RC, name_of
 from mqkafka.mq.responses import Completion, Response
+from mqkafka.wire.messagecodec import (
+    CommandReader,
+    encode_delivery,
+    encode_reply,
+    process_message,
+)
 
 QMGR = "QM1"
 REPLY_Q = "APP.REPLY"
@@ -152,6 +157,7 @@ class BrokerDriver:
         )
         self.state = state or EngineState(filters=filters)
         self.wire = wire
+        self.reader = CommandReader()  # as the service's: it remembers repeated commands
         self.queues: dict[str, list[Received]] = {}
         self.last = Outcome()
         self._msg = 0
@@ -271,7 +277,7 @@ class BrokerDriver:
         return self._collect(effects)
 
     def send_bytes(self, value: bytes, md: MQMD, queue: str = CONTROL_QUEUE) -> Outcome:
-        effects = process_message(self.state, value, md, queue, self.ctx)
+        effects = process_message(self.state, value, md, queue, self.ctx, reader=self.reader)
         self.state.check_invariants()
         return self._collect(effects)
 

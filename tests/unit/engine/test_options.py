@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mqkafka.engine.context import EngineConfig, StaticQueueDefaults
+from mqkafka.engine.effects import Processed
 from mqkafka.mq.commandoptions import REG_OPTION_VALUES
 from mqkafka.mq.commands import RegOpt
 from mqkafka.mq.mqmd import MQMD, MQPER
@@ -360,12 +361,14 @@ def test_temporary_dynamic_subscriber_queue_closed_removes_its_subscriptions(
 ) -> None:
     """Choice §10.3: temporary dynamic subscriber queues are allowed, and "the subscription is
     removed automatically when that queue is closed" (§2.7)."""
-    from mqkafka.engine.unsubscribe import forget_queue
+    from mqkafka.engine.handle import step
+    from mqkafka.engine.inputs import QueueDeleted
 
     broker.register_subscriber("A", "B", queue="AMQ.TEMP.1", correl_id=b"A" * 24)
     broker.register_subscriber("A", queue="AMQ.TEMP.1")
     broker.register_subscriber("A", queue="KEEP")
-    effects = forget_queue(broker.state, "AMQ.TEMP.1", QMGR)
-    broker.state.apply(effects)
+    outcomes: list[Processed] = []
+    effects = step(broker.state, QueueDeleted("AMQ.TEMP.1", QMGR), broker.ctx, outcomes)
+    assert len(effects) == 3 and outcomes == []  # a command, not a message: nothing answered
     broker.state.check_invariants()
     assert [s.key.identity.q_name for s in broker.state.subscriptions] == ["KEEP"]

@@ -1,6 +1,6 @@
 """Client-side command messages and replies, checked against the broker's own codec: what the
-MQI writes is what the service reads (engine.codec.decode_command), and what the service
-writes (engine.codec.encode_reply) is what the MQI reads."""
+MQI writes is what the service reads (wire.messagecodec.decode_command), and what the service
+writes (wire.messagecodec.encode_reply) is what the MQI reads."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mqkafka.mqi.pscommands import encode_command, parse_reply
 
-from mqkafka.engine.codec import decode_command, encode_reply
 from mqkafka.engine.effects import Reply
 from mqkafka.mq.commands import (
     CONTROL_QUEUE,
@@ -30,7 +30,7 @@ from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT
 from mqkafka.mq.reasons import CC, RC
 from mqkafka.mq.responses import Completion, Response, ResponseItem
-from mqkafka.mqi.pscommands import encode_command, parse_reply
+from mqkafka.wire.messagecodec import decode_command, encode_reply
 
 CORREL = b"C" * 24
 ON_REQUEST_NEW_ONLY = RegOpt.PUBLISH_ON_REQUEST_ONLY | RegOpt.NEW_PUBLICATIONS_ONLY

@@ -1,4 +1,5 @@
-"""The byte boundary: commands in, deliveries and replies out; bad input never a crash."""
+"""The byte boundary (``wire.messagecodec``): commands in, deliveries and replies out; bad
+input never a crash; the fast paths agree with the general codecs (Hypothesis)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqkafka.engine import codec
-from mqkafka.engine.codec import decode_command, encode_delivery, encode_reply, process_message
 from mqkafka.engine.context import CountingIds, EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Reply
 from mqkafka.engine.state import EngineState
@@ -22,6 +21,14 @@ from mqkafka.mq.message import decode_message
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_1, MQFMT_RF_HEADER_2, MQFMT_STRING, MQMD, MQMT, MQRO
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion, Response, ResponseItem
+from mqkafka.wire import messagecodec as codec
+from mqkafka.wire.messagecodec import (
+    CommandReader,
+    decode_command,
+    encode_delivery,
+    encode_reply,
+    process_message,
+)
 from tests.unit.engine.driver import BrokerDriver
 
 CONTROL = "SYSTEM.BROKER.CONTROL.QUEUE"
@@ -209,6 +216,7 @@ other_folders = st.lists(
 )
 
 
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(
     psc_pairs,
     other_folders,
@@ -233,6 +241,7 @@ def test_fast_read_agrees_with_the_general_codecs(
         assert list(fast.content.folders) == [f for f in others if not f.startswith("<pscr>")]
 
 
+@settings(suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.tuples(st.sampled_from(["Command", "Topic", "PubOpt", "SubPoint"]), leaf), max_size=5
@@ -340,7 +349,7 @@ def test_a_header_ending_inside_a_name_value_length_is_an_rfh_error() -> None:
     assert raised.value.reason == RC.RFH_ERROR
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(["", "REPLY", "OTHER.Q"]),
     st.sampled_from(["", "QM7"]),
@@ -365,11 +374,61 @@ def test_a_remembered_publish_is_the_publish_the_parser_makes(
     try:
         expected = command_from_psc(pairs, md, queue=STREAM, local_qmgr="QM1", content=content)
     except MQError as error:
+        reader = CommandReader()
         for _ in range(2):
             with pytest.raises(MQError) as raised:
-                decode_command(value, md, STREAM, local_qmgr="QM1")
+                reader.decode(value, md, STREAM, "QM1")
             assert raised.value.reason == error.reason
         return
+    reader = CommandReader()
     for _ in range(2):  # the second time from the remembered template
-        got = decode_command(value, md, STREAM, local_qmgr="QM1")
+        got = reader.decode(value, md, STREAM, "QM1")
         assert got == expected and got.md is md and got.source == expected.source
+
+
+commands = st.sampled_from(["Publish", "RegSub", "DeregSub", "Bogus"])
+psc_tags = st.sampled_from(["Topic", "PubOpt", "RegOpt", "QName", "SubPoint", "Stream", "Filter"])
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    commands,
+    st.lists(st.tuples(psc_tags, st.sampled_from(["T", "Sport/#", "RetainPub", "Q", " ", ""])),
+             max_size=4),
+    other_folders,
+    st.binary(max_size=8),
+    st.sampled_from([546, 273]),
+    st.sampled_from(["", "REPLY"]),
+    st.sampled_from([bytes(24), b"C" * 24]),
+)  # fmt: skip
+def test_a_reader_decodes_what_the_general_codecs_decode(
+    command: str,
+    pairs: list[tuple[str, str]],
+    others: list[str],
+    body: bytes,
+    encoding: int,
+    reply_to: str,
+    correl: bytes,
+) -> None:
+    """Differential: whatever the fast path and the remembered Publish answer, again and
+    again, is what ``mq.message``, ``mq.folders`` and ``commandparse`` make of the message -
+    the same command, or an error with the same reason."""
+    text = render_folder(Folder.from_pairs("psc", [("Command", command), *pairs]))
+    value = rfh2_message(text, *others, body=body, encoding=encoding)
+    md = REQUEST.replace(Encoding=encoding, ReplyToQ=reply_to, CorrelId=correl)
+    queue = STREAM if command == "Publish" else CONTROL
+    try:
+        general = codec._read_general(value, md)
+        expected = command_from_psc(
+            general.pairs, md, queue=queue, local_qmgr="QM1", content=general.content
+        )
+    except MQError as error:
+        reader = CommandReader()
+        for _ in range(2):
+            with pytest.raises(MQError) as raised:
+                reader.decode(value, md, queue, "QM1")
+            assert raised.value.reason == error.reason
+        return
+    reader = CommandReader()
+    for _ in range(2):
+        assert reader.decode(value, md, queue, "QM1") == expected

@@ -1,6 +1,7 @@
 """One RocksDB database as a few byte-keyed spaces with the bookkeeping a state store needs.
 
-* Each space is a column family; the ``default`` family holds the metadata (below).
+* Each space is a column family; the ``default`` family holds the metadata (below). A family
+  the caller did not name (a space of another build) is opened, never read, and wiped.
 * Every change is one RocksDB ``WriteBatch``: the record and its space's record count change
   together, so the persisted count is right after any crash (the WAL replays whole batches).
   ``batch()`` widens that to a block of changes plus the Kafka offsets they bring the state up
@@ -76,8 +77,14 @@ class KeyValueDB:
         self.path = path
         self.spaces = spaces
         path.mkdir(parents=True, exist_ok=True)
+        # RocksDB opens a database only with all its column families: a space this build does
+        # not know (a state kind registered by another build) is opened too, left alone, and
+        # wiped with the rest
+        self._others = tuple(name for name in _families(path) if name not in (*spaces, "default"))
         self._db: Rdict | None = Rdict(
-            str(path), _options(), column_families={name: _options() for name in spaces}
+            str(path),
+            _options(),
+            column_families={name: _options() for name in (*spaces, *self._others)},
         )
         self._cf = {name: self._db.get_column_family(name) for name in spaces}
         self._handle: dict[str, Any] = {
@@ -260,6 +267,8 @@ class KeyValueDB:
         batch = WriteBatch(raw_mode=True)
         for space in self.spaces:
             batch.delete_range(b"", _END, self._handle[space])
+        for other in self._others:
+            batch.delete_range(b"", _END, self._live().get_column_family_handle(other))
         batch.delete_range(b"", _END)  # counts, offsets, the clean marker
         batch.put(_LAYOUT_KEY, LAYOUT)
         self._live().write(batch)
@@ -308,6 +317,14 @@ class KeyValueDB:
             (partition,) = _I32.unpack(rest[:4])
             found[rest[4:].decode("utf-8"), partition] = int(_I64.unpack(value)[0])
         return found
+
+
+def _families(path: Path) -> list[str]:
+    """The column families of the database at ``path`` (none when there is no database)."""
+    if not (path / "CURRENT").exists():
+        return []
+    families: list[str] = Rdict.list_cf(str(path), _options())
+    return families
 
 
 def _scanning(

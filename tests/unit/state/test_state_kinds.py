@@ -27,7 +27,7 @@ from mqkafka.engine.effects import (
 )
 from mqkafka.engine.state import EngineState
 from mqkafka.kafka.provision import TopicSpec, load_catalogue, with_state_topics
-from mqkafka.state import codec
+from mqkafka.state import recordcodec as codec
 from mqkafka.state.kinds import (
     MQI_CHANGELOGS,
     PUBLISHERS,
@@ -97,8 +97,9 @@ def test_reading_the_declarations_imports_no_engine_codec_or_client() -> None:
     code = (
         "import sys; import mqkafka.state.kinds as k; "
         "k.STATE_KINDS.topics(); k.changelogs(); "
-        "print(sorted(m for m in ('fastavro', 'mqkafka.engine.records', 'mqkafka.state.codec', "
-        "'confluent_kafka', 'rocksdict', 'pyspark') if m in sys.modules))"
+        "print(sorted(m for m in ('fastavro', 'mqkafka.engine.records', "
+        "'mqkafka.state.recordcodec', 'confluent_kafka', 'rocksdict', 'pyspark') "
+        "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -314,10 +315,6 @@ def test_state_topics_the_catalogue_omits_come_from_the_registry() -> None:
     assert [s.name for s in only_mqi] == ["mqk-queues", "mqk-connections"]
 
 
-def test_the_mqi_and_service_topic_names_are_the_registrys() -> None:
-    from mqkafka.mqi.catalogue import CATALOGUE_TOPIC
-    from mqkafka.mqi.replica import MQI_TOPICS
-    from mqkafka.mqi.settings import CONNECTIONS_TOPIC
-
-    assert {CATALOGUE_TOPIC, CONNECTIONS_TOPIC} == MQI_TOPICS
-    assert not MQI_TOPICS & set(STATE_KINDS.topics())
+def test_the_mqi_keeps_its_two_topics_apart_from_the_engines() -> None:
+    assert [c.topic for c in MQI_CHANGELOGS] == ["mqk-queues", "mqk-connections"]
+    assert not {c.topic for c in MQI_CHANGELOGS} & set(STATE_KINDS.topics())

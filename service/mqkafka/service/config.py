@@ -12,9 +12,6 @@ from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
 
 DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
-SUBSCRIPTIONS_TOPIC = "mqk-subscriptions"
-RETAINED_TOPIC = "mqk-retained"
-PUBLISHERS_TOPIC = "mqk-publishers"
 ACTIVITY_TOPIC = "mqk-activity"
 
 
@@ -56,5 +53,6 @@ class ServiceConfig:
         return ClientConfig(self.bootstrap, self.kafka_settings)
 
     def topic(self, name: str) -> str:
-        """A state topic's name with the namespace prefix."""
+        """A state topic's name (``mqkafka.state.kinds`` declares them) with the namespace
+        prefix."""
         return self.namespace + name

@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqkafka.engine.matcher import NaiveIndex, SubscriptionIndex, _level_dict
+from mqkafka.engine.matcher import NaiveIndex, SubscriptionIndex
+from mqkafka.engine.matchtrie import level_dict
 from mqkafka.mq.topics import (
     DEFAULT_STREAM,
     DEFAULT_SUBPOINT,
@@ -269,11 +270,11 @@ def test_a_full_result_cache_starts_again_and_still_answers_right() -> None:
             assert index.match(DEFAULT_STREAM, TopicString(f"Sport/{sport}/Score")) == keys
 
 
-def test_level_dicts_keep_each_keys_hash_in_their_table_as_they_grow() -> None:
-    """Why the index's dicts are made by ``_level_dict``: one of str keys alone holds no
+def testlevel_dicts_keep_each_keys_hash_in_their_table_as_they_grow() -> None:
+    """Why the index's dicts are made by ``level_dict``: one of str keys alone holds no
     hashes (16 bytes an entry, not 24), so every probe reads a key object."""
     plain: dict[str, int] = {}
-    level = _level_dict(("team-0", 0))
+    level = level_dict(("team-0", 0))
     for n in range(1, 5000):
         plain[f"team-{n}"] = level[f"team-{n}"] = n
     plain["team-0"] = 0

@@ -153,7 +153,7 @@ def seed_subscriptions(bootstrap: str, namespace: str, count: int) -> None:
     from mqkafka.engine.topicspace import ROOT
     from mqkafka.mq.commands import Interface, RegOpt
     from mqkafka.mq.topics import Scheme, TopicFilter
-    from mqkafka.state import codec
+    from mqkafka.state import recordcodec as codec
 
     producer = clients.producer(
         ClientConfig(bootstrap),

@@ -37,7 +37,7 @@ from mqkafka.engine.records import (
 from mqkafka.engine.topicspace import ROOT, Namespace, Scheme, TopicFilter, TopicString
 from mqkafka.mq.commands import Interface, PublicationContent, RegOpt
 from mqkafka.mq.mqmd import MQFMT_STRING, MQMD
-from mqkafka.state import codec
+from mqkafka.state import recordcodec as codec
 from mqkafka.state.rocks import RocksState
 
 SPORTS = ("Soccer", "Rugby", "Cricket", "Tennis", "Golf", "Hockey", "Baseball", "Basketball")

@@ -4,7 +4,7 @@ publications, commands and publications sent with one ``await``, on this project
 The one package that imports faust and aiokafka (a test over the import graph keeps it so).
 """
 
-from mqkafka.faust.codec import MQSchema, Publication, decode_publication, encode_record
+from mqkafka.faust.mqschema import MQSchema, Publication, decode_publication, encode_record
 from mqkafka.faust.pubsub import MQPubSub, default_reply_queue
 from mqkafka.faust.settings import app_settings, broker_credentials, broker_urls, make_app
 from mqkafka.faust.transport import MQApp

@@ -42,7 +42,7 @@ from mqkafka.client.kafka_pubsub import (
     request_update_pairs,
     subscription_pairs,
 )
-from mqkafka.faust.codec import MQSchema, Publication, encode_record
+from mqkafka.faust.mqschema import MQSchema, Publication, encode_record
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQMD, MQMT, MQPER

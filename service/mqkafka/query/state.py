@@ -18,7 +18,7 @@ from mqkafka.kafka.compacted import read_compacted
 from mqkafka.mq.commandoptions import option_names
 from mqkafka.mq.topics import Scheme, TopicFilter, TopicString, matches
 from mqkafka.query.render import Body, md_fields, render_body
-from mqkafka.state import codec
+from mqkafka.state import recordcodec as codec
 from mqkafka.state.kinds import RETAINED, SUBSCRIPTIONS, StateKind
 
 SUBSCRIPTIONS_TOPIC = SUBSCRIPTIONS.topic

@@ -9,7 +9,7 @@ A :class:`StateKind` says what one kind of state is on the wire and in the engin
 * its **changelog**: the compacted Kafka topic and how that topic is declared when the
   catalogue (``topics/catalogue.toml``) does not declare it;
 * its **codec**: the Avro writer schema (``schemas/<schema>.avsc``), value encoder and
-  decoder, the natural key of a value and that key as record-key bytes (``state.codec``);
+  decoder, the natural key of a value and that key as record-key bytes (``state.recordcodec``);
 * how a **record applies** to the engine state: through the engine effects that store and
   remove a value, and a lookup of the current value;
 * how it appears in a **snapshot** (the Parquet columns of the snapshot job) and as a
@@ -266,7 +266,7 @@ def _identity_columns(path: str) -> tuple[SnapshotColumn, ...]:
 
 def _bind_retained() -> KindBinding[Publication, tuple[Namespace, str]]:
     from mqkafka.engine.effects import DeleteRetained, Retain
-    from mqkafka.state import codec
+    from mqkafka.state import recordcodec as codec
 
     def key_of(p: Publication) -> tuple[Namespace, str]:
         return p.namespace, p.topic.text
@@ -292,7 +292,7 @@ def _bind_retained() -> KindBinding[Publication, tuple[Namespace, str]]:
 
 def _bind_subscriptions() -> KindBinding[Subscription, SubscriptionKey]:
     from mqkafka.engine.effects import RemoveSubscription, StoreSubscription
-    from mqkafka.state import codec
+    from mqkafka.state import recordcodec as codec
 
     def current(state: Any, key: SubscriptionKey) -> Subscription | None:
         found: Subscription | None = state.subscription(key)
@@ -315,7 +315,7 @@ def _bind_subscriptions() -> KindBinding[Subscription, SubscriptionKey]:
 
 def _bind_publishers() -> KindBinding[Publisher, PublisherKey]:
     from mqkafka.engine.effects import DeregisterPublisher, RegisterPublisher
-    from mqkafka.state import codec
+    from mqkafka.state import recordcodec as codec
 
     def current(state: Any, key: PublisherKey) -> Publisher | None:
         found: Publisher | None = state.publisher(key)

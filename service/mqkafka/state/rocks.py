@@ -42,7 +42,7 @@ from mqkafka.engine.stores import RetainedStore
 from mqkafka.engine.topicspace import Namespace
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
-from mqkafka.state import codec
+from mqkafka.state import recordcodec as codec
 from mqkafka.state.kinds import (
     PUBLISHERS,
     RETAINED,

@@ -21,7 +21,7 @@ from mqkafka.engine.topicspace import ROOT, Namespace, Scheme, TopicFilter, Topi
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQMD
 from mqkafka.mq.reasons import RC
-from mqkafka.state import codec
+from mqkafka.state import recordcodec as codec
 from tests.unit.state.strategies import (
     IDENTITIES,
     NAMESPACES,

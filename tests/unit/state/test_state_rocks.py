@@ -20,7 +20,7 @@ from mqkafka.engine.stores import MemoryRetainedStore, RetainedStore
 from mqkafka.engine.topicspace import ROOT, Namespace
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
-from mqkafka.state import codec
+from mqkafka.state import recordcodec as codec
 from mqkafka.state.rocks import RocksState, retained_with_prefix
 from tests.unit.state.strategies import pub, publications, publisher, sub
 

@@ -25,9 +25,9 @@ from mqkafka.engine.matchtrie import (
     CharGroup,
     KeyBag,
     NamespaceTrie,
+    SharedSizes,
     TrieNode,
     level_dict,
-    shared_sizes,
 )
 from mqkafka.mq.topics import (
     ANY_CHARS,
@@ -115,17 +115,19 @@ def _place(space: NamespaceTrie, shape: CharShape) -> CharEntry:
             bucket = chars
         else:
             bucket = CharBucket(shape.head)
-            chars = node.buckets = _buckets_of((chars, bucket))
+            chars = node.buckets = _buckets_of((chars, bucket), space.sizes)
     else:
         assert type(chars) is CharBuckets
         found = chars.by_head.get(shape.head)
         bucket = found if found is not None else CharBucket(shape.head)
         chars.by_head[bucket.head] = bucket
-    bucket.spans = _spans_with(bucket.spans, (shape.tail_count,), shape.span_min, shape.span_max)
+    bucket.spans = _spans_with(
+        bucket.spans, (shape.tail_count,), shape.span_min, shape.span_max, space.sizes
+    )
     if type(chars) is CharBuckets:
-        _widen_heads(chars, bucket)
+        _widen_heads(chars, bucket, space.sizes)
     entry = CharEntry(shape.middle_regex, shape.middle_length, shape.open_ended)
-    _group_add(_group_of(bucket, shape.tail), shape.anchor, entry)
+    _group_add(_group_of(bucket, shape.tail, space.sizes), shape.anchor, entry)
     return entry
 
 
@@ -133,12 +135,12 @@ def _unplace(space: NamespaceTrie, shape: CharShape, entry: CharEntry) -> None:
     node, path = _path(space, shape.prefix_levels, literal=True)
     chars = node.buckets
     if type(chars) is CharBucket:
-        if _bucket_discard(chars, shape.tail, shape.anchor, entry):
+        if _bucket_discard(chars, shape.tail, shape.anchor, entry, space.sizes):
             node.buckets = None
     else:
         assert type(chars) is CharBuckets
         buckets = chars.by_head
-        if _bucket_discard(buckets[shape.head], shape.tail, shape.anchor, entry):
+        if _bucket_discard(buckets[shape.head], shape.tail, shape.anchor, entry, space.sizes):
             del buckets[shape.head]
             if len(buckets) == 1:
                 node.buckets = next(iter(buckets.values()))
@@ -337,7 +339,7 @@ def _group_discard(group: CharGroup, anchor: str | None, entry: CharEntry) -> No
         group.anchored = group.anchored or None
 
 
-def _group_of(bucket: CharBucket, tail: str | None) -> CharGroup:
+def _group_of(bucket: CharBucket, tail: str | None, shared: SharedSizes) -> CharGroup:
     """The bucket's group of filters with ``tail`` (the bucket itself without one)."""
     if tail is None:
         return bucket
@@ -357,15 +359,19 @@ def _group_of(bucket: CharBucket, tail: str | None) -> CharGroup:
             bucket.tails = level_dict((tails.tail, tails), (tail, group))
         else:
             tails[tail] = group
-        bucket.tail_counts = shared_sizes(_sizes_with(bucket.tail_counts, _tail_size(tail)))
+        bucket.tail_counts = _shared(_sizes_with(bucket.tail_counts, _tail_size(tail)), shared)
     return group
 
 
 def _bucket_discard(
-    bucket: CharBucket, tail: str | None, anchor: str | None, entry: CharEntry
+    bucket: CharBucket,
+    tail: str | None,
+    anchor: str | None,
+    entry: CharEntry,
+    shared: SharedSizes,
 ) -> bool:
     """Remove the entry; True when the bucket is left empty."""
-    group = _group_of(bucket, tail)
+    group = _group_of(bucket, tail, shared)
     _group_discard(group, anchor, entry)
     if tail is not None and group.is_empty():
         tails = bucket.tails
@@ -375,25 +381,25 @@ def _bucket_discard(
             bucket.tail_counts = ()
         else:
             del tails[tail]
-            bucket.tail_counts = shared_sizes(
-                _sizes_after_removal(bucket.tail_counts, tails, _tail_size)
+            bucket.tail_counts = _shared(
+                _sizes_after_removal(bucket.tail_counts, tails, _tail_size), shared
             )
             if len(tails) == 1:
                 bucket.tails = next(iter(tails.values()))
     return bucket.is_empty() and bucket.tails is None
 
 
-def _buckets_of(buckets: Iterable[CharBucket]) -> CharBuckets:
+def _buckets_of(buckets: Iterable[CharBucket], shared: SharedSizes) -> CharBuckets:
     chars = CharBuckets()
     for bucket in buckets:
         chars.by_head[bucket.head] = bucket
-        _widen_heads(chars, bucket)
+        _widen_heads(chars, bucket, shared)
     return chars
 
 
-def _widen_heads(chars: CharBuckets, bucket: CharBucket) -> None:
+def _widen_heads(chars: CharBuckets, bucket: CharBucket, shared: SharedSizes) -> None:
     for tail_count, low, high in bucket.spans:
-        chars.heads = _spans_with(chars.heads, (len(bucket.head), tail_count), low, high)
+        chars.heads = _spans_with(chars.heads, (len(bucket.head), tail_count), low, high, shared)
 
 
 def _tail_size(tail: str) -> int:
@@ -405,7 +411,11 @@ def _sizes_with(sizes: tuple[int, ...], size: int) -> tuple[int, ...]:
 
 
 def _spans_with(
-    spans: tuple[tuple[int, ...], ...], where: tuple[int, ...], low: int, high: int
+    spans: tuple[tuple[int, ...], ...],
+    where: tuple[int, ...],
+    low: int,
+    high: int,
+    shared: SharedSizes,
 ) -> tuple[tuple[int, ...], ...]:
     """``spans`` (sorted tuples of ``where`` then the bounds of a span) with the bounds at
     ``where`` widened to take in another filter's."""
@@ -414,7 +424,13 @@ def _spans_with(
     for span in spans:
         if span[:width] == where:
             low, high = min(span[width], low), max(span[width + 1], high)
-    return tuple(sorted((*others, shared_sizes((*where, low, high)))))
+    return tuple(sorted((*others, _shared((*where, low, high), shared))))
+
+
+def _shared(sizes: tuple[int, ...], shared: SharedSizes) -> tuple[int, ...]:
+    """One object per distinct tuple of small numbers (tail sizes, head bounds): many nodes
+    hold the same, and a shared one stays in the CPU caches where one per node would not."""
+    return shared.setdefault(sizes, sizes)
 
 
 def _sizes_after_removal(

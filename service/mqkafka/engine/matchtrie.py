@@ -64,14 +64,10 @@ def level_dict(*items: tuple[str, Any]) -> dict[Any, Any]:
     return table
 
 
-_SHARED: dict[tuple[int, ...], tuple[int, ...]] = {}
-
-
-def shared_sizes(sizes: tuple[int, ...]) -> tuple[int, ...]:
-    """One object per distinct tuple of small numbers (tail sizes, head bounds): many nodes
-    hold the same, and a shared one stays in the CPU caches where one per node would not.
-    An interning table, not a cache of results: it never changes what any index answers."""
-    return _SHARED.setdefault(sizes, sizes)
+SharedSizes: TypeAlias = dict[tuple[int, ...], tuple[int, ...]]
+"""Each distinct tuple of small numbers (tail sizes, head bounds) once, held by its namespace
+trie: many nodes hold the same, and a shared one stays in the CPU caches where one per node
+would not."""
 
 
 # --------------------------------------------------------------------------------------
@@ -193,12 +189,13 @@ class CharBuckets:
 class NamespaceTrie:
     """Everything subscribed in one namespace (stream or subpoint)."""
 
-    __slots__ = ("char_entries", "exact", "root")
+    __slots__ = ("char_entries", "exact", "root", "sizes")
 
     def __init__(self) -> None:
         self.exact: dict[str, object] = level_dict()  # topic → keys of filters without wildcards
         self.root = TrieNode()
         self.char_entries: dict[str, CharEntry] = {}  # CHAR wildcard filter text → entry
+        self.sizes: SharedSizes = {}  # the tuples of sizes its nodes share
 
     def is_empty(self) -> bool:
         return not self.exact and self.root.is_empty()
@@ -214,7 +211,7 @@ __all__ = [
     "KeyBag",
     "NamespaceTrie",
     "NoKey",
+    "SharedSizes",
     "TrieNode",
     "level_dict",
-    "shared_sizes",
 ]

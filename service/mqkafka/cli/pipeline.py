@@ -8,6 +8,7 @@ manager's under spark-submit (``submit_main``).
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -199,8 +200,11 @@ def _spark_work(
         finished.set()
         if interrupts.stopping is not None:
             interrupts.stopping.join(10)
+        log = logging.getLogger(__name__)
+        log.info("stopping the Spark session")
         with suppress(*failures):  # a gateway already gone: nothing to stop
             spark.stop()
+        log.info("Spark session stopped")
 
 
 def _made(paths: Sequence[tuple[str, str]]) -> None:

@@ -18,13 +18,13 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from types import FrameType
 from typing import Any, TextIO
 
 from mqkafka.pipeline.config import default_home
@@ -109,16 +109,24 @@ stage = Stage()
 
 
 class Interrupts:
-    """SIGINT while Spark works: the first asks to stop (``requested``, and ``on_first``),
-    the second ends the process at once."""
+    """SIGINT while Spark works: the first asks to stop (``requested``, and ``on_first`` on a
+    thread of its own), the second ends the process at once.
+
+    Python runs a signal handler in the main thread between two bytecodes, and the kernel may
+    hand SIGINT to any thread (the JVM's gateway threads among them): with the main thread
+    waiting on a py4j answer, the handler would run only when Spark's call returns, minutes
+    later. So the handler is a no-op, and a watcher thread acts on the byte that the C-level
+    handler writes to ``signal.set_wakeup_fd`` whatever thread took the signal."""
 
     def __init__(self, on_first: Callable[[], None] = lambda: None) -> None:
         self.requested = False
         self.on_first = on_first
         self.stopping: threading.Thread | None = None
         self._previous: Any = None
+        self._previous_fd = -1
+        self._pair: tuple[socket.socket, socket.socket] | None = None
 
-    def _handle(self, signum: int, frame: FrameType | None) -> None:
+    def _interrupted(self) -> None:
         if self.requested:
             os._exit(INTERRUPTED_EXIT)
         self.requested = True
@@ -132,9 +140,32 @@ class Interrupts:
         except Exception:  # e.g. the session already stopping: the work stops all the same
             logging.getLogger(__name__).exception("on interrupt")
 
+    def _watch(self, reader: socket.socket) -> None:
+        while True:
+            try:
+                signals = reader.recv(64)
+            except OSError:  # closed by __exit__
+                return
+            if not signals:
+                return
+            for _ in range(signals.count(signal.SIGINT)):
+                self._interrupted()
+
     def __enter__(self) -> Interrupts:
-        self._previous = signal.signal(signal.SIGINT, self._handle)
+        reader, writer = socket.socketpair()
+        writer.setblocking(False)
+        self._pair = (reader, writer)
+        self._previous = signal.signal(signal.SIGINT, lambda signum, frame: None)
+        self._previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        threading.Thread(target=self._watch, args=(reader,), name="mqk-sigint", daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        signal.set_wakeup_fd(self._previous_fd)
         signal.signal(signal.SIGINT, self._previous)
+        if self._pair is not None:
+            reader, writer = self._pair
+            writer.close()  # the watcher reads the end and returns
+            with suppress(OSError):
+                reader.shutdown(socket.SHUT_RDWR)
+            reader.close()

@@ -9,7 +9,8 @@ A :class:`StateKind` says what one kind of state is on the wire and in the engin
 * its **changelog**: the compacted Kafka topic and how that topic is declared when the
   catalogue (``topics/catalogue.toml``) does not declare it;
 * its **codec**: the Avro writer schema (``schemas/<schema>.avsc``), value encoder and
-  decoder, the natural key of a value and that key as record-key bytes (``state.recordcodec``);
+  decoder, the natural key of a value and that key as record-key bytes
+  (``state.recordcodec``);
 * how a **record applies** to the engine state: through the engine effects that store and
   remove a value, and a lookup of the current value;
 * how it appears in a **snapshot** (the Parquet columns of the snapshot job) and as a
@@ -21,6 +22,12 @@ snapshot job and provisioning. So a new kind of state is one entry here plus its
 (its records, effects and store). The MQI's own state topics (the queue catalogue and the
 connection heartbeats) are declared here too (:data:`MQI_CHANGELOGS`): provisioning and the
 MQI read them from here.
+
+To add a kind: its value, key and effects in the engine with the ``EngineState`` store named
+as the kind (the engine logic), its writer schema in ``schemas/``, and one ``StateKind``
+registered in ``STATE_KINDS``. A catalogue entry is optional (provisioning declares the
+topic from ``changelog``); a store that needs more than get, put and delete by key (as the
+retained publications' prefix scans do) adds a store class in ``state/rocks.py``.
 
 Nothing here imports a Kafka client, RocksDB or Spark, nor (until a kind is first bound to
 the engine) the engine or the Avro codec: the declarations are plain data that every adapter

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.catalogue import Catalogue, CatalogueRecord, QueueDefinition
-from mqkafka.mqi.dynamic import (
+from mqkafka.mqi.rules.catalogue import Catalogue, CatalogueRecord, QueueDefinition
+from mqkafka.mqi.rules.dynamic import (
     Close,
     Commit,
     Event,
@@ -28,9 +28,9 @@ from mqkafka.mqi.dynamic import (
     resolve_dynamic_name,
     step,
 )
-from mqkafka.mqi.errors import MQMIError
-from mqkafka.mqi.structs import GMO, MD
-from mqkafka.mqi.validation import Call, check
+from mqkafka.mqi.rules.errors import MQMIError
+from mqkafka.mqi.rules.structs import GMO, MD
+from mqkafka.mqi.rules.validation import Call, check
 
 
 def rate(label: str, n: int, run: Callable[[], object]) -> None:

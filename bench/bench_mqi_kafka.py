@@ -24,7 +24,7 @@ from confluent_kafka import AcknowledgeType, Producer, ShareConsumer
 from bench.kafka_env import kafka
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD
-from mqkafka.mqi.queue import Queue, QueueManager
+from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager
 
 MASK = 1023  # bodies in the pool, less one
 PRODUCER = {"acks": "all", "enable.idempotence": True, "linger.ms": 5}
@@ -50,7 +50,7 @@ def bench_put(qmgr: QueueManager, bootstrap: str, n: int, bodies: list[bytes]) -
     payload = bodies[0]
     queue.put(payload, sample)
     topic = qmgr.connection.settings.topic_of(name)
-    from mqkafka.mqi.putmd import encode_headers
+    from mqkafka.mqi.rules.putmd import encode_headers
 
     record_headers = encode_headers(dict(sample.__dict__, Persistence=0, Priority=0))
     raw = Producer({"bootstrap.servers": bootstrap, **PRODUCER})

@@ -61,3 +61,25 @@ def test_the_engine_imports_only_mq_structures_and_itself() -> None:
         if where == "engine" and name.startswith("mqkafka.")
     }
     assert reached <= ENGINE_MAY_IMPORT, reached - ENGINE_MAY_IMPORT
+
+
+# The MQI's rules are pure (issue 22 point 4): no Kafka client and none of the queue manager
+# on Kafka, so pymqi's meaning is read and tested apart from the plumbing.
+MQI_RULES_MAY_NOT_IMPORT = ("confluent_kafka", "mqkafka.kafka", "mqkafka.mqi.kafkaqm")
+
+
+def test_the_mqi_rules_import_no_kafka() -> None:
+    strays = set()
+    for path in sorted((PACKAGE / "mqi" / "rules").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module]
+                if isinstance(node, ast.ImportFrom) and node.module and not node.level
+                else []
+            )
+            for name in names:
+                if any(name == b or name.startswith(b + ".") for b in MQI_RULES_MAY_NOT_IMPORT):
+                    strays.add(f"{path.name}: {name}")
+    assert strays == set(), sorted(strays)

@@ -1,9 +1,17 @@
 """The Python MQI on Kafka, shaped like pymqi: ``import mqkafka.mqi as pymqi``.
 
-The pure core (constants, structures, errors, option rules, dynamic names, the dynamic
-queue lifecycle, the catalogue) imports nothing from Kafka. The connected API
-(``connect``, ``QueueManager``, ``Queue``, ``Topic``, ``Subscription``, ``PubSub``) is loaded
-on first use, so code that only needs the core never loads a Kafka client.
+Two rooms behind this facade:
+
+- :mod:`mqkafka.mqi.rules`: the MQI's own rules, pure (constants as pymqi groups them in
+  CMQC, CMQCFC and CMQXC, structures, errors, option rules, match options, message
+  properties, the MQRFH2 class, dynamic names, the dynamic queue lifecycle, the catalogue
+  record). Nothing there imports Kafka.
+- :mod:`mqkafka.mqi.kafkaqm`: the queue manager on Kafka (connection, getter, transfer,
+  replica of the catalogue and connections, reaper, heartbeat, pub/sub and PCF clients).
+
+The connected API (``connect``, ``QueueManager``, ``Queue``, ``Topic``, ``Subscription``,
+``PubSub``, ``PCFExecute``) is loaded on first use, so code that only needs the rules never
+loads a Kafka client.
 """
 
 from __future__ import annotations
@@ -11,14 +19,14 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from mqkafka.mqi import constants as CMQC
-from mqkafka.mqi import pcfconstants as CMQCFC  # CMQC and the PCF names, as pymqi's
-from mqkafka.mqi.channel import CD, CSP, SCO, cd, csp, sco
-from mqkafka.mqi.errors import Error, MQMIError, PYIFError, StructFieldError
-from mqkafka.mqi.properties import CMHO, IMPO, PD, SMPO, MessageHandle, cmho, impo, pd, smpo
-from mqkafka.mqi.rfh2class import RFH2
-from mqkafka.mqi.structs import CNO, GMO, MD, OD, PMO, SD, gmo, md, mqchars, od, pmo
-from mqkafka.mqi.validation import (
+from mqkafka.mqi.kafkaqm.channel import CD, CSP, SCO, cd, csp, sco
+from mqkafka.mqi.rules import cmqc as CMQC
+from mqkafka.mqi.rules import cmqcfc as CMQCFC  # CMQC and the PCF names, as pymqi's
+from mqkafka.mqi.rules.errors import Error, MQMIError, PYIFError, StructFieldError
+from mqkafka.mqi.rules.properties import CMHO, IMPO, PD, SMPO, MessageHandle, cmho, impo, pd, smpo
+from mqkafka.mqi.rules.rfh2class import RFH2
+from mqkafka.mqi.rules.structs import CNO, GMO, MD, OD, PMO, SD, gmo, md, mqchars, od, pmo
+from mqkafka.mqi.rules.validation import (
     check_close_options,
     check_get_options,
     check_open_options,
@@ -28,32 +36,34 @@ from mqkafka.mqi.validation import (
 )
 
 if TYPE_CHECKING:
-    from mqkafka.mqi.pcf import CFBS, CFIF, CFIL, CFIN, CFSF, CFSL, CFST, Filter, PCFExecute
-    from mqkafka.mqi.psclient import PubSub
-    from mqkafka.mqi.pubsub import Subscription, Topic
-    from mqkafka.mqi.queue import Queue, QueueManager, connect
-    from mqkafka.mqi.settings import Settings
+    from mqkafka.mqi.kafkaqm.pcf import CFBS, CFIF, CFIL, CFIN, CFSF, CFSL, CFST, Filter, PCFExecute
+    from mqkafka.mqi.kafkaqm.psclient import PubSub
+    from mqkafka.mqi.kafkaqm.pubsub import Subscription, Topic
+    from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager, connect
+    from mqkafka.mqi.kafkaqm.settings import Settings
 
-CMQXC = CMQC  # so do the channel constants (MQCHT_*, MQXPT_*, MQCD_*)
+# pymqi's CMQXC names are defined in rules.cmqxc and carried by CMQC, as pymqi's CMQC carries
+# them; programs also read CMQC's names through CMQXC, so CMQXC answers every CMQC name.
+CMQXC = CMQC
 sd, cno = SD, CNO  # pymqi's lower-case spellings (md, od, pmo, gmo: structs; cd, sco: channel)
 
 _LAZY = {
-    "connect": "mqkafka.mqi.queue",
-    "Queue": "mqkafka.mqi.queue",
-    "QueueManager": "mqkafka.mqi.queue",
-    "PubSub": "mqkafka.mqi.psclient",
-    "Subscription": "mqkafka.mqi.pubsub",
-    "Topic": "mqkafka.mqi.pubsub",
-    "Settings": "mqkafka.mqi.settings",
-    "PCFExecute": "mqkafka.mqi.pcf",
-    "CFST": "mqkafka.mqi.pcf",
-    "CFIN": "mqkafka.mqi.pcf",
-    "CFIL": "mqkafka.mqi.pcf",
-    "CFSL": "mqkafka.mqi.pcf",
-    "CFBS": "mqkafka.mqi.pcf",
-    "CFIF": "mqkafka.mqi.pcf",
-    "CFSF": "mqkafka.mqi.pcf",
-    "Filter": "mqkafka.mqi.pcf",
+    "connect": "mqkafka.mqi.kafkaqm.queue",
+    "Queue": "mqkafka.mqi.kafkaqm.queue",
+    "QueueManager": "mqkafka.mqi.kafkaqm.queue",
+    "PubSub": "mqkafka.mqi.kafkaqm.psclient",
+    "Subscription": "mqkafka.mqi.kafkaqm.pubsub",
+    "Topic": "mqkafka.mqi.kafkaqm.pubsub",
+    "Settings": "mqkafka.mqi.kafkaqm.settings",
+    "PCFExecute": "mqkafka.mqi.kafkaqm.pcf",
+    "CFST": "mqkafka.mqi.kafkaqm.pcf",
+    "CFIN": "mqkafka.mqi.kafkaqm.pcf",
+    "CFIL": "mqkafka.mqi.kafkaqm.pcf",
+    "CFSL": "mqkafka.mqi.kafkaqm.pcf",
+    "CFBS": "mqkafka.mqi.kafkaqm.pcf",
+    "CFIF": "mqkafka.mqi.kafkaqm.pcf",
+    "CFSF": "mqkafka.mqi.kafkaqm.pcf",
+    "Filter": "mqkafka.mqi.kafkaqm.pcf",
 }
 
 

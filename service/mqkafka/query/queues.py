@@ -20,8 +20,8 @@ from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import IsolationLevel, KafkaException, OffsetSpec, TopicPartition
 from mqkafka.kafka.compacted import MissingTopic, read_compacted
 from mqkafka.mq.errors import MQError
-from mqkafka.mqi.catalogue import CATALOGUE_TOPIC, QueueDefinition
-from mqkafka.mqi.constants import MQQDT_PERMANENT_DYNAMIC, MQQDT_TEMPORARY_DYNAMIC
+from mqkafka.mqi.rules.catalogue import CATALOGUE_TOPIC, QueueDefinition
+from mqkafka.mqi.rules.cmqc import MQQDT_PERMANENT_DYNAMIC, MQQDT_TEMPORARY_DYNAMIC
 from mqkafka.wire.names import reserved_topic, topic_to_queue
 
 SERVICE_GROUP = "mqk-broker"  # the broker service's consumer group (service/config.py)
@@ -80,8 +80,8 @@ class QueueReader:
     """Reads queue listings from one cluster; keep one for repeated views (the console)."""
 
     def __init__(self, config: ClientConfig, namespace: str = "") -> None:
-        from mqkafka.mqi.admin import QueueAdmin
-        from mqkafka.mqi.settings import Settings
+        from mqkafka.mqi.kafkaqm.admin import QueueAdmin
+        from mqkafka.mqi.kafkaqm.settings import Settings
 
         self.config = config
         self.namespace = namespace

@@ -244,7 +244,7 @@ def _start_queue_manager(config: ServiceConfig) -> tuple[QueueManager, list[str]
     MQI client is connected - within ``reaper.reap_bound`` of its last heartbeat (seed 004).
     Also returns the temporary dynamic queues there were, and the queues deleted."""
     from mqkafka.mqi import QueueManager
-    from mqkafka.mqi.reaper import start_queue_manager
+    from mqkafka.mqi.kafkaqm.reaper import start_queue_manager
 
     qmgr = QueueManager(
         config.qmgr_name,

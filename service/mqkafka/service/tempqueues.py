@@ -14,7 +14,7 @@ from typing import Protocol
 
 
 class CatalogueView(Protocol):
-    """What the watch reads of the MQI's queue catalogue (``mqkafka.mqi.catalogue``)."""
+    """What the watch reads of the MQI's queue catalogue (``mqkafka.mqi.rules.catalogue``)."""
 
     changes: int  # records applied so far
 

@@ -17,7 +17,7 @@ import pytest
 import mqkafka.mqi as pymqi
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.queue import QueueManager, wait_until
+from mqkafka.mqi.kafkaqm.queue import QueueManager, wait_until
 
 pytestmark = pytest.mark.kafka
 

@@ -9,8 +9,6 @@ from collections.abc import Callable
 
 import pytest
 from confluent_kafka import Consumer, Producer
-from mqkafka.mqi.pubsub import PubSub, Subscription, Topic, raise_for
-from mqkafka.mqi.queue import Queue, QueueManager
 
 import mqkafka.mqi as pymqi
 from mqkafka.engine.effects import Reply
@@ -20,6 +18,8 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion, Response, ResponseItem
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, SD, MQMIError
+from mqkafka.mqi.kafkaqm.pubsub import PubSub, Subscription, Topic, raise_for
+from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
 from mqkafka.wire.messagecodec import decode_command, encode_reply
 from tests.integration.mqi.props import (

@@ -1,6 +1,6 @@
 """Seed 003 "Rules for validating MQI options", through the real calls on Kafka.
 
-One case per rule of ``mqkafka.mqi.validation.RULES`` (a test checks that none is missing):
+One case per rule of ``mqkafka.mqi.rules.validation.RULES`` (a test checks that none is missing):
 the options break that rule and no other, and the call - MQOPEN, MQPUT, MQPUT1, MQGET,
 MQCLOSE or MQSUB as the connected API makes it - fails with MQCC_FAILED and
 MQRC_OPTIONS_ERROR (2046), changing nothing. The two rules the seed's notes say can never
@@ -17,9 +17,9 @@ import pytest
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, PMO, SD, MQMIError
-from mqkafka.mqi.pubsub import Subscription
-from mqkafka.mqi.queue import Queue, QueueManager
-from mqkafka.mqi.validation import RULES, Call, SubContext, first_violation
+from mqkafka.mqi.kafkaqm.pubsub import Subscription
+from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager
+from mqkafka.mqi.rules.validation import RULES, Call, SubContext, first_violation
 
 pytestmark = pytest.mark.kafka
 

@@ -17,9 +17,9 @@ import pytest
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, OD, PMO, MQMIError
-from mqkafka.mqi.catalogue import SYSTEM_PERMANENT_MODEL, QueueDefinition
-from mqkafka.mqi.queue import Queue, QueueManager, wait_until
-from mqkafka.mqi.reaper import start_queue_manager
+from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager, wait_until
+from mqkafka.mqi.kafkaqm.reaper import start_queue_manager
+from mqkafka.mqi.rules.catalogue import SYSTEM_PERMANENT_MODEL, QueueDefinition
 
 pytestmark = pytest.mark.kafka
 

@@ -16,10 +16,10 @@ from mqkafka.mq.commands import RegOpt
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import SD, MQMIError
-from mqkafka.mqi.pubsub import PubSub, Subscription
-from mqkafka.mqi.queue import Queue, QueueManager, wait_until
-from mqkafka.mqi.reaper import reap_bound
-from mqkafka.mqi.settings import Settings
+from mqkafka.mqi.kafkaqm.pubsub import PubSub, Subscription
+from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager, wait_until
+from mqkafka.mqi.kafkaqm.reaper import reap_bound
+from mqkafka.mqi.kafkaqm.settings import Settings
 
 pytestmark = pytest.mark.kafka
 

@@ -13,7 +13,7 @@ import pytest
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, PMO, MQMIError
-from mqkafka.mqi.queue import Queue, QueueManager
+from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager
 
 pytestmark = pytest.mark.kafka
 

@@ -23,7 +23,7 @@ from typing import Any
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, OD, MQMIError
-from mqkafka.mqi.queue import Queue, QueueManager
+from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager
 
 FAST: dict[str, Any] = {"heartbeat_interval": 0.5, "liveness_timeout": 3.0}
 
@@ -38,7 +38,7 @@ def creator(bootstrap: str, namespace: str) -> None:
 
 
 def subscriber(bootstrap: str, namespace: str, topic: str, sub_name: str) -> None:
-    from mqkafka.mqi.pubsub import PubSub, raise_for
+    from mqkafka.mqi.kafkaqm.pubsub import PubSub, raise_for
 
     qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace, **FAST)
     od = OD(ObjectName=b"SYSTEM.DEFAULT.MODEL.QUEUE", DynamicQName=b"CRASH.*")

@@ -185,7 +185,7 @@ def test_the_mqi_and_mqk_work_unchanged_given_the_users_key(
     """Given MQK_IDENTITY_FILE, the MQI's and the CLI's commands are signed and speak for its
     user whatever the process's own user is; without it, nothing they send is processed."""
     import mqkafka.mqi as pymqi
-    from mqkafka.mqi.pubsub import PubSub
+    from mqkafka.mqi.kafkaqm.pubsub import PubSub
 
     key_file = str(secured.key_file("alice"))
     for name, value in (

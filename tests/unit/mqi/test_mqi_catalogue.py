@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.catalogue import (
+from mqkafka.mqi.rules.catalogue import (
     CATALOGUE_TOPIC,
     OBJECT_NAME_CHARS,
     SYSTEM_DEFAULT_MODEL,

@@ -7,8 +7,8 @@ import pytest
 import mqkafka.mqi as pymqi
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.channel import bootstrap_of, client_bootstrap, parse_mqserver, text
-from mqkafka.mqi.errors import MQMIError
+from mqkafka.mqi.kafkaqm.channel import bootstrap_of, client_bootstrap, parse_mqserver, text
+from mqkafka.mqi.rules.errors import MQMIError
 
 
 @pytest.mark.parametrize(

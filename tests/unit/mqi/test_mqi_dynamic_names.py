@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from mqkafka.mq.errors import MQError
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import OD
-from mqkafka.mqi.catalogue import (
+from mqkafka.mqi.rules.catalogue import (
     OBJECT_NAME_CHARS,
     SYSTEM_DEFAULT_MODEL,
     SYSTEM_DURABLE_MODEL,
@@ -21,7 +21,7 @@ from mqkafka.mqi.catalogue import (
     QueueDefinition,
     check_object_name,
 )
-from mqkafka.mqi.dynamic import DynamicQName, create_dynamic_queue, resolve_dynamic_name
+from mqkafka.mqi.rules.dynamic import DynamicQName, create_dynamic_queue, resolve_dynamic_name
 
 NAME_CHARS = "".join(sorted(OBJECT_NAME_CHARS))
 HEX16 = re.compile(r"[0-9A-F]{16}")

@@ -8,7 +8,7 @@ from mqkafka.mq import mqmd
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC, MQMIError
-from mqkafka.mqi import constants as C
+from mqkafka.mqi.rules import cmqc as C
 
 
 def test_mqmierror_carries_completion_code_and_reason_like_pymqi() -> None:

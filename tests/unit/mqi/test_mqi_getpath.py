@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.errors import MQMIError
-from mqkafka.mqi.logreader import Consumed
-from mqkafka.mqi.matching import Ids, Selection, position_of, selection, token_of
-from mqkafka.mqi.records import Rec, fill_md
-from mqkafka.mqi.redelivery import (
+from mqkafka.mqi.kafkaqm.logreader import Consumed
+from mqkafka.mqi.kafkaqm.queuerecord import Rec, fill_md
+from mqkafka.mqi.rules.errors import MQMIError
+from mqkafka.mqi.rules.matching import Ids, Selection, position_of, selection, token_of
+from mqkafka.mqi.rules.redelivery import (
     GiveBack,
     backout_count,
     give_back,
@@ -24,7 +24,7 @@ from mqkafka.mqi.redelivery import (
     remaining_expiry,
     requeue_headers,
 )
-from mqkafka.mqi.structs import MD
+from mqkafka.mqi.rules.structs import MD
 
 ZERO = bytes(24)
 A = b"A" * 24

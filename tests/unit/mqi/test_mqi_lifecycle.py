@@ -16,38 +16,42 @@ from hypothesis import strategies as st
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.catalogue import (
+from mqkafka.mqi.rules.catalogue import (
     SYSTEM_DEFAULT_MODEL,
     SYSTEM_PERMANENT_MODEL,
     Catalogue,
     QueueDefinition,
 )
-from mqkafka.mqi.dynamic import (
+from mqkafka.mqi.rules.dynamic import (
     AdminDelete,
     Backout,
     Close,
     Commit,
     ConnectionEnded,
-    Effect,
     Event,
     Get,
     Liveness,
     Open,
-    Outcome,
     Put,
     QMgrStarted,
+    QueueEffect,
     QueueState,
+    QueueTransition,
     create_dynamic_queue,
     step,
 )
-from mqkafka.mqi.lifecycle import DeleteAuthority, allow_all
+from mqkafka.mqi.rules.lifecycle import DeleteAuthority, allow_all
 
 CATALOGUE = Catalogue.with_system_objects()
 CREATOR, OTHER = "conn-creator", "conn-other"
 IO = C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT
 DELETE_OPTIONS = [C.MQCO_NONE, C.MQCO_DELETE, C.MQCO_DELETE_PURGE]
 
-PURGE, MARK, DELETE = Effect.PURGE, Effect.MARK_LOGICALLY_DELETED, Effect.DELETE_PHYSICALLY
+PURGE, MARK, DELETE = (
+    QueueEffect.PURGE,
+    QueueEffect.MARK_LOGICALLY_DELETED,
+    QueueEffect.DELETE_PHYSICALLY,
+)
 
 
 def new_queue(model: str, dynamic_q_name: str = "AMQ.*") -> QueueDefinition:
@@ -78,15 +82,15 @@ def permanent() -> QueueState:
 
 def drive(
     state: QueueState, events: Sequence[Event], can_delete: DeleteAuthority = allow_all
-) -> Outcome:
+) -> QueueTransition:
     """Apply ``events``; every one but the last must succeed. Effects are accumulated."""
-    outcome, effects = Outcome(state), list[Effect]()
+    outcome, effects = QueueTransition(state), list[QueueEffect]()
     for index, event in enumerate(events):
         outcome = step(outcome.state, event, can_delete)
         effects.extend(outcome.effects)
         if index < len(events) - 1:
             assert outcome.ok, f"{event} -> {outcome.reason!r}"
-    return Outcome(outcome.state, outcome.reason, tuple(effects))
+    return QueueTransition(outcome.state, outcome.reason, tuple(effects))
 
 
 def other_opens(handle: int = 2, options: int = IO, user: str = "bob") -> Open:
@@ -379,7 +383,7 @@ def test_permanent_close_with_delete_fails_if_any_messages_remain(
     ids=["empty", "committed", "uncommitted-put", "uncommitted-get"],
 )
 def test_permanent_close_with_delete_purge_purges_committed_but_not_uncommitted(
-    before: list[Event], reason: RC, effects: tuple[Effect, ...]
+    before: list[Event], reason: RC, effects: tuple[QueueEffect, ...]
 ) -> None:
     """S4: "A close request with the MQCO_DELETE_PURGE option succeeds even if there are
     committed messages on the queue (the messages being deleted as part of the close), but
@@ -467,7 +471,7 @@ def test_permanent_creator_may_delete_without_authority() -> None:
     ids=["empty", "messages", "purge", "open", "uncommitted"],
 )
 def test_permanent_can_be_deleted_like_a_normal_queue(
-    before: list[Event], purge: bool, reason: RC, effects: tuple[Effect, ...]
+    before: list[Event], purge: bool, reason: RC, effects: tuple[QueueEffect, ...]
 ) -> None:
     """S4: "They can be deleted in the same way as a normal queue" (DELETE QLOCAL: refused
     while open or holding messages unless PURGE; UNCERTAIN-lite reason codes)."""
@@ -608,8 +612,10 @@ def test_lifecycle_invariants_hold_for_any_history(model: str, events: list[Even
             assert not new.handles and not new.work and not new.logically_deleted
         if new.logically_deleted:
             assert new.handles or new.work  # otherwise it would have been deleted
-        deletions += outcome.effects.count(Effect.DELETE_PHYSICALLY)
-        assert (Effect.DELETE_PHYSICALLY in outcome.effects) == (new.deleted and not state.deleted)
+        deletions += outcome.effects.count(QueueEffect.DELETE_PHYSICALLY)
+        assert (QueueEffect.DELETE_PHYSICALLY in outcome.effects) == (
+            new.deleted and not state.deleted
+        )
         if state.definition.is_temporary_dynamic and isinstance(event, Put) and event.persistent:
             assert not outcome.ok  # never a persistent message on a temporary queue
         state = new

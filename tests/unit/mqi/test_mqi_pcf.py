@@ -9,7 +9,7 @@ import pytest
 import mqkafka.mqi as pymqi
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import CMQCFC as F
-from mqkafka.mqi.pcf import _params, _passes
+from mqkafka.mqi.kafkaqm.pcf import _params, _passes
 
 
 def test_dict_and_structure_parameters_are_the_same() -> None:

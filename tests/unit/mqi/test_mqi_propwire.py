@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import MD, RFH2, MessageHandle
-from mqkafka.mqi.propdelivery import deliver_properties, publication_parts
-from mqkafka.mqi.propwire import from_headers, from_usr, to_headers, usr_folder
+from mqkafka.mqi.rules.propdelivery import deliver_properties, publication_parts
+from mqkafka.mqi.rules.propwire import from_headers, from_usr, to_headers, usr_folder
 
 names = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,11}", fullmatch=True)
 text = st.text(

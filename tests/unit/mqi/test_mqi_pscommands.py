@@ -9,7 +9,6 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mqkafka.mqi.pscommands import encode_command, parse_reply
 
 from mqkafka.engine.effects import Reply
 from mqkafka.mq.commands import (
@@ -30,6 +29,7 @@ from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT
 from mqkafka.mq.reasons import CC, RC
 from mqkafka.mq.responses import Completion, Response, ResponseItem
+from mqkafka.mqi.rules.pscommands import encode_command, parse_reply
 from mqkafka.wire.messagecodec import decode_command, encode_reply
 
 CORREL = b"C" * 24

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.errors import MQMIError
-from mqkafka.mqi.putmd import (
+from mqkafka.mqi.rules.errors import MQMIError
+from mqkafka.mqi.rules.putmd import (
+    DefaultContext,
     DefaultPut,
-    Identity,
     IdSource,
     PutClock,
     QueueTraits,
@@ -23,13 +23,13 @@ from mqkafka.mqi.putmd import (
     prepare,
     priority_warning,
 )
-from mqkafka.mqi.structs import MD
+from mqkafka.mqi.rules.structs import MD
 from mqkafka.wire.headers import mqmd_from_headers
 
 LOCAL = QueueTraits("APP.Q", C.MQPER_NOT_PERSISTENT, 100, temporary=False)
 PERSISTENT_Q = QueueTraits("APP.P", C.MQPER_PERSISTENT, 100, temporary=False)
 TEMPORARY = QueueTraits("AMQ.1", C.MQPER_NOT_PERSISTENT, 100, temporary=True)
-ME = Identity(b"alice", b"payroll")
+ME = DefaultContext(b"alice", b"payroll")
 
 
 def run(md: MD | None = None, *, length: int = 10, pmo: int = 0, open_options: int = C.MQOO_OUTPUT,

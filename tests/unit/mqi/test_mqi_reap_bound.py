@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from mqkafka.mqi.heartbeat import ConnectionTable, Heartbeat
-from mqkafka.mqi.reaper import reap_bound
+from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, Heartbeat
+from mqkafka.mqi.kafkaqm.reaper import reap_bound
 
 CREATOR_LAST_BEAT = 100.0
 

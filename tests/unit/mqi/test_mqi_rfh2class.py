@@ -9,7 +9,7 @@ import pytest
 
 import mqkafka.mqi as pymqi
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.rfh2class import strip_headers, with_headers
+from mqkafka.mqi.rules.rfh2class import strip_headers, with_headers
 
 PSC = (
     b"<psc><Command>RegSub</Command><Topic>$topictree/topiccat/topic</Topic>"

@@ -22,11 +22,11 @@ from mqkafka.kafka.sharestate import (
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.catalogue import QueueDefinition
-from mqkafka.mqi.heartbeat import ConnectionTable, Heartbeat, QueueUse
-from mqkafka.mqi.lifecycle import Close, Effect, OpenHandle, step
-from mqkafka.mqi.queuestate import assemble
-from mqkafka.mqi.settings import Settings
+from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, Heartbeat, QueueUse
+from mqkafka.mqi.kafkaqm.queuestate import assemble
+from mqkafka.mqi.kafkaqm.settings import Settings
+from mqkafka.mqi.rules.catalogue import QueueDefinition
+from mqkafka.mqi.rules.lifecycle import Close, OpenHandle, QueueEffect, step
 
 counts = st.integers(0, 1000)
 uses = st.builds(QueueUse, counts, counts, counts, counts, counts)
@@ -153,7 +153,7 @@ def test_other_connections_handles_and_work_become_placeholders() -> None:
     # Seed 004: the creator closes while another application still has it open ->
     # logically deleted (committed messages purged), not gone.
     outcome = step(state, Close(7))
-    assert outcome.effects == (Effect.PURGE, Effect.MARK_LOGICALLY_DELETED)
+    assert outcome.effects == (QueueEffect.PURGE, QueueEffect.MARK_LOGICALLY_DELETED)
 
 
 # ---- settings ------------------------------------------------------------------------

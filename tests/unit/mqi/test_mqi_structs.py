@@ -10,7 +10,7 @@ from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import ID_FIELDS, INT_FIELDS, MQMD, TEXT_FIELDS
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import CNO, GMO, MD, OD, PMO, SD, MQMIError, StructFieldError, mqchars
-from mqkafka.mqi.structs import MQStruct
+from mqkafka.mqi.rules.structs import MQStruct
 
 
 @pytest.mark.parametrize(

@@ -10,16 +10,16 @@ from __future__ import annotations
 from typing import Any, cast
 
 import pytest
-from mqkafka.mqi.errors import MQMIError
-from mqkafka.mqi.pscommands import CommandReply, parse_reply
-from mqkafka.mqi.pubsub import Subscription, sub_options_of
-from mqkafka.mqi.validation import check_sub_options
 from tests.unit.engine.driver import BrokerDriver
 
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import SD
+from mqkafka.mqi.kafkaqm.pubsub import Subscription, sub_options_of
+from mqkafka.mqi.rules.errors import MQMIError
+from mqkafka.mqi.rules.pscommands import CommandReply, parse_reply
+from mqkafka.mqi.rules.validation import check_sub_options
 from mqkafka.wire.messagecodec import encode_reply
 
 ALTER_NEW_ONLY = C.MQSO_ALTER | C.MQSO_NEW_PUBLICATIONS_ONLY

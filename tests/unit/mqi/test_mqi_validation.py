@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from mqkafka.mq.errors import MQError
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.errors import MQMIError
-from mqkafka.mqi.validation import (
+from mqkafka.mqi.rules.errors import MQMIError
+from mqkafka.mqi.rules.validation import (
     RULES,
     Call,
     SubContext,

@@ -1,0 +1,527 @@
+"""One MQI connection (an hconn): its Kafka clients, its handles, its unit of work.
+
+The composition root of the client side. Connecting creates, in this order: the admin
+client, the two state topics if missing, the replica of the catalogue and the heartbeats
+(read to the end), the queue manager's system objects in the catalogue if missing, the
+producer, and the *keeper* thread, which every ``heartbeat_interval`` writes this
+connection's heartbeat, commits getters' waiting acknowledgements and reaps crashed
+connections (:mod:`mqkafka.mqi.kafkaqm.reaper`).
+
+MQOPEN and MQCLOSE decide with the pure lifecycle machine
+(:mod:`mqkafka.mqi.rules.lifecycle`) over the queue's state as :mod:`mqkafka.mqi.kafkaqm.queuestate`
+assembles it after a catalogue barrier, and carry out its effects. MQPUT and MQGET live in
+:mod:`mqkafka.mqi.kafkaqm.transfer`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+from mqkafka.kafka import clients
+from mqkafka.kafka.clients import KafkaEdgeError
+from mqkafka.kafka.probe import KafkaUnusable, check_cluster
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm.admin import QueueAdmin
+from mqkafka.mqi.kafkaqm.getter import Getter
+from mqkafka.mqi.kafkaqm.heartbeat import Heartbeat, QueueUse
+from mqkafka.mqi.kafkaqm.logreader import Consumed, LogReader
+from mqkafka.mqi.kafkaqm.queuerecord import Rec
+from mqkafka.mqi.kafkaqm.queuestate import Effects, assemble
+from mqkafka.mqi.kafkaqm.reaper import reap
+from mqkafka.mqi.kafkaqm.replica import StateReplica, ensure_state_topics
+from mqkafka.mqi.kafkaqm.settings import Settings
+from mqkafka.mqi.kafkaqm.syncpoint import UnitOfWork
+from mqkafka.mqi.rules import cmqc as C
+from mqkafka.mqi.rules.catalogue import SYSTEM_DEFINITIONS, QueueDefinition
+from mqkafka.mqi.rules.dynamic import DynamicQName, create_dynamic_queue
+from mqkafka.mqi.rules.errors import failed
+from mqkafka.mqi.rules.lifecycle import (
+    Close,
+    Commit,
+    DeleteAuthority,
+    Open,
+    OpenHandle,
+    allow_all,
+    step,
+)
+from mqkafka.mqi.rules.putmd import DefaultContext, DefaultPut, IdSource, PutClock, QueueTraits
+from mqkafka.mqi.rules.structs import OD, mqchars
+from mqkafka.mqi.rules.validation import check_close_options, check_open_options
+from mqkafka.wire.names import validate_object_name
+
+log = logging.getLogger(__name__)
+
+INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
+KEEPER_TICK = 0.25
+_SYSTEM_PARTITIONS = {"SYSTEM.BROKER.CONTROL.QUEUE": 4, "SYSTEM.BROKER.DEFAULT.STREAM": 4}
+
+
+@dataclass
+class Handle:
+    """One open queue (an hobj)."""
+
+    hobj: int
+    name: str
+    topic: str
+    group: str
+    partitions: int
+    options: int
+    user: str
+    created: bool
+    traits: QueueTraits
+    getter: Getter | None = None
+    browser: LogReader | None = None
+    cursor: Rec | None = None
+    open: bool = field(default=True)
+    default_put: DefaultPut | None = None  # MQPUT(msg) headers, made on the first such put
+
+    @property
+    def encoded_name(self) -> bytes:
+        return self.name.encode()
+
+
+class Connection:
+    """A connected hconn. Built by :func:`mqkafka.mqi.kafkaqm.queue.connect`."""
+
+    def __init__(self, settings: Settings, authority: DeleteAuthority = allow_all) -> None:
+        self.settings = settings
+        self.authority = authority
+        self.id = uuid.uuid4().hex
+        # The Kafka key of what this connection puts without a CorrelId: one partition per
+        # queue, so the queue manager processes its messages in the order they were put
+        # (wire contract §2); with a CorrelId the key is the CorrelId (putmd.prepare).
+        self.key = self.id.encode()
+        try:  # at once and in one line: a refused login, TLS to a plaintext port, no Kafka
+            check_cluster(settings.client, timeout=settings.admin_timeout)
+        except KafkaUnusable as error:
+            reason = RC.NOT_AUTHORIZED if "SASL" in str(error) else RC.Q_MGR_NOT_AVAILABLE
+            raise failed(reason, str(error)) from None
+        except KafkaEdgeError as error:
+            raise failed(RC.Q_MGR_NOT_AVAILABLE, str(error)) from None
+        self.admin = QueueAdmin(settings)
+        try:
+            ensure_state_topics(self.admin, settings)
+            self.replica = StateReplica(settings, self.admin)
+            self.replica.sync()
+        except MQError as error:
+            self.admin.close()
+            raise failed(
+                RC.Q_MGR_NOT_AVAILABLE, f"cannot reach the queue manager: {error}"
+            ) from None
+        self.effects = Effects(settings, self.admin, self.replica)
+        self.delivery_limit = self.admin.delivery_limit()
+        self.producer = clients.producer(
+            settings.client,
+            {
+                "acks": "all",
+                "enable.idempotence": True,
+                "linger.ms": 5,
+                "queue.buffering.max.messages": 1_000_000,
+                **settings.producer_config,
+            },
+        )
+        self.uow = UnitOfWork(settings, self.id)
+        self.ids = IdSource()
+        self.clock = PutClock()
+        self.identity = DefaultContext(settings.user.encode(), settings.appl_name.encode())
+        self.handles: dict[int, Handle] = {}
+        self.consumed: dict[str, Consumed] = {}
+        self._orphans: list[Getter] = []  # getters of closed handles still holding work
+        self._next_hobj = 1
+        self._lock = threading.RLock()
+        # Work of objects collected by the garbage collector (a Queue's MQCLOSE, a
+        # Subscription's end), done by the next MQOPEN or the keeper thread, never inside the
+        # collection: that runs wherever an allocation triggers it, perhaps in this connection's
+        # own critical sections, where MQCLOSE would wait on a lock its own thread holds.
+        self.collected: deque[Callable[[], None]] = deque()
+        self._provision_system_objects()
+        self.beat()
+        self._stop = threading.Event()
+        self._keeper = threading.Thread(target=self._keep, name="mqk-mqi-keeper", daemon=True)
+        self._keeper.start()
+        self.connected = True
+
+    # ---- system objects ------------------------------------------------------------------
+
+    def _provision_system_objects(self) -> None:
+        for definition in SYSTEM_DEFINITIONS:
+            if self.replica.lookup(definition.name) is not None:
+                continue
+            if not definition.is_model:
+                topic = self.settings.topic_of(definition.name)
+                if self.admin.partitions_of(topic) is None:
+                    partitions = _SYSTEM_PARTITIONS.get(definition.name, 1)
+                    self.admin.create_topic(topic, partitions)
+            self.replica.define(definition)
+
+    # ---- heartbeats and the keeper thread ------------------------------------------------
+
+    def uses(self) -> dict[str, QueueUse]:
+        counts: dict[str, list[int]] = {}
+        with self._lock:
+            for handle in self.handles.values():
+                row = counts.setdefault(handle.name, [0, 0, 0, 0, 0])
+                row[0] += 1
+                if handle.options & C.MQOO_INPUT_EXCLUSIVE:
+                    row[1] += 1
+                elif handle.options & INPUT:
+                    row[2] += 1
+            for queue, (puts, gets) in self.uow.work().items():
+                row = counts.setdefault(queue, [0, 0, 0, 0, 0])
+                row[3], row[4] = puts, gets
+        return {queue: QueueUse(*row) for queue, row in counts.items()}
+
+    def beat(self, *, flush: bool = True) -> None:
+        """Publish what this connection holds; with ``flush`` others see it on their next
+        catalogue barrier."""
+        beat = Heartbeat(
+            self.id,
+            self.settings.user,
+            self.settings.appl_name,
+            socket.gethostname(),
+            os.getpid(),
+            self.uses(),
+        )
+        self.replica.write(
+            self.settings.connections_topic, self.id.encode(), beat.encode(), wait=False
+        )
+        if flush:
+            self.replica.flush()
+
+    def finish_collected(self) -> None:
+        """Do what collected objects left (module comment at ``collected``)."""
+        while self.collected and self.connected:
+            try:
+                work = self.collected.popleft()
+            except IndexError:  # another thread took the last one
+                return
+            try:
+                work()
+            except Exception as error:  # the object's own failure: nobody is left to tell
+                log.debug("closing a collected MQI object: %s", error)
+
+    def _keep(self) -> None:
+        next_beat = time.monotonic() + self.settings.heartbeat_interval
+        while not self._stop.wait(KEEPER_TICK):
+            try:
+                self.finish_collected()
+                with self._lock:
+                    getters = [h.getter for h in self.handles.values() if h.getter is not None]
+                for getter in getters:
+                    getter.flush()
+                self.producer.poll(0)  # serves the deliveries of asynchronous persistent puts
+                if time.monotonic() >= next_beat:
+                    next_beat = time.monotonic() + self.settings.heartbeat_interval
+                    self.beat(flush=False)
+                    if self.settings.reap:
+                        reap(self.replica, self.effects, me=self.id)
+            except Exception:  # the keeper must outlive one bad round
+                log.exception("MQI keeper round failed")
+
+    # ---- MQOPEN ----------------------------------------------------------------------
+
+    def require(self) -> None:
+        if not self.connected:
+            raise failed(RC.HCONN_ERROR, "the connection is not open")
+
+    def definition(self, name: str) -> QueueDefinition:
+        """The catalogue's definition; a queue topic without one (made by the broker service
+        or ``mqk topics apply``) is adopted as a predefined local queue."""
+        found = self.replica.lookup(name)
+        if found is not None:
+            return found
+        if self.admin.partitions_of(self.settings.topic_of(name)) is None:
+            raise failed(RC.UNKNOWN_OBJECT_NAME, f"no queue {name}")
+        adopted = QueueDefinition(name, description="adopted: topic made outside the MQI")
+        self.replica.define(adopted)
+        return adopted
+
+    def open(self, od: OD, options: int) -> Handle:
+        self.require()
+        self.finish_collected()  # an exclusive open after a collected one finds it closed
+        check_open_options(options)
+        if od.ObjectType != C.MQOT_Q:
+            raise failed(RC.OBJECT_TYPE_ERROR, f"ObjectType {od.ObjectType} is not MQOT_Q")
+        qmgr = mqchars(od.ObjectQMgrName)
+        if qmgr and qmgr != self.settings.qmgr_name:
+            # One queue manager is emulated: another name is one it does not know.
+            raise failed(RC.UNKNOWN_REMOTE_Q_MGR, f"unknown queue manager {qmgr}")
+        try:
+            name = validate_object_name(mqchars(od.ObjectName))
+        except MQError as error:
+            raise failed(RC.OBJECT_NAME_ERROR, error.detail) from None
+        self.replica.sync()
+        definition = self.definition(name)
+        if definition.logically_deleted:
+            raise failed(RC.Q_DELETED, f"{name} is being deleted")
+        created = False
+        if definition.is_model:
+            definition = self._create_dynamic(definition, od.DynamicQName)
+            created = True
+            od.ObjectName = definition.name.encode()
+            od.ObjectQMgrName = self.settings.qmgr_name.encode()
+        user = self.settings.user
+        if options & C.MQOO_ALTERNATE_USER_AUTHORITY and mqchars(od.AlternateUserId):
+            user = mqchars(od.AlternateUserId)
+        with self._lock:
+            hobj = self._next_hobj
+            self._next_hobj += 1
+            self._check_exclusive(definition.name, options)
+            state = assemble(
+                definition,
+                own=self._own_handles(definition.name),
+                others=self.replica.connections.uses(definition.name, exclude=self.id),
+                own_connection=self.id,
+                own_work=self.uow.work().get(definition.name, (0, 0)),
+            )
+            outcome = step(state, Open(hobj, self.id, options, user, creates=created))
+            if not outcome.ok:
+                raise failed(outcome.reason, f"MQOPEN of {definition.name}")
+            handle = self._handle(hobj, definition, options, user, created)
+            self.handles[hobj] = handle
+        od.ResolvedQName = definition.name.encode()
+        self.beat()
+        return handle
+
+    def _handle(
+        self, hobj: int, definition: QueueDefinition, options: int, user: str, created: bool
+    ) -> Handle:
+        topic = self.settings.topic_of(definition.name)
+        partitions = self.admin.partitions_of(topic)
+        if partitions is None:
+            raise failed(RC.Q_DELETED, f"the topic of {definition.name} is gone")
+        group = self.settings.share_group_of(topic)
+        traits = QueueTraits(
+            definition.name,
+            definition.default_persistence,
+            definition.max_msg_length,
+            definition.is_temporary_dynamic,
+        )
+        handle = Handle(
+            hobj, definition.name, topic, group, partitions, options, user, created, traits
+        )
+        if options & INPUT:
+            self.admin.configure_share_group(group)
+            handle.getter = Getter(
+                self.settings,
+                topic,
+                group,
+                partitions,
+                delivery_limit=self.delivery_limit,
+                requeue=partial(self.requeue, topic),
+                share_starts=lambda: self.admin.share_start(topic, group, partitions),
+                consumed=self.consumed_of(topic),
+                others_waiting=partial(self._other_getters, definition.name, hobj),
+            )
+        return handle
+
+    def _other_getters(self, name: str, hobj: int) -> bool:
+        """Does anyone but handle ``hobj`` read queue ``name`` (here or elsewhere)?"""
+        if any(
+            h.name == name and h.hobj != hobj and h.options & INPUT for h in self.handles.values()
+        ):
+            return True
+        return any(
+            u.input_shared or u.input_exclusive
+            for _, u in self.replica.connections.uses(name, exclude=self.id)
+        )
+
+    def settle_acks(self, name: str) -> None:
+        """Commit this connection's waiting acknowledgements on queue ``name``, so that a
+        depth asked next does not count messages it already got."""
+        if len(self.producer):
+            self.producer.flush(30)  # and its own puts are on the queue
+        for handle in list(self.handles.values()):
+            if handle.name == name and handle.getter is not None:
+                handle.getter.flush(force=True)
+
+    def consumed_of(self, topic: str) -> Consumed:
+        return self.consumed.setdefault(topic, Consumed())
+
+    def _own_handles(self, name: str) -> dict[int, OpenHandle]:
+        return {
+            h.hobj: OpenHandle(self.id, h.options, h.user, h.created)
+            for h in self.handles.values()
+            if h.name == name
+        }
+
+    def _check_exclusive(self, name: str, options: int) -> None:
+        """MQOO_INPUT_EXCLUSIVE against every other input handle, here and elsewhere (2042)."""
+        if not options & INPUT:
+            return
+        others = self.replica.connections.uses(name, exclude=self.id)
+        exclusive = sum(u.input_exclusive for _, u in others)
+        shared = sum(u.input_shared for _, u in others)
+        for handle in self.handles.values():
+            if handle.name == name and handle.options & INPUT:
+                if handle.options & C.MQOO_INPUT_EXCLUSIVE:
+                    exclusive += 1
+                else:
+                    shared += 1
+        wants_exclusive = bool(options & C.MQOO_INPUT_EXCLUSIVE)
+        if exclusive or (wants_exclusive and shared):
+            raise failed(RC.OBJECT_IN_USE, f"{name} is open for exclusive input elsewhere")
+
+    def _create_dynamic(self, model: QueueDefinition, raw_name: bytes) -> QueueDefinition:
+        """MQOPEN of a model queue: claim a name by creating its topic (Kafka creates a topic
+        once, so two applications never get the same queue), then publish the definition."""
+        generated = DynamicQName.parse(raw_name).generated
+        for _ in range(8):
+            definition = create_dynamic_queue(
+                model,
+                raw_name,
+                creator=self.id,
+                user=self.settings.user,
+                taken=self.replica.catalogue.__contains__,
+            )
+            topic = self.settings.topic_of(definition.name)
+            if self.admin.create_topic(topic, self.settings.queue_partitions):
+                self.admin.configure_share_group(self.settings.share_group_of(topic))
+                self.replica.define(definition)
+                return definition
+            if not generated:
+                raise failed(RC.OBJECT_ALREADY_EXISTS, f"queue {definition.name} already exists")
+        raise failed(RC.OBJECT_ALREADY_EXISTS, "no free dynamic queue name")
+
+    # ---- MQCLOSE -------------------------------------------------------------------------
+
+    def close(self, hobj: int, options: int) -> None:
+        self.require()
+        check_close_options(options)  # seed 003 rules first, with the rule named
+        with self._lock:
+            handle = self.handles.get(hobj)
+            if handle is None:
+                raise failed(RC.HOBJ_ERROR, f"no open handle {hobj}")
+            self.replica.sync()
+            definition = self.replica.lookup(handle.name)
+            if definition is None:  # deleted meanwhile (reaper or administrator)
+                self._drop(handle)
+                self.beat()
+                return
+            deleting = options & (C.MQCO_DELETE | C.MQCO_DELETE_PURGE) or handle.created
+            depth = 0
+            if definition.is_dynamic and deleting:
+                # MQCO_DELETE must count exactly (a message left refuses it); a temporary
+                # queue's deletion only needs to know whether to purge.
+                exact = definition.is_permanent_dynamic
+                self.settle_acks(handle.name)
+                gone = self.consumed_of(handle.topic).__contains__
+                depth = self.admin.depth(handle.topic, handle.group, exact=exact, gone=gone)
+            state = assemble(
+                definition,
+                own=self._own_handles(handle.name),
+                others=self.replica.connections.uses(handle.name, exclude=self.id),
+                own_connection=self.id,
+                own_work=self.uow.work().get(handle.name, (0, 0)),
+                depth=depth,
+            )
+            outcome = step(state, Close(hobj, options), self.authority)
+            if not outcome.ok:
+                raise failed(outcome.reason, f"MQCLOSE of {handle.name}")
+            self._drop(handle)
+        self.effects.carry_out(definition, outcome.effects)
+        self.beat()
+
+    def _drop(self, handle: Handle) -> None:
+        handle.open = False
+        self.handles.pop(handle.hobj, None)
+        if handle.browser is not None:
+            handle.browser.close()
+        if handle.getter is not None:
+            if handle.getter.holds_work:
+                self._orphans.append(handle.getter)  # closed once its unit of work ends
+            else:
+                handle.getter.close()
+
+    # ---- MQCMIT / MQBACK -------------------------------------------------------------------
+
+    def end_unit_of_work(self, *, commit: bool) -> None:
+        self.require()
+        with self._lock:
+            before = self.uow.work()
+            queues = self.uow.commit() if commit else self.uow.backout()
+            self._finish_after_work(queues, before)
+            for getter in [g for g in self._orphans if not g.holds_work]:
+                getter.close()
+                self._orphans.remove(getter)
+        self.beat()
+
+    def _finish_after_work(self, queues: list[str], before: dict[str, tuple[int, int]]) -> None:
+        """A logically deleted queue whose last use was this unit of work goes now."""
+        self.replica.sync()
+        for queue in queues:
+            definition = self.replica.lookup(queue)
+            if definition is None or not definition.logically_deleted:
+                continue
+            state = assemble(
+                definition,
+                own=self._own_handles(queue),
+                others=self.replica.connections.uses(queue, exclude=self.id),
+                own_connection=self.id,
+                own_work=before.get(queue, (0, 0)),
+            )
+            self.effects.carry_out(definition, step(state, Commit(self.id)).effects)
+
+    # ---- requeue (redelivery near the delivery limit) ----------------------------------
+
+    def requeue(self, topic: str, rec: Rec, backout: int) -> None:
+        from mqkafka.mqi.rules.redelivery import requeue_headers
+
+        self.producer.produce(
+            topic,
+            value=rec.msg.value(),
+            key=rec.msg.key(),
+            headers=requeue_headers(rec.headers(), backout, rec.position),
+            partition=rec.partition,
+            timestamp=rec.put_ms(),  # the put time: order, browse and expiry stay the message's
+        )
+        if self.producer.flush(30):
+            raise MQError(RC.CONNECTION_BROKEN, f"could not requeue a message on {topic}")
+
+    # ---- MQDISC ------------------------------------------------------------------------
+
+    def disconnect(self) -> None:
+        self.require()
+        self._stop.set()  # the keeper first: it must not close collected objects meanwhile
+        self._keeper.join(10)
+        try:
+            if self.uow.active:
+                self.end_unit_of_work(commit=True)  # MQDISC commits (distributed platforms)
+            self.finish_collected()
+            for hobj in list(self.handles):
+                try:
+                    self.close(hobj, C.MQCO_NONE)
+                except MQError as error:
+                    log.warning("closing handle %s at MQDISC: %s", hobj, error)
+        finally:
+            self.connected = False
+            self._stop.set()
+            self._keeper.join(10)
+            for getter in self._orphans:
+                getter.close()
+            self.producer.flush(30)
+            self.uow.close()
+            self.replica.write(self.settings.connections_topic, self.id.encode(), None, wait=False)
+            self.replica.flush()
+            self.replica.close()
+            self.admin.close()
+
+    def abandon(self) -> None:
+        """Stop without a word, as a crash would (tests of liveness use it)."""
+        self.connected = False
+        self._stop.set()
+        self._keeper.join(10)
+        self.replica.close()
+
+
+__all__ = ["INPUT", "Connection", "Handle"]

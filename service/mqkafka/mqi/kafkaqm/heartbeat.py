@@ -1,0 +1,164 @@
+"""Connection heartbeats: who is connected and what each connection holds open (pure).
+
+Every connection writes a :class:`Heartbeat` to the compacted topic ``mqk-connections``
+(key = connection id) every ``heartbeat_interval`` and whenever what it holds changes; a
+clean MQDISC writes a tombstone. Every client replays that topic into a
+:class:`ConnectionTable`, which answers the questions seed 004 asks of *other* applications:
+
+| question | answered from |
+|---|---|
+| is the queue in use by another application? | live heartbeats with open handles on it |
+| is there uncommitted MQGET/MQPUT work against it? | live heartbeats with ``puts``/``gets`` |
+| has the creator of a temporary dynamic queue ended? | no heartbeat for ``timeout`` seconds |
+
+Time is the broker's: the topic uses LogAppendTime, and "now" is the newest timestamp seen
+(a client's own beats keep it moving), so no two machines' clocks are ever compared.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi.rules.dynamic import Liveness
+
+SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class QueueUse:
+    """What one connection holds on one queue: open handles (and how many of them are input
+    handles, exclusive or shared) and its uncommitted puts and gets."""
+
+    handles: int = 0
+    input_exclusive: int = 0
+    input_shared: int = 0
+    puts: int = 0
+    gets: int = 0
+
+    def __post_init__(self) -> None:
+        values = (self.handles, self.input_exclusive, self.input_shared, self.puts, self.gets)
+        if any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in values):
+            raise MQError(RC.OBJECT_DAMAGED, f"queue use counts must be >= 0: {values}")
+
+    @property
+    def idle(self) -> bool:
+        return not (self.handles or self.puts or self.gets)
+
+    @property
+    def has_work(self) -> bool:
+        return bool(self.puts or self.gets)
+
+
+def _frozen(mapping: Mapping[str, QueueUse]) -> Mapping[str, QueueUse]:
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class Heartbeat:
+    connection: str
+    user: str = ""
+    appl: str = ""
+    host: str = ""
+    pid: int = 0
+    queues: Mapping[str, QueueUse] = field(default_factory=lambda: _frozen({}))
+
+    def __post_init__(self) -> None:
+        if not self.connection:
+            raise MQError(RC.OBJECT_DAMAGED, "heartbeat without a connection id")
+        object.__setattr__(
+            self, "queues", _frozen({q: u for q, u in self.queues.items() if not u.idle})
+        )
+
+    def encode(self) -> bytes:
+        body = {
+            "schema": SCHEMA,
+            "connection": self.connection,
+            "user": self.user,
+            "appl": self.appl,
+            "host": self.host,
+            "pid": self.pid,
+            "queues": {
+                q: [u.handles, u.input_exclusive, u.input_shared, u.puts, u.gets]
+                for q, u in sorted(self.queues.items())
+            },
+        }
+        return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+    @classmethod
+    def decode(cls, value: bytes) -> Heartbeat:
+        """The heartbeat in ``value``; ``MQRC_OBJECT_DAMAGED`` when it is not one."""
+        try:
+            body = json.loads(value)
+            if body.get("schema") != SCHEMA:
+                raise ValueError("unknown schema")
+            queues = {q: QueueUse(*counts) for q, counts in body["queues"].items()}
+            return cls(
+                str(body["connection"]),
+                str(body.get("user", "")),
+                str(body.get("appl", "")),
+                str(body.get("host", "")),
+                int(body.get("pid", 0)),
+                queues,
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise MQError(RC.OBJECT_DAMAGED, f"heartbeat record: {error}") from None
+
+
+class ConnectionTable:
+    """The latest heartbeat of every connection, and which of them have gone quiet."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._beats: dict[str, Heartbeat] = {}
+        self._last: dict[str, float] = {}
+        self.now = 0.0  # the newest broker timestamp seen
+
+    def apply(self, key: str, value: bytes | None, timestamp: float) -> None:
+        """One record of the heartbeat topic; a damaged record counts as a bare beat."""
+        self.now = max(self.now, timestamp)
+        if value is None:
+            self._beats.pop(key, None)
+            self._last.pop(key, None)
+            return
+        try:
+            beat = Heartbeat.decode(value)
+        except MQError:
+            beat = Heartbeat(key)
+        self._beats[key] = beat
+        self._last[key] = max(timestamp, self._last.get(key, timestamp))
+
+    def alive(self, connection: str) -> bool:
+        last = self._last.get(connection)
+        return last is not None and self.now - last <= self.timeout
+
+    def expired(self) -> list[str]:
+        """Connections whose heartbeats stopped: crashed, or ended without MQDISC."""
+        liveness = Liveness(self.timeout)
+        for connection, last in self._last.items():
+            liveness.heartbeat(connection, last)
+        return liveness.expired(self.now)
+
+    def uses(self, queue: str, *, exclude: str = "") -> list[tuple[str, QueueUse]]:
+        """Live connections (other than ``exclude``) holding something on ``queue``."""
+        return [
+            (connection, beat.queues[queue])
+            for connection, beat in self._beats.items()
+            if connection != exclude and queue in beat.queues and self.alive(connection)
+        ]
+
+    def heartbeat(self, connection: str) -> Heartbeat | None:
+        return self._beats.get(connection)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._beats))
+
+    def __len__(self) -> int:
+        return len(self._beats)
+
+
+__all__ = ["ConnectionTable", "Heartbeat", "QueueUse"]

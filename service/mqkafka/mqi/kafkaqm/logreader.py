@@ -1,0 +1,167 @@
+"""Reading a queue's records without taking them: browse cursors and the match index.
+
+A plain Kafka consumer, assigned (no group, nothing committed), reads the queue topic from
+where the queue starts: the share group's start offset (SPSO) where Kafka reports one,
+the log start otherwise. Records are handed out in put order across partitions (record
+timestamps, then partition, then offset), so a browse sees a multi-partition queue as one
+queue. Messages already got are skipped when this client knows of them: below the SPSO,
+or got by this connection (:class:`Consumed`). A message another process got after the
+SPSO was last reported may still be seen once: browsing is a snapshot, as MQ says of a
+browse racing a destructive get.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+
+from mqkafka.kafka import clients
+from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.clients import OFFSET_BEGINNING, KafkaException, TopicPartition
+from mqkafka.mqi.kafkaqm.admin import broken
+from mqkafka.mqi.kafkaqm.queuerecord import Rec
+from mqkafka.mqi.rules.matching import Position
+
+
+class Consumed:
+    """Positions known to be gone: all below a per-partition floor, plus a set above it.
+
+    A getter taking messages in order keeps the set empty (the floor moves up); it holds
+    at most ``LIMIT`` positions, forgetting the oldest (a browse may then show a message
+    already got, once: the same as one another process got).
+    """
+
+    LIMIT = 100_000
+
+    def __init__(self) -> None:
+        self._floor: dict[int, int] = {}
+        self._above: set[Position] = set()
+
+    def add(self, position: Position) -> None:
+        partition, offset = position
+        floor = self._floor.get(partition)
+        if floor is not None and offset == floor:
+            floor += 1  # contiguous with the floor: no set entry needed
+            while (partition, floor) in self._above:
+                self._above.discard((partition, floor))
+                floor += 1
+            self._floor[partition] = floor
+        elif floor is None or offset > floor:
+            self._above.add(position)
+            if len(self._above) > self.LIMIT:
+                self._above = set(sorted(self._above)[self.LIMIT // 2 :])
+
+    def raise_floor(self, partition: int, floor: int) -> None:
+        if floor > self._floor.get(partition, 0):
+            self._floor[partition] = floor
+            self._above = {p for p in self._above if p[0] != partition or p[1] >= floor}
+
+    def __contains__(self, position: object) -> bool:
+        if not isinstance(position, tuple):
+            return False
+        partition, offset = position
+        return offset < self._floor.get(partition, 0) or position in self._above
+
+    def __len__(self) -> int:
+        return len(self._above)
+
+
+StartOffsets = Callable[[], dict[int, int]]
+CATCH_UP = 15.0  # seconds a reader may take to learn where a queue ends
+
+
+class LogReader:
+    """A cursor over one queue topic. ``starts()`` gives the first offset per partition."""
+
+    def __init__(
+        self, kafka: ClientConfig, topic: str, partitions: int, starts: StartOffsets, skip: Consumed
+    ) -> None:
+        self.topic = topic
+        self.partitions = partitions
+        self._starts = starts
+        self._skip = skip
+        self._consumer = clients.consumer(
+            kafka,
+            {
+                "group.id": f"mqk-mqi-browse-{uuid.uuid4().hex}",  # assign only
+                "enable.auto.commit": False,
+                "isolation.level": "read_committed",
+                "fetch.wait.max.ms": 50,
+                "enable.partition.eof": True,
+                "auto.offset.reset": "earliest",
+            },
+        )
+        self._heads: dict[int, deque[Rec]] = {}
+        self._at_end: set[int] = set()
+        self.rewind()
+
+    def rewind(self) -> None:
+        """Back to the start of the queue (MQGMO_BROWSE_FIRST)."""
+        starts = self._starts()
+        for partition, start in starts.items():
+            self._skip.raise_floor(partition, start)
+        assignment = [
+            TopicPartition(self.topic, p, starts[p] if starts.get(p, -1) >= 0 else OFFSET_BEGINNING)
+            for p in range(self.partitions)
+        ]
+        try:
+            self._consumer.assign(assignment)
+        except KafkaException as error:
+            raise broken(error, f"browse {self.topic}") from None
+        self._heads = {p: deque() for p in range(self.partitions)}
+        self._at_end = set()
+
+    def _read(self, timeout: float) -> int:
+        try:
+            records = self._consumer.consume(500, timeout)
+        except KafkaException as error:
+            raise broken(error, f"browse {self.topic}") from None
+        for record in records:
+            problem = record.error()
+            if problem is not None:
+                if problem.code() == -191:  # _PARTITION_EOF: caught up with this partition
+                    self._at_end.add(record.partition())
+                continue
+            self._at_end.discard(record.partition())
+            rec = Rec(record)
+            origin = rec.origin()
+            if origin is not None:
+                self._skip.add(origin)  # a requeued copy: the record it replaced is gone
+            self._heads[record.partition()].append(rec)
+        return len(records)
+
+    def _catch_up(self) -> None:
+        """Read until every partition has a record in hand or is known to be at its end:
+        only then is the oldest record known (whatever the caller's wait)."""
+        deadline = time.monotonic() + CATCH_UP
+        while any(not q and p not in self._at_end for p, q in self._heads.items()):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise broken(TimeoutError("no answer"), f"browse {self.topic}")
+            self._read(min(left, 0.2))
+
+    def next(self, accept: Callable[[Rec], bool], timeout: float) -> Rec | None:
+        """The next record (in put order) that ``accept`` takes and is not known consumed;
+        waits up to ``timeout`` for one to arrive."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self._catch_up()
+            heads = [q[0] for q in self._heads.values() if q]
+            if heads:
+                first = min(heads, key=lambda r: (r.put_ms(), r.partition, r.offset))
+                self._heads[first.partition].popleft()
+                if first.position in self._skip or not accept(first):
+                    continue
+                return first
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self._read(min(left, 0.2))  # everything read: wait for new records
+
+    def close(self) -> None:
+        self._consumer.close()
+
+
+__all__ = ["Consumed", "LogReader"]

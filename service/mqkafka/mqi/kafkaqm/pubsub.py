@@ -1,0 +1,406 @@
+"""Publish/subscribe from the client: MQSUB and MQPUT-to-topic over the queued commands.
+
+The queued pub/sub commands themselves are :class:`~mqkafka.mqi.kafkaqm.psclient.PubSub`'s (module
+psclient; ``PubSub`` and ``raise_for`` are importable from here too).
+
+:class:`Subscription` (pymqi's, MQSUB) and :class:`Topic` (MQOPEN of a topic + MQPUT) are
+mapped onto those same commands, so an MQI subscription *is* a queued subscription the
+service keeps:
+
+| MQSUB | Register Subscriber |
+|---|---|
+| SD.ObjectString | Topic |
+| SD.ObjectName (a topic object) | SubPoint (subscription points are topic objects, §1.4) |
+| SD.SubName | SubName (required with MQSO_DURABLE: 2440 without) |
+| SD.SelectionString | Filter |
+| SD.SubUserData | SubUserData |
+| SD.SubCorrelId (MQSO_SET_CORREL_ID), else a new id | CorrelAsId with it (in SD.SubCorrelId) |
+| MQSO_MANAGED | QName: a dynamic queue from SYSTEM.NDURABLE.MODEL.QUEUE (or DURABLE) |
+| MQSO_PUBLICATIONS_ON_REQUEST | PubOnReqOnly |
+| MQSO_NEW_PUBLICATIONS_ONLY | NewPubsOnly |
+| MQSO_ANY_USERID | VariableUserId |
+| MQSO_RESUME | SubName + NoAlter + FullResp: the reply names the subscription's queue |
+| MQCLOSE with MQCO_REMOVE_SUB, or of a non-durable subscription | Deregister Subscriber |
+
+Reasons come back as the service answered them, the few with an MQI equivalent translated
+(``raise_for``, module psclient); no reply within the timeout is MQRC_PUBSUB_INHIBITED (2531).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from mqkafka.mq.commandoptions import option_names
+from mqkafka.mq.commands import PubOpt, RegOpt
+from mqkafka.mq.reasons import RC
+from mqkafka.mq.responses import Completion
+from mqkafka.mqi.kafkaqm.channel import text
+from mqkafka.mqi.kafkaqm.psclient import PubSub, raise_for
+from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager, _mqi, string_message
+from mqkafka.mqi.rules import cmqc as C
+from mqkafka.mqi.rules.catalogue import SYSTEM_DURABLE_MODEL, SYSTEM_NDURABLE_MODEL
+from mqkafka.mqi.rules.errors import InterfaceMisuse, PYIFError, failed
+from mqkafka.mqi.rules.rfh2class import with_headers
+from mqkafka.mqi.rules.structs import OD, SD, mqchars
+from mqkafka.mqi.rules.validation import Call, SubContext, check_sub_options, first_violation
+
+# The MQSUB options that are RegSub options (module table), both ways.
+SUB_REG_OPTIONS: tuple[tuple[int, RegOpt], ...] = (
+    (C.MQSO_PUBLICATIONS_ON_REQUEST, RegOpt.PUBLISH_ON_REQUEST_ONLY),
+    (C.MQSO_NEW_PUBLICATIONS_ONLY, RegOpt.NEW_PUBLICATIONS_ONLY),
+    (C.MQSO_ANY_USERID, RegOpt.VARIABLE_USER_ID),
+)
+
+
+def sub_options_of(attributes: Sequence[tuple[str, str]]) -> int:
+    """The MQSO_* options a subscription was made with, read back from the RegOpt values of
+    a FullResp reply (the options the MQSUB rules ask about when altering)."""
+    names = {value for key, value in attributes if key == "RegOpt"}
+    options = 0
+    for flag, opt in SUB_REG_OPTIONS:
+        if names.issuperset(option_names(opt)):
+            options |= flag
+    return options
+
+
+# ---- MQSUB -------------------------------------------------------------------------------
+
+
+class Subscription:
+    """pymqi's ``Subscription``: ``Subscription(qmgr).sub(sub_desc=SD(...), sub_queue=q)``."""
+
+    def __init__(
+        self,
+        queue_manager: QueueManager,
+        sub_desc: SD | None = None,
+        sub_name: str | bytes | None = None,
+        sub_queue: Queue | None = None,
+        sub_opts: int | None = None,
+        topic_name: str | bytes | None = None,
+        topic_string: str | bytes | None = None,
+    ) -> None:
+        self.qmgr = queue_manager
+        self.pubsub = PubSub(queue_manager)
+        self.sub_desc: SD | None = None
+        self.sub_queue: Queue | None = sub_queue  # pymqi's get_sub_queue() gives it back
+        self.sub_name, self.sub_opts = text(sub_name), sub_opts
+        self.topic_name, self.topic_string = text(topic_name), text(topic_string)
+        self._managed = False
+        self._resumed = False  # MQSO_RESUME finds a durable subscription: closing keeps it
+        self._ending = threading.Lock()
+        self._registered: dict[str, Any] | None = None
+        if sub_desc is not None:
+            self.sub(sub_desc, sub_queue)
+
+    def get_sub_queue(self) -> Queue | None:
+        """The subscription's queue; None before (or without) a successful MQSUB."""
+        return self.sub_queue
+
+    def get(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """A publication from the subscription's queue: its data alone, its properties as
+        message properties, as MQSUB delivers it (the queue's own MQRFH2 stays with
+        MQGMO_PROPERTIES_FORCE_MQRFH2; module propdelivery)."""
+        return self._queue().get(max_length, *opts)
+
+    def get_rfh2(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """A publication from the subscription's queue, the MQRFH2 headers it comes with
+        (its properties' ``<usr>`` without a message handle; with FORCE_MQRFH2, the
+        queue's own) parsed into ``opts[2]``."""
+        return self._queue().get_rfh2(max_length, *opts)
+
+    def _queue(self) -> Queue:
+        if self.sub_queue is None:
+            raise InterfaceMisuse(RC.HOBJ_ERROR, "Subscription not open.")
+        return self.sub_queue
+
+    def sub(
+        self,
+        sub_desc: SD | None = None,
+        sub_queue: Queue | str | bytes | None = None,
+        sub_name: str | bytes | None = None,
+        sub_opts: int | None = None,
+        topic_name: str | bytes | None = None,
+        topic_string: str | bytes | None = None,
+    ) -> Queue:
+        self.sub_name = text(sub_name) or self.sub_name
+        self.topic_name = text(topic_name) or self.topic_name
+        self.topic_string = text(topic_string) or self.topic_string
+        if isinstance(sub_queue, str | bytes):
+            sub_queue = Queue(self.qmgr, sub_queue, C.MQOO_INPUT_AS_Q_DEF)
+        if sub_desc is not None:
+            if not isinstance(sub_desc, SD):
+                raise TypeError("sub_desc must be a SD(sub descriptor) object.")
+            sd = sub_desc
+        else:
+            # pymqi's MQSUB without a descriptor: a new managed non-durable subscription
+            sd = SD(Options=C.MQSO_CREATE | C.MQSO_NON_DURABLE | C.MQSO_MANAGED)
+            sd.Options = sub_opts or self.sub_opts or sd.Options
+            if self.sub_name:
+                sd.SubName = self.sub_name.encode()
+            if self.topic_name:
+                sd.ObjectName = self.topic_name.encode()
+            if self.topic_string:
+                sd.ObjectString = self.topic_string.encode()
+        options = sd.Options
+        name = mqchars(sd.SubName) or None
+        with _mqi():
+            check_sub_options(options, self._original_options(sd, name), sd.SubLevel)
+        durable = bool(options & C.MQSO_DURABLE)
+        if durable and not name:
+            raise failed(RC.SUB_NAME_ERROR, "a durable subscription needs a SubName")
+        if options & C.MQSO_WILDCARD_CHAR:
+            # The <psc> interface matches by topic levels (§10.16); the character scheme is
+            # the RFH1 interface's, which MQSUB does not speak here.
+            raise failed(RC.OPTIONS_ERROR, "MQSO_WILDCARD_CHAR is not available over <psc>")
+        if options & C.MQSO_RESUME and not options & (C.MQSO_CREATE | C.MQSO_ALTER):
+            return self._resume(sd, name)
+        topic = sd.ObjectString.decode("utf-8", "replace")
+        if not topic and not mqchars(sd.ObjectName):
+            raise failed(RC.TOPIC_STRING_ERROR, "no topic string and no topic object")
+        if name and not options & (C.MQSO_RESUME | C.MQSO_ALTER) and self._exists(name):
+            # a RegSub would re-point the name; MQSUB with MQSO_CREATE alone refuses it
+            raise failed(RC.SUB_ALREADY_EXISTS, f"subscription {name} exists")
+        queue = self._destination(sd, sub_queue, durable)
+        correl = self._correl_id(sd)
+        reg = RegOpt.CORREL_ID_AS_IDENTITY
+        for flag, opt in SUB_REG_OPTIONS:
+            if options & flag:
+                reg |= opt
+        fields: dict[str, Any] = {"sub_name": name}
+        if mqchars(sd.ObjectName):
+            fields["sub_point"] = mqchars(sd.ObjectName)
+        if sd.SelectionString:
+            fields["filter"] = sd.SelectionString.decode()
+        if sd.SubUserData:
+            fields["sub_user_data"] = sd.SubUserData.decode()
+        reply = self.pubsub.register_subscriber(
+            [topic], queue=queue.name, options=reg, correl_id=correl, **fields
+        )
+        raise_for(reply, translate=True)
+        sd.SubCorrelId = correl
+        self._registered = {"topic": topic, "queue": queue.name, "correl": correl, **fields}
+        self.sub_desc, self.sub_queue = sd, queue
+        queue.publications = True
+        self.qmgr.subscriptions.add(self)
+        return queue
+
+    def _destination(self, sd: SD, sub_queue: Queue | None, durable: bool) -> Queue:
+        if sd.Options & C.MQSO_MANAGED:
+            model = SYSTEM_DURABLE_MODEL if durable else SYSTEM_NDURABLE_MODEL
+            od = OD(ObjectName=model, DynamicQName=b"MQK.MANAGED.*")
+            self._managed = True
+            return Queue(self.qmgr, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
+        if sub_queue is None:
+            raise failed(RC.HOBJ_ERROR, "MQSUB without MQSO_MANAGED needs a subscriber queue")
+        return sub_queue
+
+    def _correl_id(self, sd: SD) -> bytes:
+        if sd.Options & C.MQSO_SET_CORREL_ID:
+            given = bytes(sd.SubCorrelId).ljust(24, b"\0")
+            if not any(given):
+                raise failed(RC.CORREL_ID_ERROR, "MQSO_SET_CORREL_ID with a zero SubCorrelId")
+            return given
+        return self.qmgr.connection.ids.new()
+
+    def _original_options(self, sd: SD, name: str | None) -> int | None:
+        """The Options of the subscription MQSO_ALTER alters, when a rule needs them: seed 003
+        allows MQSO_NEW_PUBLICATIONS_ONLY with "MQSO_ALTER, if MQSO_NEW_PUBLICATIONS_ONLY was
+        set on the original subscription". None when there is none, or when no rule's answer
+        depends on it (then the service is not asked)."""
+        if not name or not sd.Options & C.MQSO_ALTER:
+            return None
+        first = first_violation(Call.MQSUB, sd.Options, SubContext(None, sd.SubLevel))
+        if first is None or first.name != "sub.new_publications_only_with":
+            return None
+        reply = self.pubsub.register_subscriber(
+            [], options=RegOpt.NO_ALTERATION | RegOpt.FULL_RESPONSE, sub_name=name
+        )
+        if reply is None or reply.completion is Completion.ERROR:
+            return None
+        return sub_options_of(reply.attributes)
+
+    def _exists(self, name: str) -> bool:
+        """Whether a subscription has this SubName (a RegSub that alters nothing)."""
+        reply = self.pubsub.register_subscriber([], options=RegOpt.NO_ALTERATION, sub_name=name)
+        return reply is not None and reply.completion is not Completion.ERROR
+
+    def _resume(self, sd: SD, name: str | None) -> Queue:
+        if not name:
+            raise failed(RC.SUB_NAME_ERROR, "MQSO_RESUME needs a SubName")
+        reply = self.pubsub.register_subscriber(
+            [],
+            options=RegOpt.NO_ALTERATION | RegOpt.FULL_RESPONSE,
+            sub_name=name,
+        )
+        raise_for(reply, translate=True)
+        assert reply is not None
+        queue_name = reply.attribute("QName")
+        if not queue_name:
+            raise failed(RC.NO_SUBSCRIPTION, f"subscription {name} has no queue")
+        queue = Queue(self.qmgr, queue_name, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
+        self._registered = {
+            "sub_name": name,
+            "queue": queue_name,
+            "topic": reply.attribute("Topic"),
+        }
+        self.sub_desc, self.sub_queue = sd, queue
+        queue.publications = True
+        self._resumed = True
+        self.qmgr.subscriptions.add(self)
+        return queue
+
+    def close(
+        self,
+        sub_close_options: int = C.MQCO_NONE,
+        close_sub_queue: bool = False,
+        close_sub_queue_options: int = C.MQCO_NONE,
+    ) -> None:
+        if self._registered is None or self.sub_desc is None:
+            raise InterfaceMisuse(RC.HOBJ_ERROR, "Subscription not open.")
+        self._end(sub_close_options, wait=True)
+        queue = self.sub_queue
+        if (close_sub_queue or self._managed) and queue is not None and queue.get_handle():
+            queue.close(close_sub_queue_options)
+
+    def _end(self, sub_close_options: int, *, wait: bool) -> None:
+        """Deregister a non-durable subscription (or any, with MQCO_REMOVE_SUB). Without
+        ``wait`` the command goes as a datagram: MQDISC and garbage collection must not wait
+        for the broker service."""
+        with self._ending:  # once: MQCLOSE, MQDISC and a collected object may all end it
+            reg, self._registered = self._registered, None
+        if reg is None or self.sub_desc is None:
+            return
+        durable = bool(self.sub_desc.Options & C.MQSO_DURABLE) or self._resumed
+        try:
+            if sub_close_options & C.MQCO_REMOVE_SUB or not durable:
+                topics = [reg["topic"]] if reg.get("topic") else []
+                reply = self.pubsub.deregister_subscriber(
+                    topics,
+                    queue=reg["queue"],
+                    options=RegOpt.CORREL_ID_AS_IDENTITY if reg.get("correl") else RegOpt.NONE,
+                    correl_id=reg.get("correl"),
+                    sub_name=reg.get("sub_name"),
+                    reply=wait,
+                )
+                raise_for(reply, translate=True)
+        finally:
+            self.pubsub.close()
+            self.qmgr.subscriptions.discard(self)
+
+    def end_with_connection(self) -> None:
+        """MQDISC: MQ removes the connection's non-durable subscriptions (durable ones stay)."""
+        if self._registered is not None and self.sub_desc is not None:
+            self._end(C.MQCO_NONE, wait=False)
+
+    def __del__(self) -> None:
+        # pymqi closes a subscription object that is garbage-collected (MQCO_NONE: a
+        # non-durable subscription goes, a durable one stays). Its queue is the Queue
+        # object's own: it is closed when that object goes.
+        try:
+            if self._registered is not None and self.qmgr.is_connected:
+                self.qmgr.connection.collected.append(self.end_with_connection)
+        except Exception:  # nothing to tell at collection time
+            pass
+
+
+# ---- MQOPEN of a topic + MQPUT -----------------------------------------------------------
+
+
+class Topic:
+    """pymqi's ``Topic``: ``Topic(qmgr, topic_string="a/b").pub(b"data")`` is a Publish."""
+
+    def __init__(
+        self,
+        queue_manager: QueueManager,
+        topic_name: str | bytes | None = None,
+        topic_string: str | bytes | None = None,
+        topic_desc: OD | None = None,
+        open_opts: int | None = None,
+    ) -> None:
+        self.qmgr = queue_manager
+        self.topic_name = text(topic_name)
+        self.topic_string = text(topic_string)
+        self.pubsub = PubSub(queue_manager)
+        self._open = False
+        if topic_desc is not None:
+            if topic_desc.ObjectType != C.MQOT_TOPIC:
+                raise PYIFError("The Topic Descriptor ObjectType is not MQOT_TOPIC.")
+            if topic_desc.Version != C.MQOD_VERSION_4:
+                raise PYIFError("The Topic Descriptor Version is not MQOD_VERSION_4.")
+        if open_opts is not None:
+            self.open(topic_name, topic_string, topic_desc, open_opts)
+
+    def open(
+        self,
+        topic_name: str | bytes | None = None,
+        topic_string: str | bytes | None = None,
+        topic_desc: OD | None = None,
+        open_opts: int = C.MQOO_OUTPUT,
+    ) -> None:
+        if self._open:
+            raise InterfaceMisuse(RC.HOBJ_ERROR, "The Topic is already open.")
+        topic_name, topic_string = text(topic_name), text(topic_string)
+        if topic_desc is not None:
+            topic_string = text(topic_desc.ObjectString) or topic_string
+            topic_name = mqchars(topic_desc.ObjectName) or topic_name
+        self.topic_name = topic_name or self.topic_name
+        self.topic_string = topic_string or self.topic_string
+        if not self.topic_string and not self.topic_name:
+            raise failed(RC.TOPIC_STRING_ERROR, "no topic string and no topic object")
+        if not open_opts & C.MQOO_OUTPUT:
+            raise failed(RC.OPTIONS_ERROR, "a topic is opened for output to publish")
+        self._open = True
+
+    def pub(self, msg: bytes | str, *opts: Any) -> None:
+        if not self._open:
+            self.open(self.topic_name, self.topic_string)
+        pmo = opts[1] if len(opts) > 1 else None
+        data, md = string_message(self.qmgr, msg, opts[0] if opts else None)
+        options = PubOpt.NONE
+        if pmo is not None and pmo.Options & C.MQPMO_RETAIN:
+            options |= PubOpt.RETAIN_PUBLICATION
+        body_format = mqchars(md.Format) if md is not None else "MQSTR"
+        fields: dict[str, Any] = {}
+        if self.topic_name:
+            fields["sub_point"] = self.topic_name
+        with _mqi():
+            if not isinstance(data, bytes | bytearray):
+                raise failed(RC.BUFFER_ERROR, f"message must be bytes, not {type(data).__name__}")
+            self.pubsub.publish(
+                [self.topic_string or ""],
+                bytes(data),
+                options=options,
+                body_format=body_format,
+                msg_handle=pmo.OriginalMsgHandle if pmo is not None else C.MQHM_NONE,
+                **fields,
+            )
+
+    def pub_rfh2(self, msg: bytes, *opts: Any) -> None:
+        """pymqi's pub_rfh2(msg, md, pmo, [RFH2, ...]): the headers go before ``msg``."""
+        data, rest = with_headers(msg, opts)
+        self.pub(data, *rest)
+
+    def sub(self, sub_desc: SD | None = None, sub_queue: Queue | None = None) -> Subscription:
+        """A subscription to this topic (pymqi's ``Topic.sub``)."""
+        subscription = Subscription(self.qmgr)
+        subscription.sub(
+            sub_desc=sub_desc,
+            sub_queue=sub_queue,
+            topic_name=self.topic_name,
+            topic_string=self.topic_string,
+        )
+        return subscription
+
+    def close(self, options: int = C.MQCO_NONE) -> None:
+        if not self._open:
+            raise InterfaceMisuse(RC.HOBJ_ERROR, "Topic not open.")
+        self._open = False
+        self.pubsub.close()
+
+    # Collected, a Topic needs no __del__: its reply queue (a Queue) closes itself when it
+    # is collected too, outside the collection (Connection.collected).
+
+
+__all__ = ["PubSub", "Subscription", "Topic", "raise_for"]

@@ -1,0 +1,577 @@
+"""The pymqi-shaped API: ``connect``, ``QueueManager``, ``Queue``.
+
+Code written for pymqi runs with ``import mqkafka.mqi as pymqi``::
+
+    qmgr = pymqi.connect("QM1", conn_info="127.0.0.1(9092)")     # or bootstrap_servers=...
+    queue = pymqi.Queue(qmgr, "APP.REQUEST", pymqi.CMQC.MQOO_OUTPUT)
+    queue.put(b"hello", pymqi.MD(), pymqi.PMO())
+    queue.close()
+    qmgr.disconnect()
+
+Every failure is an :class:`MQMIError` with MQ's completion and reason codes (the boundary
+where product errors become MQI errors is :func:`_mqi`). ``conn_info`` in pymqi's
+``host(port)`` form names the Kafka bootstrap server; ``MQK_BOOTSTRAP_SERVERS`` is used
+when neither it nor ``bootstrap_servers`` is given.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import logging
+import sys
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from dataclasses import replace
+from functools import partial
+from typing import Any, TypeVar
+
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm import transfer
+from mqkafka.mqi.kafkaqm.channel import CD, CSP, client_bootstrap, environment_options, text
+from mqkafka.mqi.kafkaqm.connection import Connection, Handle
+from mqkafka.mqi.kafkaqm.inquire import inquire_qmgr, inquire_queue, set_queue
+from mqkafka.mqi.kafkaqm.queuestate import assemble
+from mqkafka.mqi.kafkaqm.settings import Settings
+from mqkafka.mqi.rules import cmqc as C
+from mqkafka.mqi.rules.catalogue import QueueDefinition
+from mqkafka.mqi.rules.errors import InterfaceMisuse, MQMIError, failed
+from mqkafka.mqi.rules.lifecycle import AdminDelete, DeleteAuthority, allow_all, step
+from mqkafka.mqi.rules.properties import forget_connection
+from mqkafka.mqi.rules.rfh2class import RFH2, strip_headers, with_headers
+from mqkafka.mqi.rules.structs import CNO, GMO, MD, OD, PMO, mqchars
+
+T = TypeVar("T")
+# pymqi's MQGET buffer when the caller gives no length and accepts truncation: nothing fits,
+# so the call reports 2079 with the data that fitted (none) and the message's length.
+TRUNCATED_DEFAULT_BUFFER = 0
+_hconns = itertools.count(1)
+
+
+@contextmanager
+def _mqi() -> Iterator[None]:
+    """The boundary: any product error leaves as an MQMIError."""
+    try:
+        yield
+    except MQMIError:
+        raise
+    except MQError as error:
+        raise MQMIError.of(error) from None
+
+
+def _bootstrap(conn_info: str | bytes | None, bootstrap_servers: str | None) -> str:
+    return client_bootstrap(conn_info, bootstrap_servers)  # the order: module channel
+
+
+class QueueManager:
+    """A connection to the emulated queue manager (pymqi's ``QueueManager``).
+
+    ``QueueManager(name, ...)`` connects at once (``""``, the default, is the default queue
+    manager, as in pymqi), ``QueueManager(None)`` waits for :meth:`connect`. Names are
+    ``str`` or ``bytes``. Keyword options are :class:`Settings` fields (``heartbeat_interval``,
+    ``lock_duration_ms`` ...); ``authority(user, queue)`` decides whether a user may delete a
+    permanent dynamic queue it did not create (seed 004; default: everyone may). A ``str``
+    message is put as ``bytes_encoding`` with CCSID ``default_ccsid`` and Format MQSTR.
+    """
+
+    def __init__(
+        self,
+        name: str | bytes | None = "",
+        disconnect_on_exit: bool = True,
+        bytes_encoding: str = "utf8",
+        default_ccsid: int = C.MQCCSI_UTF8,
+        *,
+        bootstrap_servers: str | None = None,
+        conn_info: str | bytes | None = None,
+        authority: DeleteAuthority = allow_all,
+        **options: Any,
+    ) -> None:
+        self._conn: Connection | None = None
+        self._authority = authority
+        self._options = {**environment_options(), **options}
+        self.disconnect_on_exit = disconnect_on_exit
+        self.bytes_encoding = bytes_encoding
+        self.default_ccsid = default_ccsid
+        self._hconn = 0
+        # MQDISC ends this connection's non-durable subscriptions (pubsub.Subscription).
+        self.subscriptions: weakref.WeakSet[Any] = weakref.WeakSet()
+        _LIVE.add(self)
+        if name is not None:
+            self.connect(name, bootstrap_servers=bootstrap_servers, conn_info=conn_info)
+
+    # ---- connecting ----
+
+    def connect(
+        self,
+        name: str | bytes | None = None,
+        *,
+        bootstrap_servers: str | None = None,
+        conn_info: str | bytes | None = None,
+        cno: CNO | None = None,
+    ) -> None:
+        name = text(name)
+        with _mqi():
+            if self._conn is not None and self._conn.connected:
+                raise MQMIError(C.MQCC_WARNING, RC.ALREADY_CONNECTED, "already connected")
+            options: dict[str, Any] = dict(self._options)
+            if name:
+                options["qmgr_name"] = name
+            settings = Settings(_bootstrap(conn_info, bootstrap_servers), **options)
+            if cno is not None and mqchars(cno.ApplName):
+                settings = replace(settings, appl_name=mqchars(cno.ApplName))
+            self._conn = Connection(settings, self._authority)
+            self._hconn = next(_hconns)
+
+    def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> None:
+        """MQCONNX: ``(name, cd=, sco=, user=, password=, opts=, cno=, csp=)``, or pymqi's
+        old positional ``(name, cd[, sco])``. The CD's ConnectionName (else MQSERVER) names
+        the Kafka bootstrap servers; ``user`` (or ``csp.CSPUserId``) is the user id."""
+        cd = kwargs.get("cd")
+        cno = kwargs.get("cno")
+        for arg in args:
+            if isinstance(arg, CNO):
+                cno = arg
+            elif isinstance(arg, CD):
+                cd = arg
+        csp = kwargs.get("csp")
+        user = text(kwargs.get("user"))
+        if not user and isinstance(csp, CSP):
+            user = text(csp.CSPUserId)
+        if user:
+            self._options["user"] = user
+        conn_info = kwargs.get("conn_info") or (text(cd.ConnectionName) if cd else None)
+        self.connect(
+            name,
+            bootstrap_servers=kwargs.get("bootstrap_servers"),
+            conn_info=conn_info or None,
+            cno=cno,
+        )
+
+    connectWithOptions = connect_with_options  # pymqi's old name
+
+    def connect_tcp_client(
+        self,
+        name: str | bytes,
+        cd: CD | None,
+        channel: str | bytes | None,
+        conn_name: str | bytes | None,
+        user: str | bytes | None = None,
+        password: str | bytes | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """A client connection over ``channel`` to ``conn_name`` (``host(port)``); the rest
+        of the channel definition comes from ``cd``, which is filled in as pymqi does."""
+        cd = cd if cd is not None else CD()
+        cd.set(
+            ChannelName=channel or b"",
+            ConnectionName=conn_name or b"",
+            ChannelType=C.MQCHT_CLNTCONN,
+            TransportType=C.MQXPT_TCP,
+        )
+        self.connect_with_options(name, cd=cd, user=user, password=password, **kwargs)
+
+    connectTCPClient = connect_tcp_client  # pymqi's old name
+
+    @property
+    def connection(self) -> Connection:
+        if self._conn is None or not self._conn.connected:
+            raise InterfaceMisuse(RC.HCONN_ERROR, "not connected")
+        return self._conn
+
+    def get_handle(self) -> int:
+        """The hconn (a number that names this connection, as pymqi's)."""
+        self.connection  # noqa: B018 - raises when not connected
+        return self._hconn
+
+    getHandle = get_handle  # pymqi's old name
+
+    def inquire(self, attribute: int) -> int | bytes:
+        """MQINQ of the queue manager (module :mod:`mqkafka.mqi.kafkaqm.inquire`)."""
+        with _mqi():
+            return inquire_qmgr(self.connection, attribute)
+
+    @property
+    def is_connected(self) -> bool:
+        return self._conn is not None and self._conn.connected
+
+    @property
+    def name(self) -> str:
+        return self.connection.settings.qmgr_name
+
+    def disconnect(self) -> None:
+        with _mqi():
+            conn = self.connection
+            for subscription in list(self.subscriptions):
+                subscription.end_with_connection()  # MQ removes non-durable ones at MQDISC
+            conn.disconnect()
+            forget_connection(self._hconn)
+
+    def __del__(self) -> None:
+        # pymqi disconnects a queue manager object that is garbage-collected. Not while the
+        # interpreter is finalizing: Kafka's answers come on threads that can no longer run
+        # Python, so a disconnect would wait forever (the program would never end); the exit
+        # handler below disconnected what it could, and heartbeats stop with the process.
+        try:
+            if self.disconnect_on_exit and self.is_connected and not sys.is_finalizing():
+                self.disconnect()
+        except Exception:  # nothing to tell at collection time
+            pass
+
+    # ---- units of work ----
+
+    def commit(self) -> None:
+        with _mqi():
+            self.connection.end_unit_of_work(commit=True)
+
+    def backout(self) -> None:
+        with _mqi():
+            self.connection.end_unit_of_work(commit=False)
+
+    def begin(self) -> None:
+        """MQBEGIN: a local unit of work starts with the first syncpoint call anyway."""
+        self.connection.require()
+
+    # ---- MQPUT1 ----
+
+    def put1(self, q_desc: OD | str | bytes, msg: Any, *opts: Any) -> None:
+        md, pmo = _two(opts, MD, PMO)
+        msg, md = string_message(self, msg, md)
+        with _mqi():
+            transfer.put1(self.connection, q_desc, msg, md, pmo)
+
+    # ---- administration (MQSC's DEFINE QLOCAL / QMODEL and DELETE QLOCAL) ----
+
+    def define_queue(self, definition: QueueDefinition | str, **attributes: Any) -> QueueDefinition:
+        """Define a local or model queue (``QueueDefinition`` fields as keywords)."""
+        with _mqi():
+            conn = self.connection
+            if isinstance(definition, str):
+                definition = QueueDefinition(definition, **attributes)
+            conn.replica.sync()
+            if conn.replica.lookup(definition.name) is not None:
+                raise failed(RC.OBJECT_ALREADY_EXISTS, f"{definition.name} is defined")
+            if not definition.is_model:
+                topic = conn.settings.topic_of(definition.name)
+                conn.admin.create_topic(topic, conn.settings.queue_partitions)
+                conn.admin.configure_share_group(conn.settings.share_group_of(topic))
+            conn.replica.define(definition)
+            return definition
+
+    def delete_queue(self, name: str, *, purge: bool = False) -> None:
+        """DELETE QLOCAL [PURGE]: refused while open (2042) or holding messages unless purged."""
+        with _mqi():
+            conn = self.connection
+            conn.replica.sync()
+            definition = conn.definition(name)
+            depth = 0 if definition.is_model else _depth(conn, name)
+            state = assemble(
+                definition,
+                own={
+                    h.hobj: _open_handle(conn, h) for h in conn.handles.values() if h.name == name
+                },
+                others=conn.replica.connections.uses(name, exclude=conn.id),
+                own_connection=conn.id,
+                own_work=conn.uow.work().get(name, (0, 0)),
+                depth=depth,
+            )
+            outcome = step(state, AdminDelete(purge))
+            if not outcome.ok:
+                raise failed(outcome.reason, f"DELETE QLOCAL({name})")
+            if definition.is_model:
+                conn.replica.undefine(name)
+                return
+            conn.effects.carry_out(definition, outcome.effects)
+            conn.consumed.pop(conn.settings.topic_of(name), None)
+
+    def display_queue(self, name: str) -> QueueDefinition | None:
+        """DISPLAY QUEUE: the catalogue's definition (None when there is no such queue)."""
+        with _mqi():
+            conn = self.connection
+            conn.replica.sync()
+            return conn.replica.lookup(name)
+
+    def queue_depth(self, name: str) -> int:
+        """CURDEPTH of a queue, without opening it."""
+        with _mqi():
+            return _depth(self.connection, name)
+
+
+_LIVE: weakref.WeakSet[QueueManager] = weakref.WeakSet()
+
+
+@atexit.register
+def _disconnect_at_exit() -> None:
+    """MQDISC of every connection still open when the program ends (normally or by an
+    uncaught exception), while Kafka's client threads still run: its handles close, its
+    non-durable subscriptions and temporary queues go, as MQ ends a program's connection."""
+    for qmgr in list(_LIVE):
+        try:
+            if qmgr.disconnect_on_exit and qmgr.is_connected:
+                qmgr.disconnect()
+        except Exception as error:  # the next one still deserves its MQDISC
+            logging.getLogger(__name__).debug("MQDISC at exit: %s", error)
+
+
+def _depth(conn: Connection, name: str) -> int:
+    """CURDEPTH, counting this connection's settled gets and its own puts."""
+    conn.settle_acks(name)
+    topic = conn.settings.topic_of(name)
+    group = conn.settings.share_group_of(topic)
+    gone = conn.consumed_of(topic).__contains__
+    return conn.admin.depth(topic, group, exact=True, gone=gone)
+
+
+def _open_handle(conn: Connection, handle: Handle) -> Any:
+    from mqkafka.mqi.rules.lifecycle import OpenHandle
+
+    return OpenHandle(conn.id, handle.options, handle.user, handle.created)
+
+
+def string_message(qmgr: QueueManager, msg: Any, md: MD | None) -> tuple[Any, MD | None]:
+    """pymqi 1.12 puts a ``str`` as bytes in the queue manager's ``bytes_encoding`` and says
+    so in the MQMD: Format MQSTR, CodedCharSetId ``default_ccsid`` (1208, UTF-8)."""
+    if not isinstance(msg, str):
+        return msg, md
+    md = md if md is not None else MD()
+    md.Format = C.MQFMT_STRING
+    md.CodedCharSetId = qmgr.default_ccsid
+    return msg.encode(qmgr.bytes_encoding), md
+
+
+def _two(opts: tuple[Any, ...], first: type[T], second: type[Any]) -> tuple[Any, Any]:
+    if len(opts) > 2:
+        raise failed(RC.UNEXPECTED_ERROR, f"at most 2 structures, got {len(opts)}")
+    a = opts[0] if len(opts) > 0 else None
+    b = opts[1] if len(opts) > 1 else None
+    return a, b
+
+
+def connect(
+    queue_manager: str,
+    channel: str | None = None,
+    conn_info: str | None = None,
+    user: str | None = None,
+    password: str | None = None,
+    *,
+    bootstrap_servers: str | None = None,
+    **options: Any,
+) -> QueueManager:
+    """pymqi.connect: a connected :class:`QueueManager`."""
+    if user:
+        options.setdefault("user", user)
+    return QueueManager(
+        queue_manager, bootstrap_servers=bootstrap_servers, conn_info=conn_info, **options
+    )
+
+
+def _od(q_desc: OD | str | bytes) -> OD:
+    if isinstance(q_desc, OD):
+        return q_desc
+    return OD(ObjectName=q_desc)
+
+
+class Queue:
+    """An MQ queue (pymqi's ``Queue``): ``Queue(qmgr, name_or_od, open_options)``.
+
+    With no open options the queue opens on first use: MQOO_OUTPUT for put, MQOO_INPUT_AS_Q_DEF
+    (plus MQOO_BROWSE for a browse) for get, as pymqi does.
+    """
+
+    def __init__(
+        self,
+        qmgr: QueueManager,
+        q_desc: OD | str | bytes | None = None,
+        open_opts: int | None = None,
+    ) -> None:
+        self._qmgr = qmgr
+        self._od = _od(q_desc) if q_desc is not None else None
+        self._handle: Handle | None = None
+        # an MQSUB subscription's queue: MQGET gives the publication's data alone, its
+        # properties as message properties (module propdelivery)
+        self.publications = False
+        if self._od is not None and open_opts is not None:
+            self.open(self._od, open_opts)
+
+    def open(self, q_desc: OD | str | bytes, open_opts: int | None = None) -> None:
+        with _mqi():
+            if self._handle is not None and self._handle.open:
+                raise InterfaceMisuse(RC.HOBJ_ERROR, "The Queue is already open")
+            self._od = _od(q_desc)
+            options = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT if open_opts is None else open_opts
+            self._handle = self._qmgr.connection.open(self._od, options)
+
+    def _opened(self, lazy_options: int) -> Handle:
+        if self._handle is None:
+            if self._od is None:
+                raise failed(RC.HOBJ_ERROR, "the queue was never opened")
+            self._handle = self._qmgr.connection.open(self._od, lazy_options)
+        return self._handle
+
+    @property
+    def od(self) -> OD | None:
+        return self._od
+
+    @property
+    def name(self) -> str:
+        return (
+            self._handle.name
+            if self._handle is not None
+            else mqchars(self._od.ObjectName if self._od else b"")
+        )
+
+    def put(self, msg: Any, *opts: Any) -> None:
+        md, pmo = _two(opts, MD, PMO)
+        msg, md = string_message(self._qmgr, msg, md)
+        with _mqi():
+            handle = self._opened(C.MQOO_OUTPUT)
+            transfer.put(self._qmgr.connection, handle, msg, md, pmo)
+
+    def put_rfh2(self, msg: Any, *opts: Any) -> None:
+        """pymqi's put_rfh2(msg, md, pmo, [RFH2, ...]): the headers go before ``msg``."""
+        data, rest = with_headers(msg, opts)
+        self.put(data, *rest)
+
+    def put_async(self, msg: Any, *opts: Any) -> Future[None]:
+        """MQPUT that does not wait for a persistent message to be stored: the future
+        completes when Kafka has it (the throughput variant of persistent puts: many in
+        flight, one wait). Checks and reason codes are MQPUT's, raised at once."""
+        md, pmo = _two(opts, MD, PMO)
+        done: Future[None] = Future()
+        with _mqi():
+            handle = self._opened(C.MQOO_OUTPUT)
+            transfer.put(self._qmgr.connection, handle, msg, md, pmo, durable=done)
+        return done
+
+    def get(self, max_length: int | None = None, *opts: Any) -> bytes:
+        md, gmo = _two(opts, MD, GMO)
+        md = md if md is not None else MD()
+        gmo = gmo if gmo is not None else GMO()
+        if max_length is None and gmo.Options & C.MQGMO_ACCEPT_TRUNCATED_MSG:
+            max_length = TRUNCATED_DEFAULT_BUFFER
+        try:  # the _mqi boundary, inline: MQGET is the hot path
+            lazy = C.MQOO_INPUT_AS_Q_DEF
+            if gmo.Options & transfer.BROWSE:
+                lazy = C.MQOO_BROWSE
+            handle = self._opened(lazy)
+            conn = self._qmgr.connection
+            return transfer.get(conn, handle, max_length, md, gmo, self.publications)
+        except MQMIError:
+            raise
+        except MQError as error:
+            raise MQMIError.of(error) from None
+
+    def get_no_jms(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """MQGET without message properties (pymqi's get_no_jms / get_no_rfh2)."""
+        md, gmo = _two(opts, MD, GMO)
+        gmo = gmo if gmo is not None else GMO()
+        gmo.Options |= C.MQGMO_NO_PROPERTIES | C.MQGMO_FAIL_IF_QUIESCING
+        return self.get(max_length, md, gmo)
+
+    get_no_rfh2 = get_no_jms
+
+    def get_rfh2(self, max_length: int | None = None, *opts: Any) -> bytes:
+        """pymqi's get_rfh2(max_length, md, gmo, headers): the RFH2 headers the MQMD's Format
+        announces are parsed into the ``headers`` list; the data after them is returned."""
+        if len(opts) < 3:
+            return self.get(max_length, *opts)
+        headers = opts[2]
+        if headers is None:
+            raise AttributeError("get_opts cannot be None if passed.")
+        if not isinstance(headers, list):
+            raise TypeError("Third item of opts should be a list.")
+        md = opts[0] if opts[0] is not None else MD()
+        data = self.get(max_length, md, opts[1])
+        found: list[RFH2] = []
+        data = strip_headers(data, md, found)
+        headers.extend(found)
+        return data
+
+    def get_wait(
+        self, interval_ms: int, max_length: int | None = None, md: MD | None = None
+    ) -> bytes:
+        """MQGET with MQGMO_WAIT for ``interval_ms`` (a convenience pymqi users write often)."""
+        gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=interval_ms)
+        return self.get(max_length, md or MD(), gmo)
+
+    def get_many(
+        self, count: int, wait_ms: int = 0, max_length: int | None = None
+    ) -> list[tuple[MD, bytes]]:
+        """Up to ``count`` messages (outside syncpoint): one call for a batch, as a
+        throughput helper; waits up to ``wait_ms`` for the first only."""
+        out: list[tuple[MD, bytes]] = []
+        first_wait = wait_ms
+        while len(out) < count:
+            md = MD()
+            options = C.MQGMO_NO_SYNCPOINT | (C.MQGMO_WAIT if first_wait else 0)
+            try:
+                data = self.get(max_length, md, GMO(Options=options, WaitInterval=first_wait))
+            except MQMIError as error:
+                if error.reason == RC.NO_MSG_AVAILABLE:
+                    break
+                raise
+            out.append((md, data))
+            first_wait = 0
+        return out
+
+    def put_many(self, messages: list[Any], md_factory: Callable[[], MD] | None = None) -> None:
+        """Non-persistent puts of many messages with one descriptor factory (throughput)."""
+        for message in messages:
+            self.put(message, md_factory() if md_factory else None)
+
+    def inquire(self, selector: int) -> int | bytes:
+        """MQINQ (module :mod:`mqkafka.mqi.kafkaqm.inquire`); opens for MQOO_INQUIRE if not open."""
+        with _mqi():
+            handle = self._opened(C.MQOO_INQUIRE)
+            return inquire_queue(self._qmgr.connection, handle, selector)
+
+    def set(self, selector: int, value: int) -> None:
+        """MQSET of MQIA_INHIBIT_PUT / MQIA_INHIBIT_GET; opens for MQOO_SET if not open."""
+        with _mqi():
+            handle = self._opened(C.MQOO_SET)
+            set_queue(self._qmgr.connection, handle, selector, value)
+
+    def get_handle(self) -> int | None:
+        """The hobj, None when not open (as pymqi's)."""
+        return self._handle.hobj if self._handle is not None and self._handle.open else None
+
+    def close(self, options: int = C.MQCO_NONE) -> None:
+        with _mqi():
+            if self._handle is None:
+                raise InterfaceMisuse(RC.HOBJ_ERROR, "not open")
+            self._qmgr.connection.close(self._handle.hobj, options)
+            self._handle = None
+
+    def __del__(self) -> None:
+        # pymqi closes a queue object that is garbage-collected (MQCO_NONE); the connection
+        # does it outside the collection (Connection.collected says why).
+        try:
+            handle = self._handle
+            if handle is not None and handle.open and self._qmgr.is_connected:
+                conn = self._qmgr.connection
+                conn.collected.append(partial(conn.close, handle.hobj, C.MQCO_NONE))
+        except Exception:  # nothing to tell at collection time
+            pass
+
+    def __enter__(self) -> Queue:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._handle is not None and self._handle.open and self._qmgr.is_connected:
+            self.close()
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, step_s: float = 0.1) -> bool:
+    """Poll ``predicate`` until true or ``timeout`` (a helper for callers and tests)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step_s)
+    return predicate()
+
+
+__all__ = ["Queue", "QueueManager", "connect", "wait_until"]

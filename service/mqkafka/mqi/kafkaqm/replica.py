@@ -1,0 +1,196 @@
+"""Every client's copy of the queue manager's shared state, read from two compacted topics.
+
+``mqk-queues`` (the catalogue: queue definitions) and ``mqk-connections`` (heartbeats) are
+tailed by one background thread into a :class:`Catalogue` and a :class:`ConnectionTable`.
+
+- :meth:`StateReplica.sync` is the barrier MQOPEN and MQCLOSE use before deciding anything:
+  it waits until everything written to both topics up to now has been applied, so a queue
+  another client created a moment ago, or a handle it just opened, is seen.
+- :meth:`StateReplica.write` writes a record and waits until this replica has applied it:
+  a client always sees its own definitions (read your writes).
+
+The hot path (MQPUT/MQGET asking "was my queue deleted?") reads the tables without waiting;
+a deletion by another client reaches it within a poll interval (about 50 ms).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from mqkafka.kafka import clients
+from mqkafka.kafka.compacted import ApplyRecord, CompactedReader, MissingTopic
+from mqkafka.kafka.provision import (
+    ProvisionError,
+    apply_catalogue,
+    load_catalogue,
+    with_state_topics,
+)
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm.admin import QueueAdmin, broken
+from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable
+from mqkafka.mqi.kafkaqm.settings import Settings
+from mqkafka.mqi.rules.catalogue import Catalogue, CatalogueRecord, QueueDefinition
+from mqkafka.state.kinds import MQI_CHANGELOGS
+
+MQI_TOPICS = frozenset(c.topic for c in MQI_CHANGELOGS)  # the state registry's MQI topics
+
+log = logging.getLogger(__name__)
+
+
+def ensure_state_topics(admin: QueueAdmin, settings: Settings) -> None:
+    """The MQI's state topics (the state registry's ``MQI_CHANGELOGS``) as
+    topics/catalogue.toml declares them: created where missing (unless ``create_topics`` is
+    off), refused if not compacted."""
+    mine = [s for s in with_state_topics(load_catalogue(), MQI_CHANGELOGS) if s.name in MQI_TOPICS]
+    try:
+        apply_catalogue(
+            admin.client,
+            prefix=settings.namespace,
+            specs=mine,
+            create=settings.create_topics,
+            timeout=settings.admin_timeout,
+        )
+    except ProvisionError as error:
+        raise MQError(RC.Q_MGR_NOT_AVAILABLE, str(error)) from None
+    except clients.KafkaException as error:
+        raise broken(error, "creating the queue manager's topics") from None
+
+
+class StateReplica:
+    """The tailing thread, its two tables, and the writer of both topics."""
+
+    def __init__(self, settings: Settings, admin: QueueAdmin) -> None:
+        self.settings = settings
+        self.admin = admin
+        self.catalogue = Catalogue()
+        self.connections = ConnectionTable(settings.liveness_timeout)
+        self._topics = (settings.catalogue_topic, settings.connections_topic)
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._error: BaseException | None = None
+        try:
+            self._reader = CompactedReader(
+                settings.client,
+                self._topics,
+                admin=admin.client,
+                role={"fetch.wait.max.ms": 50, "fetch.error.backoff.ms": 20},
+            )
+        except MissingTopic as error:
+            raise MQError(RC.Q_MGR_NOT_AVAILABLE, str(error)) from None
+        self._producer = clients.producer(
+            settings.client, {"acks": "all", "enable.idempotence": True, "linger.ms": 0}
+        )
+        self._thread = threading.Thread(target=self._run, name="mqk-mqi-replica", daemon=True)
+        self._thread.start()
+
+    # ---- the tailing thread ----
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                arrived: list[tuple[str, int, bytes, bytes | None, int]] = []
+                self._reader.poll(_collect(arrived), 0.1, 1000)
+                with self._cond:
+                    for record in arrived:
+                        self._apply(*record)
+                    # positions step over transaction markers too: what sync() waits for
+                    self._reader.advance()
+                    self._cond.notify_all()
+        except BaseException as error:  # surfaced to the application by sync()/write()
+            self._error = error
+            with self._cond:
+                self._cond.notify_all()
+        finally:
+            self._reader.close()
+
+    def _apply(self, topic: str, _partition: int, key: bytes, value: bytes | None, ts: int) -> None:
+        if topic == self.settings.catalogue_topic:
+            try:
+                self.catalogue.apply(CatalogueRecord(key, value))
+            except MQError as error:
+                log.warning("skipping a damaged catalogue record %r: %s", key, error)
+            return
+        self.connections.apply(key.decode("utf-8", "replace"), value, ts / 1000.0)
+
+    # ---- barriers ----
+
+    def _check(self) -> None:
+        if self._error is not None:
+            raise MQError(RC.CONNECTION_BROKEN, f"state replica stopped: {self._error}")
+
+    def sync(self, timeout: float = 30.0) -> None:
+        """Wait until every record written so far to both topics has been applied."""
+        try:
+            targets = self._reader.end_offsets(attempts=3)
+        except clients.KafkaException as error:
+            raise broken(error, "reading the catalogue") from None
+        self._wait(targets, timeout)
+
+    def _wait(self, targets: dict[tuple[str, int], int], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while any(self._reader.at(k) < v for k, v in targets.items() if v > 0):
+                self._check()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise MQError(RC.CONNECTION_BROKEN, "the catalogue did not catch up in time")
+                self._cond.wait(min(left, 0.5))
+            self._check()
+
+    def write(self, topic: str, key: bytes, value: bytes | None, *, wait: bool = True) -> None:
+        """Write one record; with ``wait``, return once this replica has applied it."""
+        self._check()
+        delivered: list[object] = []
+
+        def on_delivery(error: object, message: object) -> None:
+            delivered.append(error if error is not None else message)
+
+        self._producer.produce(topic, key=key, value=value, on_delivery=on_delivery)
+        if not wait:
+            self._producer.poll(0)
+            return
+        self._producer.flush(30)
+        if not delivered or not hasattr(delivered[0], "offset"):
+            raise MQError(RC.CONNECTION_BROKEN, f"could not write to {topic}: {delivered}")
+        message = delivered[0]
+        self._wait(
+            {(topic, message.partition()): message.offset() + 1},  # type: ignore[attr-defined]
+            30.0,
+        )
+
+    # ---- the catalogue ----
+
+    def define(self, definition: QueueDefinition) -> None:
+        record = CatalogueRecord.put(definition)
+        self.write(self.settings.catalogue_topic, record.key, record.value)
+
+    def undefine(self, name: str) -> None:
+        record = CatalogueRecord.delete(name)
+        self.write(self.settings.catalogue_topic, record.key, None)
+
+    def lookup(self, name: str) -> QueueDefinition | None:
+        return self.catalogue.get(name)
+
+    def flush(self, timeout: float = 30.0) -> None:
+        self._producer.flush(timeout)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+        self._producer.flush(10)
+
+
+def _collect(into: list[tuple[str, int, bytes, bytes | None, int]]) -> ApplyRecord:
+    def collect(topic: str, partition: int, key: bytes, value: bytes | None, ts: int) -> None:
+        into.append((topic, partition, key, value, ts))
+
+    return collect
+
+
+OnTick = Callable[[], None]
+
+__all__ = ["StateReplica", "ensure_state_topics"]

@@ -7,16 +7,18 @@ COPY . .
 RUN pip install --no-cache-dir build==1.2.2 && python -m build --wheel --outdir /wheels
 
 FROM python:3.11-slim
-# install: the wheel and its dependencies, nothing else (tests/integration/deploy runs this step)
+# install: the wheel and its dependencies, then its console extra (`mqk console`; the second
+# install adds only the extra's dependencies, as the wheel is installed); nothing else
+# (tests/integration/deploy runs this step)
 COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
+RUN pip install --no-cache-dir /wheels/*.whl && pip install --no-cache-dir --find-links /wheels "mqkafka[console]" && rm -rf /wheels
 RUN useradd --system --uid 10001 --home-dir /var/lib/mqkafka --create-home mqk
 USER mqk
 ENV MQK_HOME=/var/lib/mqkafka \
     MQK_METRICS_HOST=0.0.0.0 \
     MQK_METRICS_PORT=9464
 VOLUME /var/lib/mqkafka
-EXPOSE 9464
+EXPOSE 9464 9480
 HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 CMD ["mqk", "health"]
 ENTRYPOINT ["mqk"]
 CMD ["serve"]

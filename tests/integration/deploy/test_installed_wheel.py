@@ -13,6 +13,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -46,11 +48,13 @@ class Installed:
         )  # fmt: skip
 
 
-def _dockerfile_install_step() -> list[str]:
-    """The image's install step: the RUN line that installs the built wheels."""
+def _dockerfile_install_steps() -> list[list[str]]:
+    """The image's install step: each ``pip install`` of the RUN line that installs the
+    built wheels."""
     text = (CHECKOUT / "Dockerfile").read_text()
     (line,) = [ln for ln in text.splitlines() if ln.startswith("RUN pip install") and ".whl" in ln]
-    return shlex.split(line.removeprefix("RUN ").split("&&")[0])
+    commands = [shlex.split(part) for part in line.removeprefix("RUN ").split("&&")]
+    return [c for c in commands if c[:2] == ["pip", "install"]]
 
 
 @pytest.fixture(scope="module")
@@ -64,16 +68,18 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    step = _dockerfile_install_step()
-    assert step[:2] == ["pip", "install"]
-    files = [w for arg in step[2:] for w in glob.glob(arg.replace("/wheels", str(wheels)))]
-    options = [arg for arg in step[2:] if arg.startswith("-")]
-    assert len(files) == 1 and files[0].endswith(".whl"), files
-    done = subprocess.run(
-        [str(venv / "bin" / "pip"), "install", "--quiet", *options, *files],
-        capture_output=True, text=True, timeout=900, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
+    steps = _dockerfile_install_steps()
+    assert steps and [w for w in steps[0] if w.endswith(".whl")], steps  # the wheel first
+    for step in steps:
+        args = [arg.replace("/wheels", str(wheels)) for arg in step[2:]]
+        files = [w for arg in args if arg.endswith(".whl") for w in glob.glob(arg)]
+        assert all(glob.glob(a) for a in args if a.endswith(".whl")), args
+        done = subprocess.run(
+            [str(venv / "bin" / "pip"), "install", "--quiet",
+             *[a for a in args if not a.endswith(".whl")], *files],
+            capture_output=True, text=True, timeout=900, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
     place = root / "elsewhere"
     place.mkdir()
     return Installed(venv, place)
@@ -158,3 +164,42 @@ def test_the_compose_service_from_the_wheel_provisions_itself_and_serves(
     finally:
         service.terminate()
         assert service.wait(60) == 0, log.read_text()
+
+
+def test_the_compose_console_from_the_wheel_serves_the_topic_tree(
+    installed: Installed, local_kafka: str
+) -> None:
+    """The image carries the console extra: the compose file's console command serves."""
+    compose = yaml.safe_load((CHECKOUT / "docker-compose.yml").read_text())
+    console = compose["services"]["console"]
+    command = [str(a) for a in console["command"]]
+    port = _free_port()
+    command[command.index("--port") + 1] = str(port)
+    command[command.index("--host") + 1] = "127.0.0.1"  # the container's 0.0.0.0, here
+    env = {k: str(v) for k, v in console["environment"].items()}
+    env["MQK_BOOTSTRAP_SERVERS"] = local_kafka
+    applied = installed.run("mqk", "topics", "apply", **env)  # as the broker service does
+    assert applied.returncode == 0, applied.stderr
+    log = installed.place / "console.log"
+    process = subprocess.Popen(
+        [str(installed.venv / "bin" / "mqk"), *command], stdout=log.open("w"),
+        stderr=subprocess.STDOUT, env=installed.env(**env), cwd=installed.place,
+    )  # fmt: skip
+    try:
+        page = ""
+        deadline = time.monotonic() + 120
+        while not page:
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30) as answer:
+                    page = answer.read().decode()
+            except urllib.error.HTTPError as error:  # it answers, but not the tree
+                raise AssertionError(error.read().decode()) from None
+            except OSError:  # not listening yet
+                time.sleep(0.5)
+        assert "Topic tree" in page
+        assert "read-only" in log.read_text()
+    finally:
+        process.terminate()
+        process.wait(30)

@@ -54,6 +54,7 @@ ErrorCallback = Callable[[KafkaError], None]
 _UNREACHABLE = (
     "Connect to", "brokers are down", "Connection refused", "Disconnected", "transport failure",
     "Failed to resolve", "SESSTMOUT", "Timed out", "timed out",
+    "not found in cache",  # a partition's leader, the broker that went: the same outage
 )  # fmt: skip
 _AWAY_SIGNS = ("Connect to", "brokers are down", "Connection refused")
 # Lines librdkafka writes for every client of a kind, saying nothing an operator can act on.

@@ -46,6 +46,10 @@ IDLE_CHECK = 2.0  # seconds between idle questions to a Kafka said to be away
 JOIN_WAIT = 15.0  # seconds after which a worker not yet given partitions says it is ready
 SESSION_TIMEOUT_MS = 10_000  # a killed worker's partitions move to the others after this
 MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~21 s of pauses)
+# Failed tries to resume from the committed offsets, with Kafka answering, before a new
+# consumer takes over: one that keeps failing asks a group coordinator that is gone.
+RECOVERY_TRIES = 3
+CLOSE_WAIT = 10.0  # seconds a replaced consumer's close may take before it is left to itself
 # Seconds a transactional call may wait for Kafka. A call that times out leaves librdkafka's
 # transaction state waiting for that very call (KAFKA-style "resume the API"), so the loop
 # does not wait long: it starts a fresh producer instead (see _renew_producer).
@@ -151,7 +155,9 @@ class TransactionalLoop:
         self._abort_pending = False  # an abort that failed: done before the next begin
         self._away_since: float | None = None  # Kafka away, as a failed batch found
         self._asked_at = 0.0
-        self._failures = 0  # transactions failed in a row
+        self._failures = 0  # transactions failed in a row, for reasons other than an outage
+        self._away_tries = 0  # transactions failed in a row while Kafka was away
+        self._recovery_failures = 0  # recovery steps failed in a row with Kafka answering
         # A producer whose transaction failed while Kafka was away (or whose abort failed) is
         # replaced before the next transaction: librdkafka's transaction state after a broker
         # restart can wait for ever for a coordinator request that is gone (the service
@@ -319,6 +325,9 @@ class TransactionalLoop:
         log.warning("the group fenced this worker's consumer after the outage (its own rejoin):"
                     " a new consumer takes over")  # fmt: skip
         self._abandoned.append(self.consumer)  # never closed: a fenced consumer's close hangs
+        self._new_consumer()
+
+    def _new_consumer(self) -> None:
         self.consumer = clients.consumer(self._client, self._consumer_settings)
         self.consumer.subscribe(self.topics, on_assign=self._assigned)
         self._renew = self._resync = self.transactional  # the producer used the old member id
@@ -418,7 +427,7 @@ class TransactionalLoop:
         except Exception:
             self._abort(consumed or batch, hooks)
             raise
-        self._failures = 0
+        self._failures = self._away_tries = 0
         self._heard_from_kafka()
         if careful:
             self._passed(offsets)
@@ -443,15 +452,16 @@ class TransactionalLoop:
         if isinstance(failure, KafkaError) and failure.fatal():
             return self._fenced_by_the_outage(failure)
         away = clients.is_away(failure)
-        self._failures += 1
         if self.transactional and (away or _timed_out(failure)):
             self._renew = True
-        if away:
+        if away:  # however long: not counted against MAX_RETRIES
             if self._away_since is None:
                 self._away_since = time.monotonic()
                 log.warning("Kafka is away (%s): the batch waits for it", _said(error))
-            self._stop.wait(min(5.0, 0.1 * 2 ** min(self._failures, 6)))
+            self._away_tries += 1
+            self._stop.wait(min(5.0, 0.1 * 2 ** min(self._away_tries, 6)))
             return True
+        self._failures += 1
         if self._failures > MAX_RETRIES:
             return False
         log.warning("transaction failed (%s); trying the batch again", _said(error))
@@ -474,20 +484,19 @@ class TransactionalLoop:
 
     def _bounded(self, call: Callable[..., Any], *args: Any) -> None:
         """``call(*args, TX_TIMEOUT)`` on the helper thread, given up after ``TX_GIVE_UP``:
-        then the producer is abandoned and a KafkaException (timed out) says so."""
+        then the producer is abandoned and a KafkaException (timed out) says so, for the
+        caller's one line (``_retry_after``: Kafka is away, unless that was said already)."""
         future = self._calls.submit(call, *args, TX_TIMEOUT)
         try:
             future.result(TX_GIVE_UP)
         except WaitedTooLong:
-            log.warning("Kafka did not answer a transaction's %s in %.0f s: a new producer "
-                        "takes over", getattr(call, "__name__", "call"), TX_GIVE_UP)  # fmt: skip
+            name = getattr(call, "__name__", "call")
             self._abandoned.append(self.producer)
             self.producer = clients.producer(self._client, self._producer_settings)
             self._calls = _Caller()  # the old thread is stuck in the abandoned producer
             self._renew = True  # init_transactions before the next transaction
-            raise KafkaException(
-                KafkaError(KafkaError._TIMED_OUT, "transactional call gave up")
-            ) from None
+            said = f"no answer to {name} in {TX_GIVE_UP:.0f} s; a new producer takes over"
+            raise KafkaException(KafkaError(KafkaError._TIMED_OUT, said)) from None
 
     def _renew_producer(self) -> None:
         """A fresh transactional producer in place of one whose transaction state is stuck.
@@ -511,16 +520,46 @@ class TransactionalLoop:
         """After a failed transaction, before the next batch is read: a new producer if the
         old one is to go (its init_transactions settles the last transaction), then reading
         resumes from the committed offsets. False while Kafka cannot do either (tried again
-        after a pause)."""
+        after a pause: ``_recovery_failed``)."""
+        reading = False
         try:
             if self._renew and self.transactional:
                 self._renew_producer()
+            reading = True
             self._resume_from_committed()
         except KafkaException as error:
-            log.debug("recovering after a failed transaction: %s", error)
-            self._stop.wait(1.0)
+            self._recovery_failed(error, consumer=reading)
             return False
         self._resync = False
+        self._recovery_failures = 0
+        return True
+
+    def _recovery_failed(self, error: KafkaException, *, consumer: bool) -> None:
+        """While Kafka is away a recovery step fails, and is tried again (the outage was said
+        when it began). Once Kafka answers, a step that still fails is said once; a consumer
+        that cannot read its committed offsets ``RECOVERY_TRIES`` times is replaced, as one
+        that asks a group coordinator that is gone would wait for it for ever. (A producer
+        that cannot initialise is replaced on every try: ``_renew_producer``.)"""
+        self._stop.wait(1.0)
+        if not self._kafka_answers():
+            log.debug("recovering while Kafka is away: %s", _said(error))
+            return
+        self._recovery_failures += 1
+        if self._recovery_failures == 1:
+            step = "reading the committed offsets" if consumer else "a new producer"
+            log.warning("Kafka answers but %s failed (%s): trying again", step, _said(error))
+        if consumer and self._recovery_failures >= RECOVERY_TRIES:
+            log.warning("the consumer could not read its committed offsets %d times (%s): a new "
+                        "consumer takes over", self._recovery_failures, _said(error))  # fmt: skip
+            self._recovery_failures = 0
+            _close_in_background(self.consumer)
+            self._new_consumer()
+
+    def _kafka_answers(self) -> bool:
+        try:
+            self.consumer.list_topics(self.topics[0], timeout=2)
+        except KafkaException:
+            return False
         return True
 
     def _resume_from_committed(self) -> None:
@@ -747,6 +786,16 @@ class _Caller:
 
     def stop(self) -> None:
         self._jobs.put(None)
+
+
+def _close_in_background(consumer: Any) -> None:
+    """A replaced consumer's close, which can wait for a coordinator that is gone, on a
+    daemon thread: given ``CLOSE_WAIT``, then left to itself (the process's exit does not
+    wait for it). Closed, it cannot rejoin the group under the instance id of its successor
+    (a static member that rejoins fences the member that holds the id)."""
+    closing = threading.Thread(target=consumer.close, name="mqk-close", daemon=True)
+    closing.start()
+    closing.join(CLOSE_WAIT)
 
 
 def _first(error: BaseException) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.kafka.localbroker import BrokerError, LocalBroker, pid_alive
 from mqkafka.kafka.localcluster import LocalCluster
-from mqkafka.kafka.provision import apply_catalogue, load_catalogue
+from mqkafka.kafka.provision import apply_catalogue, system_topics
 
 
 def register(sub: Any) -> None:
@@ -151,10 +151,10 @@ def topics_list(args: argparse.Namespace) -> int:
         print_json([
             {"topic": spec.topic(args.namespace), "kind": spec.kind,
              "partitions": spec.partitions, "purpose": spec.purpose, "config": dict(spec.config)}
-            for spec in load_catalogue()
+            for spec in system_topics()
         ])  # fmt: skip
         return 0
-    for spec in load_catalogue():
+    for spec in system_topics():
         print(f"{spec.topic(args.namespace):40} {spec.kind:6} {spec.partitions:3}  {spec.purpose}")
     return 0
 
@@ -167,7 +167,7 @@ def run_stack(args: argparse.Namespace) -> int:
         raise UserError(str(error)) from None
     actions = apply_catalogue(info.bootstrap)
     print(f"Kafka {info.version}: {info.bootstrap} (log {broker.log_file})")
-    print(f"system topics: {len(load_catalogue())} declared, {len(actions)} change(s) applied")
+    print(f"system topics: {len(system_topics())} declared, {len(actions)} change(s) applied")
     pid = _start_service(broker.home, info.bootstrap, args.metrics_port)
     print(
         f"broker service: running (pid {pid}, log {broker.home / 'serve.log'},"

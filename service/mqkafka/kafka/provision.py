@@ -266,6 +266,12 @@ def with_state_topics(
     ]
 
 
+def system_topics() -> list[TopicSpec]:
+    """Every topic provisioning makes: the catalogue's, then the registry's state topics the
+    catalogue does not declare."""
+    return with_state_topics(load_catalogue())
+
+
 def apply_catalogue(
     kafka: ClientConfig | str | Any,
     *,
@@ -278,12 +284,11 @@ def apply_catalogue(
 
     ``kafka``: where (bootstrap servers, a client configuration, or an admin client made by
     :mod:`mqkafka.kafka.clients`). ``create=False``: change nothing, only check that every
-    declared topic exists. ``specs`` None: the catalogue with the registry's state topics it
-    does not declare (``with_state_topics``)."""
+    declared topic exists. ``specs`` None: ``system_topics()``."""
     if isinstance(kafka, str):
         kafka = ClientConfig(kafka)
     admin = clients.admin(kafka) if isinstance(kafka, ClientConfig) else kafka
-    specs = with_state_topics(load_catalogue()) if specs is None else list(specs)
+    specs = system_topics() if specs is None else list(specs)
     existing = topicadmin.existing_topics(admin, timeout)
     missing = [s for s in specs if s.topic(prefix) not in existing]
     present = [s for s in specs if s.topic(prefix) in existing]

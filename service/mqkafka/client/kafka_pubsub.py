@@ -23,29 +23,25 @@ from typing import Any
 from mqkafka.kafka import clients, topicadmin
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaException, TopicPartition
-from mqkafka.mq import rfh2
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
-from mqkafka.mq.folders import Folder, render_folder
 from mqkafka.mq.message import decode_message
-from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQFMT_STRING, MQMD, MQMT, MQPER
-from mqkafka.mq.reasons import RC
-from mqkafka.mq.rfh2 import Rfh2
+from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT, MQPER
+from mqkafka.mq.pscommands import (
+    CommandResult,
+    command_message,
+    command_result,
+    publish_pairs,
+    request_update_pairs,
+    subscription_pairs,
+)
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
 
+# The command builders are mqkafka.mq.pscommands' (one place for the MQI, this client, the CLI
+# and Faust); this client's name for the lenient reply reader is parse_reply.
+parse_reply = command_result
+
 REPLY_QUEUE = "MQK.CLIENT.REPLY"
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    completion: str  # ok | warning | error
-    reason: int
-    reasons: tuple[int, ...]
-    pscr: tuple[tuple[str, str], ...]
-
-    @property
-    def ok(self) -> bool:
-        return self.completion == "ok"
 
 
 @dataclass(frozen=True)
@@ -61,20 +57,6 @@ class Received:
     def topic(self) -> str | None:
         topics = self.psc.get("Topic")
         return topics[0] if topics else None
-
-
-def command_message(
-    pairs: Sequence[tuple[str, str]],
-    *,
-    body: bytes = b"",
-    md: MQMD | None = None,
-    folders: Sequence[str] = (),
-) -> tuple[MQMD, bytes]:
-    """An RFH2 command: the ``<psc>`` folder (plus any other folders) and the body."""
-    psc = render_folder(Folder.from_pairs("psc", list(pairs)))
-    header = Rfh2(format=MQFMT_STRING if body else "        ", folders=(psc, *folders))
-    md = (md or MQMD()).replace(Format=MQFMT_RF_HEADER_2)
-    return md, rfh2.encode(header, md.Encoding) + body
 
 
 class KafkaPubSub:
@@ -218,7 +200,7 @@ class KafkaPubSub:
             for message in self._replies.consume(100, 0.1):
                 if message.error() is None:
                     md, _ = mqmd_from_headers(message.headers())
-                    self._pending[md.CorrelId] = parse_reply(message.value(), md)
+                    self._pending[md.CorrelId] = command_result(message.value(), md)
         return self._pending.pop(msg_id)
 
     def read_queue(
@@ -261,15 +243,6 @@ class KafkaPubSub:
             self._replies.close()
 
 
-def parse_reply(value: bytes, md: MQMD) -> CommandResult:
-    message = decode_message(value, md)
-    folder = message.pscr()
-    pairs = tuple(folder.pairs()) if folder is not None else ()
-    completion = next((v for k, v in pairs if k == "Completion"), "error")
-    reasons = tuple(int(v) for k, v in pairs if k.endswith("Reason"))
-    return CommandResult(completion, reasons[0] if reasons else int(RC.NONE), reasons, pairs)
-
-
 def parse_received(value: bytes, headers: Any, offset: int = -1) -> Received:
     md, _ = mqmd_from_headers(headers)
     psc: dict[str, list[str]] = {}
@@ -281,51 +254,6 @@ def parse_received(value: bytes, headers: Any, offset: int = -1) -> Received:
             psc.setdefault(key, []).append(item)
         body = message.body
     return Received(md, psc, body, offset)
-
-
-# The <psc> folders of the commands (reference: mq-queued-pubsub.md), shared with mqkafka.faust.
-Pairs = list[tuple[str, str]]
-
-
-def subscription_pairs(
-    command: str,
-    topic: str | Sequence[str] | None,
-    queue: str,
-    options: Sequence[str] = (),
-    sub_name: str | None = None,
-    filter: str | None = None,
-    sub_point: str | None = None,
-) -> Pairs:
-    """RegSub or DeregSub (a DeregSub may name no topic: with DeregAll or a SubName)."""
-    pairs = [("Command", command)]
-    if topic is not None:
-        pairs += [("Topic", t) for t in ([topic] if isinstance(topic, str) else topic)]
-    pairs += [("QName", queue)] + [("RegOpt", o) for o in options]
-    return pairs + _optional(SubName=sub_name, Filter=filter, SubPoint=sub_point)
-
-
-def request_update_pairs(
-    topic: str,
-    queue: str,
-    options: Sequence[str] = (),
-    sub_name: str | None = None,
-    filter: str | None = None,
-) -> Pairs:
-    pairs = [("Command", "ReqUpdate"), ("Topic", topic), ("QName", queue)]
-    pairs += [("RegOpt", o) for o in options]
-    return pairs + _optional(SubName=sub_name, Filter=filter)
-
-
-def publish_pairs(
-    topic: str | Sequence[str], retain: bool = False, options: Sequence[str] = ()
-) -> Pairs:
-    pairs = [("Command", "Publish")]
-    pairs += [("Topic", t) for t in ([topic] if isinstance(topic, str) else topic)]
-    return pairs + [("PubOpt", o) for o in ([*options, "RetainPub"] if retain else options)]
-
-
-def _optional(**values: str | None) -> list[tuple[str, str]]:
-    return [(k, v) for k, v in values.items() if v is not None]
 
 
 _READER: dict[str, Any] = {
@@ -348,3 +276,17 @@ def _end_offset(consumer: Any, topic: str, timeout: float = 30.0) -> int:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
+
+
+__all__ = [
+    "REPLY_QUEUE",
+    "CommandResult",
+    "KafkaPubSub",
+    "Received",
+    "command_message",
+    "parse_received",
+    "parse_reply",
+    "publish_pairs",
+    "request_update_pairs",
+    "subscription_pairs",
+]

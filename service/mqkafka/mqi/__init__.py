@@ -5,7 +5,7 @@ Two rooms behind this facade:
 - :mod:`mqkafka.mqi.rules`: the MQI's own rules, pure (constants as pymqi groups them in
   CMQC, CMQCFC and CMQXC, structures, errors, option rules, match options, message
   properties, the MQRFH2 class, dynamic names, the dynamic queue lifecycle, the catalogue
-  record). Nothing there imports Kafka.
+  record). Nothing there imports Kafka. Pub/sub command messages: :mod:`mqkafka.mq.pscommands`.
 - :mod:`mqkafka.mqi.kafkaqm`: the queue manager on Kafka (connection, getter, transfer,
   replica of the catalogue and connections, reaper, heartbeat, pub/sub and PCF clients).
 

@@ -27,9 +27,9 @@ from mqkafka.mq.commands import (
 )
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT
+from mqkafka.mq.pscommands import encode_command, parse_reply
 from mqkafka.mq.reasons import CC, RC
 from mqkafka.mq.responses import Completion, Response, ResponseItem
-from mqkafka.mqi.rules.pscommands import encode_command, parse_reply
 from mqkafka.wire.messagecodec import decode_command, encode_reply
 
 CORREL = b"C" * 24

@@ -12,13 +12,13 @@ from typing import Any, cast
 import pytest
 from tests.unit.engine.driver import BrokerDriver
 
+from mqkafka.mq.pscommands import CommandReply, parse_reply
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import SD
 from mqkafka.mqi.kafkaqm.pubsub import Subscription, sub_options_of
 from mqkafka.mqi.rules.errors import MQMIError
-from mqkafka.mqi.rules.pscommands import CommandReply, parse_reply
 from mqkafka.mqi.rules.validation import check_sub_options
 from mqkafka.wire.messagecodec import encode_reply
 

@@ -27,6 +27,7 @@ from mqkafka.mq.commands import (
     ReqUpdate,
 )
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT
+from mqkafka.mq.pscommands import CommandReply, encode_command, parse_reply
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion
 from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager, _mqi
@@ -35,7 +36,6 @@ from mqkafka.mqi.rules.catalogue import SYSTEM_DEFAULT_MODEL
 from mqkafka.mqi.rules.errors import MQMIError, failed
 from mqkafka.mqi.rules.properties import message_handle
 from mqkafka.mqi.rules.propwire import usr_folder
-from mqkafka.mqi.rules.pscommands import CommandReply, encode_command, parse_reply
 from mqkafka.mqi.rules.structs import GMO, MD, OD, PMO
 
 REPLY_PREFIX = b"MQK.PSREPLY.*"

@@ -6,5 +6,6 @@ Constants as pymqi groups them (:mod:`cmqc`, :mod:`cmqcfc`, :mod:`cmqxc`), the s
 and message tokens (:mod:`matching`), the descriptor of a put (:mod:`putmd`), message
 properties (:mod:`properties`, :mod:`propwire`, :mod:`propdelivery`), the RFH2 class,
 redelivery and BackoutCount, dynamic queue names, the dynamic queue lifecycle and the queue
-catalogue record, and the pub/sub command messages.
+catalogue record. (The pub/sub command messages are :mod:`mqkafka.mq.pscommands`, shared with
+the plain Kafka client.)
 """

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class CommandProperty:
+    """A property tag of a command: the field of the command value it fills, whether it may
+    occur more than once."""
+
     field: str
     repeatable: bool = False
 

@@ -1,0 +1,48 @@
+"""Calls into librdkafka that may never return, kept off the transactional loop's thread."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from queue import SimpleQueue
+from typing import Any
+
+CLOSE_WAIT = 10.0  # seconds a replaced consumer's close may take before it is left to itself
+
+
+class TxCaller:
+    """One daemon thread that runs calls handed to it: a call stuck for ever in librdkafka
+    keeps neither the loop nor the process's exit waiting (a ThreadPoolExecutor's threads are
+    joined at exit)."""
+
+    def __init__(self) -> None:
+        self._jobs: SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...]] | None]
+        self._jobs = SimpleQueue()
+        threading.Thread(target=self._serve, name="mqk-tx-call", daemon=True).start()
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            future, call, args = job
+            try:
+                future.set_result(call(*args))
+            except BaseException as error:  # handed to the caller
+                future.set_exception(error)
+
+    def submit(self, call: Callable[..., Any], *args: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._jobs.put((future, call, args))
+        return future
+
+    def stop(self) -> None:
+        self._jobs.put(None)
+
+
+def close_in_background(consumer: Any) -> None:
+    """A replaced consumer's close, which can wait for a coordinator that is gone, on a
+    daemon thread: given ``CLOSE_WAIT``, then left to itself (the process's exit does not
+    wait for it). Closed, it cannot rejoin the group under the instance id of its successor
+    (a static member that rejoins fences the member that holds the id)."""
+    closing = threading.Thread(target=consumer.close, name="mqk-close", daemon=True)
+    closing.start()
+    closing.join(CLOSE_WAIT)

@@ -1,0 +1,280 @@
+"""How the transactional loop (``txloop``) rides through Kafka going away and coming back.
+
+A failed transaction is tried again while Kafka is away, however long, and that is said once;
+what cannot be cured (a fenced producer outside an outage, ``MAX_RETRIES`` other failures in a
+row) ends the loop. Every client that an outage can leave stuck is replaced, and says so in
+one line: a producer whose transactional call does not return (``TX_GIVE_UP``) or whose
+transaction state is from before the outage; a consumer the group fenced after its own rejoin,
+or one that cannot read its committed offsets once Kafka answers again.
+
+:class:`OutageRecovery` is a mixin of :class:`~mqkafka.kafka.txloop.TransactionalLoop`: it
+works on the loop's clients and flags, declared below.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import TimeoutError as WaitedTooLong
+from typing import Any
+
+from mqkafka.kafka import clients
+from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
+from mqkafka.kafka.txcalls import TxCaller, close_in_background
+
+log = logging.getLogger(__name__)
+
+IDLE_CHECK = 2.0  # seconds between idle questions to a Kafka said to be away
+MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~21 s of pauses)
+# Failed tries to resume from the committed offsets, with Kafka answering, before a new
+# consumer takes over: one that keeps failing asks a group coordinator that is gone.
+RECOVERY_TRIES = 3
+# Seconds a transactional call may wait for Kafka. A call that times out leaves librdkafka's
+# transaction state waiting for that very call (KAFKA-style "resume the API"), so the loop
+# does not wait long: it starts a fresh producer instead (see _renew_producer).
+TX_TIMEOUT = 10.0
+# librdkafka's send_offsets_to_transaction does not honour its timeout when the group
+# coordinator's broker went away and came back: its TxnOffsetCommit waits in the coordinator
+# request machinery for ever (the service stalled after a broker restart, and during a
+# replicated cluster's leader loss; librdkafka PR 3847, open). So the transactional calls
+# run on a helper thread and are given up after this long: the producer is then abandoned
+# (left to its stuck thread, never destroyed under it) and a new one takes over.
+TX_GIVE_UP = TX_TIMEOUT + 5.0
+
+
+class OutageRecovery:
+    # the loop's own, set by TransactionalLoop.__init__
+    topics: list[str]
+    transactional: bool
+    consumer: Any
+    producer: Any
+    _stop: threading.Event
+    _client: ClientConfig
+    _consumer_settings: dict[str, Any]
+    _producer_settings: dict[str, Any]
+    _calls: TxCaller
+    _abandoned: list[Any]  # clients stuck in a call: kept, never destroyed
+    _abort_pending: bool  # an abort that failed: done before the next begin
+    _away_since: float | None  # Kafka away, as a failed batch found
+    _asked_at: float
+    _failures: int  # transactions failed in a row, for reasons other than an outage
+    _away_tries: int  # transactions failed in a row while Kafka was away
+    _recovery_failures: int  # recovery steps failed in a row with Kafka answering
+    _renew: bool
+    _resync: bool
+    _fenced_renewals: int  # fatal errors met right after Kafka was away, cured so
+    _back_at: float  # when Kafka was last said to be back (monotonic)
+    _consumer_renewals: int  # consumers fenced right after Kafka was away, cured so
+
+    def _assigned(self, consumer: Any, partitions: list[Any]) -> None:
+        raise NotImplementedError  # the loop's
+
+    def _consumer_fenced(self, error: KafkaError) -> None:
+        """The consumer met a fatal error: a static member fenced by one with its instance
+        id. Right after an outage that member is this worker itself: its consumer, back,
+        rejoined under a new member id and the group then fenced its old one (the service
+        was a member holding every partition and answered nothing). A new consumer cures
+        that, once per outage; at any other time another worker took the id: the loop ends."""
+        if not self._outage_recent() or self._consumer_renewals >= 1:
+            raise KafkaException(error)
+        self._consumer_renewals += 1
+        log.warning("the group fenced this worker's consumer after the outage (its own rejoin):"
+                    " a new consumer takes over")  # fmt: skip
+        self._abandoned.append(self.consumer)  # never closed: a fenced consumer's close hangs
+        self._new_consumer()
+
+    def _new_consumer(self) -> None:
+        self.consumer = clients.consumer(self._client, self._consumer_settings)
+        self.consumer.subscribe(self.topics, on_assign=self._assigned)
+        self._renew = self._resync = self.transactional  # the producer used the old member id
+
+    def _outage_recent(self) -> bool:
+        """Kafka is away, or was until less than two minutes ago."""
+        if self._away_since is not None or clients.kafka_away_since() is not None:
+            return True
+        return time.monotonic() - self._back_at < 120.0
+
+    def _retry_after(self, error: KafkaException) -> bool:
+        """Whether the batch, rewound by the abort, is to be tried again: yes after a failure
+        that the next transaction can escape (a topic deleted under a record written to it,
+        a broker that was briefly away), with a growing pause; no after a fatal one (this
+        producer is fenced) or ``MAX_RETRIES`` in a row, which stop the loop. While Kafka
+        is away (a broker restarting, leaders moving) the batch waits for it, however long,
+        and that is said once, not per try."""
+        failure = error.args[0] if error.args else None
+        if isinstance(failure, KafkaError) and failure.fatal():
+            return self._fenced_by_the_outage(failure)
+        away = clients.is_away(failure)
+        if self.transactional and (away or _timed_out(failure)):
+            self._renew = True
+        if away:  # however long: not counted against MAX_RETRIES
+            if self._away_since is None:
+                self._away_since = time.monotonic()
+                log.warning("Kafka is away (%s): the batch waits for it", said(error))
+            self._away_tries += 1
+            self._stop.wait(min(5.0, 0.1 * 2 ** min(self._away_tries, 6)))
+            return True
+        self._failures += 1
+        if self._failures > MAX_RETRIES:
+            return False
+        log.warning("transaction failed (%s); trying the batch again", said(error))
+        self._stop.wait(min(5.0, 0.1 * 2**self._failures))
+        return True
+
+    def _fenced_by_the_outage(self, failure: KafkaError) -> bool:
+        """A fatal error while Kafka was away or just back: the coordinator aborted the
+        transaction that the outage held open (its timeout), and with it fenced this
+        producer's epoch; no other worker has this transactional id (the instance-in-use
+        check at start). A new producer cures that, once per outage; a fatal error at any
+        other time (another worker took the id, credentials refused) ends the loop."""
+        if not self.transactional or not self._outage_recent() or self._fenced_renewals >= 1:
+            return False
+        self._fenced_renewals += 1
+        log.warning("Kafka fenced the transaction the outage held open (%s): a new producer "
+                    "takes over", failure.str())  # fmt: skip
+        self._renew = True
+        return True
+
+    def _bounded(self, call: Callable[..., Any], *args: Any) -> None:
+        """``call(*args, TX_TIMEOUT)`` on the helper thread, given up after ``TX_GIVE_UP``:
+        then the producer is abandoned and a KafkaException (timed out) says so, for the
+        caller's one line (``_retry_after``: Kafka is away, unless that was said already)."""
+        future = self._calls.submit(call, *args, TX_TIMEOUT)
+        try:
+            future.result(TX_GIVE_UP)
+        except WaitedTooLong:
+            name = getattr(call, "__name__", "call")
+            self._abandoned.append(self.producer)
+            self.producer = clients.producer(self._client, self._producer_settings)
+            self._calls = TxCaller()  # the old thread is stuck in the abandoned producer
+            self._renew = True  # init_transactions before the next transaction
+            said = f"no answer to {name} in {TX_GIVE_UP:.0f} s; a new producer takes over"
+            raise KafkaException(KafkaError(KafkaError._TIMED_OUT, said)) from None
+
+    def _renew_producer(self) -> None:
+        """A fresh transactional producer in place of one whose transaction state is stuck.
+        Raises (a KafkaException) while Kafka cannot initialise it; tried again then."""
+        old = self.producer
+        if old not in self._abandoned:  # else: already replaced, only not yet initialised
+            try:  # its records belong to a transaction that will not commit
+                old.purge(True, True, False)
+                old.poll(0)
+            except (KafkaException, RuntimeError):
+                pass
+            self.producer = clients.producer(self._client, self._producer_settings)
+            del old
+        self.producer.init_transactions(TX_TIMEOUT)  # aborts what the old one left open
+        self._renew = False
+        self._abort_pending = False
+        self._resync = True
+        log.info("a new transactional producer took over")
+
+    def _recovered(self) -> bool:
+        """After a failed transaction, before the next batch is read: a new producer if the
+        old one is to go (its init_transactions settles the last transaction), then reading
+        resumes from the committed offsets. False while Kafka cannot do either (tried again
+        after a pause: ``_recovery_failed``)."""
+        reading = False
+        try:
+            if self._renew and self.transactional:
+                self._renew_producer()
+            reading = True
+            self._resume_from_committed()
+        except KafkaException as error:
+            self._recovery_failed(error, consumer=reading)
+            return False
+        self._resync = False
+        self._recovery_failures = 0
+        return True
+
+    def _recovery_failed(self, error: KafkaException, *, consumer: bool) -> None:
+        """While Kafka is away a recovery step fails, and is tried again (the outage was said
+        when it began). Once Kafka answers, a step that still fails is said once; a consumer
+        that cannot read its committed offsets ``RECOVERY_TRIES`` times is replaced, as one
+        that asks a group coordinator that is gone would wait for it for ever. (A producer
+        that cannot initialise is replaced on every try: ``_renew_producer``.)"""
+        self._stop.wait(1.0)
+        if not self._kafka_answers():
+            log.debug("recovering while Kafka is away: %s", said(error))
+            return
+        self._recovery_failures += 1
+        if self._recovery_failures == 1:
+            step = "reading the committed offsets" if consumer else "a new producer"
+            log.warning("Kafka answers but %s failed (%s): trying again", step, said(error))
+        if consumer and self._recovery_failures >= RECOVERY_TRIES:
+            log.warning("the consumer could not read its committed offsets %d times (%s): a new "
+                        "consumer takes over", self._recovery_failures, said(error))  # fmt: skip
+            self._recovery_failures = 0
+            close_in_background(self.consumer)
+            self._new_consumer()
+
+    def _kafka_answers(self) -> bool:
+        try:
+            self.consumer.list_topics(self.topics[0], timeout=2)
+        except KafkaException:
+            return False
+        return True
+
+    def _resume_from_committed(self) -> None:
+        """After a failed transaction, once it is settled one way or the other (a commit that
+        failed or was given up may have reached the coordinator and completed): each
+        partition resumes from its committed offset, Kafka's word, not from the rewind (which
+        would hand a committed batch out again)."""
+        assigned = self.consumer.assignment()
+        if not assigned:
+            return
+        for tp in self.consumer.committed(assigned, timeout=TX_TIMEOUT):
+            at = tp.offset if tp.offset >= 0 else clients.OFFSET_BEGINNING
+            try:
+                self.consumer.seek(TopicPartition(tp.topic, tp.partition, at))
+            except KafkaException as error:
+                log.warning("seek to the committed offset failed for %s[%d]: %s",
+                            tp.topic, tp.partition, error)  # fmt: skip
+
+    def _heard_from_kafka(self) -> None:
+        """Kafka answered (a commit, or metadata while idle): say so once if it was away."""
+        since, self._away_since = self._away_since, None
+        gone = clients.kafka_is_back()
+        if since is None and (gone is None or gone < 5.0):
+            return  # a connection refused for a moment (a broker starting) is no outage
+        now = time.monotonic()
+        seconds = max(now - since if since is not None else 0.0, gone or 0.0)
+        self._back_at = now
+        self._fenced_renewals = self._consumer_renewals = 0
+        log.warning("Kafka is back after %.0fs: serving again", seconds)
+        # The producer's idea of the group coordinator is from before the outage, and its
+        # next send_offsets_to_transaction would wait for that one for ever (given up only
+        # after TX_GIVE_UP): a new producer asks afresh, before the next batch.
+        self._renew = self._renew or (self.transactional and seconds >= 5.0)
+
+    def _check_kafka_while_idle(self) -> None:
+        """While idle and Kafka was said to be away, ask it every few seconds."""
+        if clients.kafka_away_since() is None and self._away_since is None:
+            return
+        now = time.monotonic()
+        if now - self._asked_at < IDLE_CHECK:
+            return
+        self._asked_at = now
+        try:
+            self.consumer.list_topics(self.topics[0], timeout=2)
+        except KafkaException:
+            return
+        self._heard_from_kafka()
+
+
+def failure_of(error: BaseException) -> Any:
+    """What a KafkaException carries (a KafkaError, usually)."""
+    return error.args[0] if error.args else None
+
+
+def _timed_out(failure: Any) -> bool:
+    return isinstance(failure, KafkaError) and "TIMED_OUT" in failure.name()
+
+
+def said(error: KafkaException) -> str:
+    """A KafkaException in librdkafka's own words."""
+    failure = failure_of(error)
+    return failure.str() if isinstance(failure, KafkaError) else str(error)

@@ -18,9 +18,9 @@ from typing import Any
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import IsolationLevel, KafkaException, OffsetSpec, TopicPartition
-from mqkafka.kafka.compacted import MissingTopic, read_compacted
 from mqkafka.mq.errors import MQError
-from mqkafka.mqi.rules.catalogue import CATALOGUE_TOPIC, QueueDefinition
+from mqkafka.mqi.kafkaqm.cataloguereader import read_catalogue
+from mqkafka.mqi.rules.catalogue import QueueDefinition
 from mqkafka.mqi.rules.cmqc import MQQDT_PERMANENT_DYNAMIC, MQQDT_TEMPORARY_DYNAMIC
 from mqkafka.wire.names import reserved_topic, topic_to_queue
 
@@ -97,18 +97,8 @@ class QueueReader:
         self._queues.close()
 
     def definitions(self) -> dict[str, QueueDefinition]:
-        try:
-            records = read_compacted(self.config, self.namespace + CATALOGUE_TOPIC, TIMEOUT)
-        except MissingTopic:
-            return {}
-        found = {}
-        for value in records.values():
-            try:
-                definition = QueueDefinition.decode(value)
-            except MQError:
-                continue
-            found[definition.name] = definition
-        return found
+        catalogue = read_catalogue(self.config, self.namespace, TIMEOUT)
+        return {d.name: d for d in catalogue.definitions()}
 
     def list(self, names: Iterable[str] | None = None) -> list[QueueView]:
         """Every queue (or those ``names``), sorted by name."""

@@ -25,6 +25,7 @@ from mqkafka.identity.keys import IdentityError, load_keys
 from mqkafka.kafka import clients
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.kafka.txloop import SESSION_TIMEOUT_MS, TransactionalLoop
+from mqkafka.mqi.kafkaqm.cataloguereader import CatalogueTail
 from mqkafka.selectors import SelectorFilterPort
 from mqkafka.service.config import ACTIVITY_TOPIC, ServiceConfig
 from mqkafka.service.dispatcher import Dispatcher
@@ -99,9 +100,8 @@ class BrokerService:
             queues=self.queues,
         )
         self.qmgr, temporary_at_start, self.deleted_at_start = _start_queue_manager(config)
-        temporary_queues = TemporaryQueueWatch(
-            self.qmgr.connection.replica.catalogue, gone_at_start=temporary_at_start
-        )
+        self.catalogue = CatalogueTail(config.client, config.namespace)
+        temporary_queues = TemporaryQueueWatch(self.catalogue, gone_at_start=temporary_at_start)
         self.replica = EngineStateReplica(config, self.state, self.admin, offsets)
         rebuilt = self.replica.catch_up(timeout=600)
         if self.rocks is not None:
@@ -231,6 +231,7 @@ class BrokerService:
                 self.rocks.flush()
                 self.rocks.mark_clean()
                 self.rocks.close()
+            self.catalogue.close()
             self.qmgr.disconnect()
         log.info("broker stopped cleanly")  # not when the loop stopped on an error
 
@@ -238,8 +239,7 @@ class BrokerService:
 def _start_queue_manager(config: ServiceConfig) -> tuple[QueueManager, list[str], list[str]]:
     """Seed 004: temporary dynamic queues "are deleted when the queue manager is started".
 
-    The connection stays: the service reads the queue catalogue through it (subscriptions of
-    temporary dynamic queues go with their queues), and its keeper reaps connections that
+    The connection stays: its keeper reaps connections that
     stopped beating, so a killed creator's temporary dynamic queues go even when no other
     MQI client is connected - within ``reaper.reap_bound`` of its last heartbeat (seed 004).
     Also returns the temporary dynamic queues there were, and the queues deleted."""

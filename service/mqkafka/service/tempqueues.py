@@ -14,9 +14,10 @@ from typing import Protocol
 
 
 class CatalogueView(Protocol):
-    """What the watch reads of the MQI's queue catalogue (``mqkafka.mqi.rules.catalogue``)."""
+    """What the watch reads of the queue catalogue (``mqi.kafkaqm.cataloguereader``)."""
 
-    changes: int  # records applied so far
+    @property
+    def changes(self) -> int: ...  # records applied so far
 
     def temporary_dynamic_names(self) -> Iterable[str]: ...
 

@@ -242,3 +242,19 @@ def test_replay_on_top_of_the_system_objects_keeps_the_base_untouched() -> None:
     replayed = Catalogue.replay([CatalogueRecord.delete(SYSTEM_DEFAULT_MODEL)], base=base)
     assert SYSTEM_DEFAULT_MODEL not in replayed
     assert SYSTEM_DEFAULT_MODEL in base
+
+
+def test_the_catalogue_reader_skips_a_damaged_record_and_applies_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from mqkafka.mqi.kafkaqm.cataloguereader import apply_catalogue_record
+
+    catalogue = Catalogue()
+    good = CatalogueRecord.put(QueueDefinition("APP.Q"))
+    apply_catalogue_record(catalogue, b"OTHER.Q", QueueDefinition("APP.Q").encode())
+    apply_catalogue_record(catalogue, b"BAD.Q", b"not json")
+    apply_catalogue_record(catalogue, good.key, good.value)
+    assert [d.name for d in catalogue.definitions()] == ["APP.Q"]
+    assert caplog.text.count("skipping a damaged catalogue record") == 2
+    apply_catalogue_record(catalogue, good.key, None)  # a tombstone deletes
+    assert catalogue.definitions() == []

@@ -31,6 +31,7 @@ from mqkafka.kafka.provision import (
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.admin import QueueAdmin, broken
+from mqkafka.mqi.kafkaqm.cataloguereader import apply_catalogue_record
 from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable
 from mqkafka.mqi.kafkaqm.settings import Settings
 from mqkafka.mqi.rules.catalogue import Catalogue, CatalogueRecord, QueueDefinition
@@ -109,10 +110,7 @@ class StateReplica:
 
     def _apply(self, topic: str, _partition: int, key: bytes, value: bytes | None, ts: int) -> None:
         if topic == self.settings.catalogue_topic:
-            try:
-                self.catalogue.apply(CatalogueRecord(key, value))
-            except MQError as error:
-                log.warning("skipping a damaged catalogue record %r: %s", key, error)
+            apply_catalogue_record(self.catalogue, key, value)
             return
         self.connections.apply(key.decode("utf-8", "replace"), value, ts / 1000.0)
 

@@ -4,14 +4,19 @@ A frozen slotted dataclass sets each field through ``object.__setattr__`` and an
 validates all 27 fields when built (~11 us); the publish path has ~20 us in all. Every copy
 of a publication is a subscription's template with a handful of fields changed to values the
 engine made valid itself (a generated MsgId, the publisher's already-validated Priority...).
-``copier`` makes a function that allocates the object and fills its slots through their
-descriptors: the result is the same immutable value, equal to one built the ordinary way (the
-Hypothesis tests in tests/unit/codecs/test_fastvalues.py check that), at a fifth of the cost.
+``copier`` writes a straight-line function, once per class, that allocates the object and
+fills its slots directly: the result is the same immutable value, equal to one built the
+ordinary way (the tests check that), at a tenth of the cost.
 
-Measured on the MQMD copy of a delivery (6 of 27 fields changed, best of 7 x 50,000, the
-machine under load): ``MQMD.replace`` 16-18 us, this 3.4 us; a function generated with
-``exec`` (one straight line per slot, what this module did before) 2.4-2.9 us. The
-difference is ~1 us per delivery, within the engine benchmark's noise, so plain code it is.
+Why generated code (issue 22 asked to remove the ``exec`` unless a benchmark shows it is
+needed; it does): the same copier written as plain code - a loop (in C, through ``map``)
+over the slots' descriptors - makes bench_engine's Publish to one subscriber, decode +
+engine + encode, ~20% slower: 41-58 us against 34-43 us per publication, process time, best
+of 5 x 4,000, runs interleaved on the loaded 2-core machine; with this module put back the
+figures are the old ones again (34-43 us). A copy is three copier calls (its MQMD, its
+Deliver, the remembered Publish), each 27, 6 or ~20 slots. The Hypothesis tests in
+``tests/unit/codecs/test_fastvalues.py`` check that a copied value equals the one its
+constructor builds.
 
 Use it only where every value is known to be valid; anything read from outside goes through
 the class's own constructor.
@@ -20,9 +25,6 @@ the class's own constructor.
 from __future__ import annotations
 
 import dataclasses
-import itertools
-import operator
-from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -32,27 +34,20 @@ T = TypeVar("T")
 def copier(cls: type[T], given: Sequence[str]) -> Callable[..., T]:
     """``make(template, *values)``: a new ``cls`` with ``given`` fields set to ``values`` (in
     that order) and every other field taken from ``template``, a sequence holding each field's
-    value in ``dataclasses.fields(cls)`` order (empty when every field is given)."""
+    value in ``dataclasses.fields(cls)`` order."""
     names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
     unknown = set(given) - set(names)
     if unknown:
         raise ValueError(f"{cls.__name__} has no fields {sorted(unknown)}")
-    setters = tuple(getattr(cls, name).__set__ for name in names)  # the slots' descriptors
-    slots = tuple(names.index(name) for name in given)
-    count = len(names)
-    blank: list[Any] = [None] * count
-    new = object.__new__
-    call, repeat = operator.call, itertools.repeat
-    drain = deque[Any](maxlen=0).extend  # runs the map in C: no Python loop per slot
-
-    def make(template: Sequence[Any], *values: Any) -> T:
-        row = list(template or blank)
-        for slot, value in zip(slots, values, strict=True):
-            row[slot] = value
-        made: T = new(cls)
-        drain(map(call, setters, repeat(made, count), row))
-        return made
-
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    lines = [f"def make(template, {', '.join(given)}):", "    value = _new(_cls)"]
+    for index, name in enumerate(names):
+        namespace[f"_set{index}"] = getattr(cls, name).__set__  # the slot's descriptor
+        source = name if name in given else f"template[{index}]"
+        lines.append(f"    _set{index}(value, {source})")
+    lines.append("    return value")
+    exec("\n".join(lines), namespace)
+    make: Callable[..., T] = namespace["make"]
     return make
 
 

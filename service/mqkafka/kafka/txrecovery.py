@@ -32,6 +32,7 @@ MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~21 s 
 # Failed tries to resume from the committed offsets, with Kafka answering, before a new
 # consumer takes over: one that keeps failing asks a group coordinator that is gone.
 RECOVERY_TRIES = 3
+BACK_QUIET = 60.0  # seconds after "Kafka is back" in which its return is not said again
 # Seconds a transactional call may wait for Kafka. A call that times out leaves librdkafka's
 # transaction state waiting for that very call (KAFKA-style "resume the API"), so the loop
 # does not wait long: it starts a fresh producer instead (see _renew_producer).
@@ -242,13 +243,18 @@ class OutageRecovery:
             return  # a connection refused for a moment (a broker starting) is no outage
         now = time.monotonic()
         seconds = max(now - since if since is not None else 0.0, gone or 0.0)
+        # said once per outage: a client that meets a refused connection right after (a new
+        # producer while the broker still starts) is the same outage, not a new one
+        said = since is not None or now - self._back_at >= BACK_QUIET
         self._back_at = now
         self._fenced_renewals = self._consumer_renewals = 0
-        log.warning("Kafka is back after %.0fs: serving again", seconds)
+        log.log(logging.WARNING if said else logging.DEBUG, "Kafka is back after %.0fs: serving "
+                "again", seconds)  # fmt: skip
         # The producer's idea of the group coordinator is from before the outage, and its
         # next send_offsets_to_transaction would wait for that one for ever (given up only
-        # after TX_GIVE_UP): a new producer asks afresh, before the next batch.
-        self._renew = self._renew or (self.transactional and seconds >= 5.0)
+        # after TX_GIVE_UP): a new producer asks afresh, before the next batch (once: a
+        # producer made since the return knows the coordinator that came back).
+        self._renew = self._renew or (self.transactional and seconds >= 5.0 and said)
 
     def _check_kafka_while_idle(self) -> None:
         """While idle and Kafka was said to be away, ask it every few seconds."""

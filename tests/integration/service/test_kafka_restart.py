@@ -14,6 +14,8 @@ import collections
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -54,6 +56,15 @@ def _start_again(broker: LocalBroker, port: int) -> None:
         broker.start(port=port, timeout=180)
     except BrokerError:
         broker.start(port=port, timeout=180)
+
+
+def _stacks(service: ServiceProcess) -> str:
+    """Where a service that does not answer is (py-spy, when installed): what to fix."""
+    spy = Path(sys.executable).with_name("py-spy")
+    if service.proc is None or not spy.exists():
+        return ""
+    dump = subprocess.run([spy, "dump", "--pid", str(service.proc.pid)], capture_output=True)
+    return dump.stdout.decode(errors="replace") + dump.stderr.decode(errors="replace")
 
 
 @pytest.mark.timeout(900)  # two JVM restarts: minutes on a loaded machine
@@ -113,7 +124,7 @@ def test_the_service_rides_through_kafka_restarts_and_loses_nothing(
             try:
                 answer = client.register(f"Back/{how}", queue="APP.BACK", wait=120.0)
             except TimeoutError:
-                raise AssertionError((how, service.messages()[went:])) from None
+                raise AssertionError((how, service.messages()[went:], _stacks(service))) from None
             assert answer is not None and answer.ok, (how, answer)
             # a few lines while away: when it went, then at most one per 30 s; never a flood
             assert len(said_while_away) <= 4, json.dumps(said_while_away, indent=1)

@@ -10,6 +10,7 @@ Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one.
 - Destructive MQGET, one process (non-syncpoint, MQGMO_NO_WAIT/WAIT loop), against a raw
   ShareConsumer loop over the same records (explicit acknowledgement, ACCEPT each record).
   Target: MQGET >= 10,000 messages/s.
+- The same under syncpoint (MQGMO_SYNCPOINT, MQCMIT every 10 gets), on a tenth as many.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager
 
 MASK = 1023  # bodies in the pool, less one
 PRODUCER = {"acks": "all", "enable.idempotence": True, "linger.ms": 5}
+UOW = 10  # gets per unit of work in the syncpoint figure
 
 
 def line(
@@ -131,6 +133,27 @@ def bench_get(qmgr: QueueManager, bootstrap: str, n: int, bodies: list[bytes]) -
         queue.get(None, MD(), gmo)
     seconds, cpu = time.perf_counter() - start, time.thread_time() - cpu
     line("MQGET destructive, non-syncpoint, one process", n - 1, seconds, base, cpu)
+    queue.close()
+    bench_get_syncpoint(qmgr, n // 10, bodies, base)
+
+
+def bench_get_syncpoint(qmgr: QueueManager, n: int, bodies: list[bytes], base: float) -> None:
+    """MQGET under syncpoint, MQCMIT after every UOW gets (a unit of work's usual shape)."""
+    name = f"BENCH.GETSP.{uuid.uuid4().hex[:8].upper()}"
+    qmgr.define_queue(name)
+    fill(qmgr, name, n, bodies)
+    queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
+    gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_SYNCPOINT, WaitInterval=10_000)
+    queue.get(None, MD(), gmo)  # the first message: joining is not measured
+    qmgr.commit()
+    got = n - 1 - (n - 1) % UOW
+    start, cpu = time.perf_counter(), time.thread_time()
+    for i in range(got):
+        queue.get(None, MD(), gmo)
+        if i % UOW == UOW - 1:
+            qmgr.commit()
+    seconds, cpu = time.perf_counter() - start, time.thread_time() - cpu
+    line(f"MQGET destructive, syncpoint, MQCMIT every {UOW}", got, seconds, base, cpu)
     queue.close()
 
 

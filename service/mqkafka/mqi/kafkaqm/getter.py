@@ -507,8 +507,9 @@ class Getter:
         with self.lock:
             taken.lane.pinned += 1
 
-    def settle(self, taken: Taken, *, commit: bool) -> None:
-        """End of the unit of work for one message got under syncpoint."""
+    def settle(self, taken: Taken, *, commit: bool, send: bool = True) -> None:
+        """End of the unit of work for one message got under syncpoint; without ``send`` the
+        acknowledgement waits for :meth:`send_settled` (one round trip for a whole MQCMIT)."""
         with self.lock:
             taken.lane.pinned -= 1
             if commit:
@@ -521,7 +522,15 @@ class Getter:
                 # it again it is released with the rest of the read-ahead.
                 taken.rec.local_backouts += 1
                 taken.lane.pending.appendleft(taken.rec)
-            taken.lane.commit(sync=True)
+            if send:
+                taken.lane.commit(sync=True)
+                self._retire_spare_lanes()
+
+    def send_settled(self) -> None:
+        """Commit what :meth:`settle` noted without sending, every lane at once."""
+        with self.lock:
+            for lane in self.lanes:
+                lane.commit(sync=True)
             self._retire_spare_lanes()
 
     def untake(self, taken: Taken) -> None:

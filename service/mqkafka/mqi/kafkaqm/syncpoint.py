@@ -134,8 +134,12 @@ class UnitOfWork:
         self.puts.clear()
         # Backed-out messages go back in front of their getter's read-ahead one by one: the
         # last got first, so they end up in the order they were got.
+        getters: dict[int, Getter] = {}
         for get in held if commit else reversed(held):
-            get.getter.settle(get.taken, commit=commit)
+            get.getter.settle(get.taken, commit=commit, send=False)
+            getters[id(get.getter)] = get.getter
+        for getter in getters.values():  # one commit per lane, not one per message
+            getter.send_settled()
 
     def close(self) -> None:
         if self._producer is not None:

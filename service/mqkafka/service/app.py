@@ -240,7 +240,8 @@ def _start_queue_manager(config: ServiceConfig) -> tuple[QueueManager, list[str]
     """Seed 004: temporary dynamic queues "are deleted when the queue manager is started".
 
     The connection stays: its keeper reaps connections that stopped beating, so a killed
-    creator's temporary dynamic queues go even when no other MQI client is connected - within ``reaper.reap_bound`` of its last heartbeat (seed 004).
+    creator's temporary dynamic queues go even when no other MQI client is connected -
+    within ``reaper.reap_bound`` of its last heartbeat (seed 004).
     Also returns the temporary dynamic queues there were, and the queues deleted."""
     from mqkafka.mqi import QueueManager
     from mqkafka.mqi.kafkaqm.reaper import start_queue_manager

@@ -11,7 +11,7 @@ from typing import Any
 
 import fastavro
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mqkafka import resources
@@ -39,11 +39,17 @@ from tests.unit.state.strategies import (
 # ---- round trips ---------------------------------------------------------------------------
 
 
+# Large values (an MQMD and a body): slow to draw on a busy machine, which is not a failure.
+_LARGE = settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+
+
+@_LARGE
 @given(publications())
 def test_retained_publication_round_trips_exactly(p: Any) -> None:
     assert codec.decode_retained(codec.encode_retained(p)) == p
 
 
+@_LARGE
 @given(subscriptions())
 def test_subscription_round_trips_exactly(s: Any) -> None:
     assert codec.decode_subscription(codec.encode_subscription(s)) == s

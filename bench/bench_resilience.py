@@ -2,7 +2,8 @@
 duplicated, when it is killed and when its Kafka restarts; prints figures, asserts nothing.
 
     python -m bench.bench_resilience [--subscriptions 100000] [--outage 60]
-        [--publications 100000] [--only restart|outage|faults|regsub]
+        [--publications 100000] [--records 100000] [--repeats 4]
+        [--only restart|outage|faults|regsub|checks]
 
 Every part runs on a throw-away local broker of its own (its JVM is killed and started
 again), never on $MQK_BOOTSTRAP_SERVERS:
@@ -20,6 +21,10 @@ again), never on $MQK_BOOTSTRAP_SERVERS:
   (read_committed) and its copies counted: lost and duplicated (target 0 and 0).
 - regsub: RegSub/s through the service in bursts at the 1st, 1,000th and 3,000th
   subscription of one identity (bench_identity's service driver).
+- checks: what point 1's destination checks (reserved names, ``max.message.bytes``) cost:
+  fan-out-1 publications/s of ``bench_service.throughput`` (256 B corpus records) with them
+  and without them (``bench/serve_unchecked.py``), ``--repeats`` alternating pairs on one
+  broker; the ratio of the medians (target: under 3% lost).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import collections
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -365,18 +371,61 @@ def regsub_figure(home: Path, at: list[int]) -> dict[str, Any]:
         broker.stop()
 
 
+def checks_figure(home: Path, records: int, repeats: int) -> dict[str, Any]:
+    from bench import bench_service
+
+    broker = Broker(home)
+    unchecked = home / "mqk-unchecked"
+    script = Path(__file__).with_name("serve_unchecked.py")
+    unchecked.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{script}" "$@"\n')
+    unchecked.chmod(0o755)
+    rates: dict[str, list[float]] = {"checked": [], "unchecked": []}
+    cpu: dict[str, list[float]] = {"checked": [], "unchecked": []}  # service µs/publication
+    try:
+        for turn in range(repeats):  # alternating, the order swapped each turn
+            order = ("checked", "unchecked") if turn % 2 == 0 else ("unchecked", "checked")
+            for kind in order:
+                bench_service.MQK = MQK if kind == "checked" else str(unchecked)
+                rate = bench_service.throughput(broker.bootstrap, records, 256, 1, warm=True)
+                rates[kind].append(rate)
+                cpu[kind].append(bench_service.CPU_US[-1])
+                print(f"checks: {kind} {rate:,.0f} publications/s, "
+                      f"{cpu[kind][-1]:.1f} service CPU µs each", flush=True)  # fmt: skip
+    finally:
+        bench_service.MQK = MQK
+        broker.stop()
+    with_checks, without = (statistics.median(rates[k]) for k in ("checked", "unchecked"))
+    cpu_with, cpu_without = (statistics.median(cpu[k]) for k in ("checked", "unchecked"))
+    return {
+        "records per run": records,
+        "publications/s with the checks (runs)": [round(r) for r in rates["checked"]],
+        "publications/s without them (runs)": [round(r) for r in rates["unchecked"]],
+        "median with / median without": round(with_checks / without, 4),
+        "service CPU µs per publication with the checks (runs)": [
+            round(c, 1) for c in cpu["checked"]
+        ],
+        "service CPU µs per publication without them (runs)": [
+            round(c, 1) for c in cpu["unchecked"]
+        ],
+        "median CPU with / median CPU without": round(cpu_with / cpu_without, 4),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--subscriptions", type=int, default=100_000)
     parser.add_argument("--outage", type=float, default=60.0)
     parser.add_argument("--publications", type=int, default=100_000)
-    parser.add_argument("--only", choices=("restart", "outage", "faults", "regsub"))
+    parser.add_argument("--records", type=int, default=100_000, help="per checks run")
+    parser.add_argument("--repeats", type=int, default=4, help="checks: pairs of runs")
+    parser.add_argument("--only", choices=("restart", "outage", "faults", "regsub", "checks"))
     args = parser.parse_args()
     parts: dict[str, Callable[[Path], dict[str, Any]]] = {
         "restart": lambda home: restart_figure(home, args.subscriptions),
         "outage": lambda home: outage_figure(home, args.outage),
         "faults": lambda home: faults_figure(home, args.publications),
         "regsub": lambda home: regsub_figure(home, [1, 1000, 3000]),
+        "checks": lambda home: checks_figure(home, args.records, args.repeats),
     }
     for name, run in parts.items():
         if args.only not in (None, name):

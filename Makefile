@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 MQK_HOME ?= $(CURDIR)/.mqk
 export MQK_HOME
 
-.PHONY: run test test-outage install lint typecheck bench stop clean
+.PHONY: run test install lint typecheck bench stop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,11 +34,7 @@ run: install
 # Three workers on two cores: most of an integration test is waiting on Kafka. Each worker
 # has its own broker; a file's tests stay in one worker, so its module fixtures start once.
 test: install lint typecheck
-	$(BIN)/python -m pytest -q -n 3 --dist loadfile --durations=25 -m "not outage"
-
-## test-outage: the service through its Kafka broker's restarts (not yet reliable under load)
-test-outage: install
-	$(BIN)/python -m pytest -q -m outage
+	$(BIN)/python -m pytest -q -n 3 --dist loadfile --durations=25
 
 lint: install
 	$(BIN)/ruff check service tests bench

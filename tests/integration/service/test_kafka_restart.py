@@ -68,9 +68,6 @@ def _stacks(service: ServiceProcess) -> str:
 
 
 @pytest.mark.timeout(900)  # two JVM restarts: minutes on a loaded machine
-# Not in make test yet (make test-outage runs it): on a loaded machine the service has been
-# seen not to answer again after the clean-stop phase (issue 19 point 2 stays open).
-@pytest.mark.outage
 def test_the_service_rides_through_kafka_restarts_and_loses_nothing(
     broker: LocalBroker, tmp_path: Path
 ) -> None:

@@ -240,9 +240,9 @@ class StateKinds:
             return None
         kind, storing = found
         b = kind.binding
-        if storing:
-            key, value = kind.record(b.stored_value(effect))
-            return kind, key, value
+        if storing:  # kind.record inlined: a retained publication's write path
+            value = b.stored_value(effect)
+            return kind, b.key_bytes(b.key_of(value)), b.encode(value)
         return kind, b.key_bytes(b.removed_key(effect)), None
 
     def sizes(self, state: Any) -> dict[str, int]:

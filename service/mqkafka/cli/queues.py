@@ -34,7 +34,7 @@ QUEUE_COLUMNS = (
 )
 
 if TYPE_CHECKING:
-    from mqkafka.query.render import MessageView
+    from mqkafka.query.render import QueueMessageView
 
 
 def register(sub: Any) -> None:
@@ -155,7 +155,7 @@ def browse_cmd(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def print_message(view: MessageView, title: str) -> None:
+def print_message(view: QueueMessageView, title: str) -> None:
     out = console()
     # a message got through the MQI has no Kafka position to show (offset -1)
     where = f" (partition {view.partition}, offset {view.offset})" if view.offset >= 0 else ""
@@ -205,7 +205,7 @@ def get_cmd(args: argparse.Namespace) -> int:
     from mqkafka.mqi import CMQC
     from mqkafka.query.render import view_message
 
-    views: list[MessageView] = []
+    views: list[QueueMessageView] = []
     try:
         qmgr = _connect(args)
         try:

@@ -9,11 +9,12 @@ from typing import Any
 
 from mqkafka.cli import logs
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
-from mqkafka.engine.authority import AclError, AclPolicy
+from mqkafka.engine.authority import AclError
 from mqkafka.identity.keys import IdentityError, load_keys
 from mqkafka.kafka.clients import KafkaException
 from mqkafka.kafka.provision import CatalogueError, load_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
+from mqkafka.service.aclfile import load_acl_policy
 
 
 def register(sub: Any) -> None:
@@ -120,7 +121,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:  # the operator's files, read before Kafka is asked anything: one line, exit 2
         load_catalogue()
         if args.acl is not None:
-            AclPolicy.load(args.acl)
+            load_acl_policy(args.acl)
         if args.identity == "hmac":
             if args.identity_keys is None:
                 raise UserError("--identity hmac needs --identity-keys FILE")

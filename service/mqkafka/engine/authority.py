@@ -4,7 +4,8 @@ The engine asks an ``AuthorityPort``; the answer is a yes or no, and the engine 
 into MQRCCF_NOT_AUTHORIZED (3081) - an error when nothing in a command is allowed, a warning
 naming each topic left out when only some are (reference §2.7, §2.10, §2.11).
 
-``ALLOW_ALL`` is the default. ``AclPolicy`` reads rules from a small text file:
+``ALLOW_ALL`` is the default. ``AclPolicy`` parses rules from the text of a small file (the
+service reads the file: ``service.aclfile``):
 
     # comment                          (blank lines and lines starting # are ignored)
     allow  put        *      SYSTEM.BROKER.CONTROL.QUEUE
@@ -40,7 +41,6 @@ from __future__ import annotations
 import fnmatch
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from mqkafka.engine.ports import AuthorityPort
 from mqkafka.engine.topicspace import Namespace
@@ -139,21 +139,6 @@ class AclPolicy:
                 AclRule(verdict == "allow", action, _pattern(user), _pattern(resource), number)
             )
         return cls(tuple(rules))
-
-    @classmethod
-    def load(cls, path: str | Path) -> AclPolicy:
-        try:
-            raw = Path(path).read_bytes()
-        except OSError as error:
-            raise AclError(f"{path}: cannot read: {error.strerror or error}") from None
-        try:
-            text = raw.decode("utf-8-sig")  # a BOM, as some editors write, is not a rule
-        except UnicodeDecodeError as error:
-            line = raw.count(b"\n", 0, error.start) + 1
-            raise AclError(
-                f"{path}:{line}: not UTF-8 text (byte {error.object[error.start]:#04x})"
-            ) from None
-        return cls.parse(text, str(path))
 
     def decide(self, action: str, user_id: str, resource: str) -> bool:
         key = (action, user_id, resource)

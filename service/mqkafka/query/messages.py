@@ -17,7 +17,7 @@ from mqkafka.kafka import clients, sharestate
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import OFFSET_BEGINNING, KafkaException, TopicPartition
 from mqkafka.mq.errors import MQError
-from mqkafka.query.render import MessageView, render_body, view_message
+from mqkafka.query.render import QueueMessageView, render_body, view_message
 from mqkafka.wire.headers import mqmd_from_headers
 from mqkafka.wire.names import queue_to_topic
 
@@ -33,7 +33,7 @@ class UnknownQueue(LookupError):
 @dataclass(frozen=True)
 class Browsed:
     queue: str
-    messages: list[MessageView]
+    messages: list[QueueMessageView]
     more: bool  # stopped at the limit with messages left
 
 
@@ -80,7 +80,7 @@ def browse(
         consumer.assign(
             [TopicPartition(topic, p, starts.get(p, OFFSET_BEGINNING)) for p in partitions]
         )
-        messages: list[MessageView] = []
+        messages: list[QueueMessageView] = []
         ended: set[int] = set()
         began = time.monotonic()
         deadline, waited = began + max(timeout, wait), began + wait
@@ -107,12 +107,12 @@ def browse(
         consumer.close()
 
 
-def _view(rec: Any) -> MessageView:
+def _view(rec: Any) -> QueueMessageView:
     headers = rec.headers() or []
     try:
         md, extra = mqmd_from_headers(headers)
     except MQError as error:
-        return MessageView(
+        return QueueMessageView(
             rec.partition(), rec.offset(), rec.timestamp()[1], {}, [],
             render_body(rec.value() or b""), None, f"MQMD headers: {error.detail}",
         )  # fmt: skip

@@ -32,7 +32,7 @@ class Body:
 
 
 @dataclass(frozen=True)
-class DeadLetter:
+class DeadLetterView:
     """The MQDLH in front of a dead letter, its reason by name."""
 
     reason: int
@@ -46,7 +46,7 @@ class DeadLetter:
 
 
 @dataclass(frozen=True)
-class MessageView:
+class QueueMessageView:
     """One message as a person reads it; ``md`` holds only the fields that are set."""
 
     partition: int
@@ -55,7 +55,7 @@ class MessageView:
     md: dict[str, str]
     headers: list[dict[str, Any]]
     body: Body
-    dead_letter: DeadLetter | None = None
+    dead_letter: DeadLetterView | None = None
     problem: str | None = None  # why the headers could not be decoded, if they could not
     extra_headers: dict[str, str] = field(default_factory=dict)
 
@@ -139,16 +139,16 @@ def view_message(
     offset: int = -1,
     timestamp_ms: int = 0,
     extra_headers: dict[str, str] | None = None,
-) -> MessageView:
+) -> QueueMessageView:
     """Decode one queued message: an MQDLH first when the Format says so, then the RFH
     chain, then the body. A header that does not decode leaves the rest as the body and
     says why in ``problem``."""
-    dead: DeadLetter | None = None
+    dead: DeadLetterView | None = None
     problem: str | None = None
     if md.Format == MQFMT_DEAD_LETTER_HEADER:
         try:
             dlh, value = decode_dlh(value, md.Encoding)
-            dead = DeadLetter(
+            dead = DeadLetterView(
                 dlh.reason, name_of(dlh.reason), dlh.dest_q_name, dlh.dest_q_mgr_name,
                 dlh.format.rstrip(), dlh.put_appl_name, dlh.put_date, dlh.put_time,
             )  # fmt: skip
@@ -164,7 +164,7 @@ def view_message(
             headers = [_header(h) for h in message.headers]
         except MQError as error:
             problem = f"{name_of(error.reason)}: {error.detail}"
-    return MessageView(
+    return QueueMessageView(
         partition, offset, timestamp_ms, md_fields(md), headers, render_body(body), dead,
         problem, extra_headers or {},
     )  # fmt: skip
@@ -179,8 +179,8 @@ def _header(header: Any) -> dict[str, Any]:
 
 __all__ = [
     "Body",
-    "DeadLetter",
-    "MessageView",
+    "DeadLetterView",
+    "QueueMessageView",
     "hex_dump",
     "md_fields",
     "render_as",

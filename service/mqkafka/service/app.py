@@ -17,7 +17,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from mqkafka.activity.builder import ActivityRecorder
-from mqkafka.engine.authority import ALLOW_ALL, AclPolicy, AuthorityPort
+from mqkafka.engine.authority import ALLOW_ALL, AuthorityPort
 from mqkafka.engine.context import EngineConfig, EngineContext
 from mqkafka.engine.state import EngineState
 from mqkafka.identity.guard import IdentityGuard
@@ -27,6 +27,7 @@ from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.kafka.txloop import SESSION_TIMEOUT_MS, TransactionalLoop
 from mqkafka.mqi.kafkaqm.cataloguereader import CatalogueTail
 from mqkafka.selectors import SelectorFilterPort
+from mqkafka.service.aclfile import load_acl_policy
 from mqkafka.service.config import ACTIVITY_TOPIC, ServiceConfig
 from mqkafka.service.dispatcher import Dispatcher
 from mqkafka.service.limits import PRODUCER_MAX_MESSAGE_BYTES, TopicLimits
@@ -288,7 +289,7 @@ def _identity_guard(config: ServiceConfig, authority: AuthorityPort) -> Identity
 def _authority(config: ServiceConfig) -> AuthorityPort:
     if config.acl_file is None:
         return ALLOW_ALL
-    return AclPolicy.load(config.acl_file)
+    return load_acl_policy(config.acl_file)
 
 
 def serve_until_signalled(config: ServiceConfig) -> None:

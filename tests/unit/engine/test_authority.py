@@ -11,6 +11,7 @@ from mqkafka.engine.topicspace import ROOT
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion
 from mqkafka.mq.topics import Namespace
+from mqkafka.service.aclfile import load_acl_policy
 from tests.unit.engine.driver import BrokerDriver
 
 RULES = """
@@ -53,7 +54,7 @@ def test_acl_decisions(method: str, args: tuple[object, ...], allowed: bool) -> 
 def test_acl_loads_from_a_file(tmp_path: Path) -> None:
     path = tmp_path / "acl.txt"
     path.write_text(RULES, encoding="utf-8")
-    assert AclPolicy.load(path).may_put("fred", "FRED.X")
+    assert load_acl_policy(path).may_put("fred", "FRED.X")
 
 
 @pytest.mark.parametrize(
@@ -95,7 +96,7 @@ def test_a_malformed_acl_file_is_one_line_naming_file_line_and_problem(
     path = tmp_path / "acl.txt"
     path.write_bytes(b"# ok\n" + content)
     with pytest.raises(AclError) as raised:
-        AclPolicy.load(path)
+        load_acl_policy(path)
     assert str(raised.value) == message.replace("acl.txt", str(path))
     assert "\n" not in str(raised.value) and "\r" not in str(raised.value)
 
@@ -103,7 +104,7 @@ def test_a_malformed_acl_file_is_one_line_naming_file_line_and_problem(
 def test_a_byte_order_mark_is_not_part_of_the_first_rule(tmp_path: Path) -> None:
     path = tmp_path / "acl.txt"
     path.write_bytes(b"\xef\xbb\xbfallow put * Q\n")
-    assert AclPolicy.load(path).may_put("anyone", "Q")
+    assert load_acl_policy(path).may_put("anyone", "Q")
 
 
 def test_parsed_text_is_named_as_given() -> None:
@@ -114,7 +115,7 @@ def test_parsed_text_is_named_as_given() -> None:
 def test_an_unreadable_acl_file_is_named_with_the_reason(tmp_path: Path) -> None:
     missing = tmp_path / "missing.txt"
     with pytest.raises(AclError) as raised:
-        AclPolicy.load(missing)
+        load_acl_policy(missing)
     assert str(raised.value) == f"{missing}: cannot read: No such file or directory"
 
 

@@ -47,7 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = getattr(args, "bootstrap_servers", None) or os.environ.get("MQK_BOOTSTRAP_SERVERS")
         print(f"mqk: Kafka at {where or 'the local broker'} failed: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:  # Ctrl-C: one line, unless the command said it
+        if not isinstance(interrupt, common.Interrupted):
+            print("mqk: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `mqk ... | head -1`: the reader has what it wanted
         return output.closed_pipe()

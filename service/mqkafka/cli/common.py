@@ -25,6 +25,10 @@ class UserError(RuntimeError):
         self.exit_code = exit_code
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C that the command has already answered with its one line (exit code 130)."""
+
+
 def add_bootstrap(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--bootstrap-servers",

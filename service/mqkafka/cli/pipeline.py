@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mqkafka.cli.common import UserError, add_bootstrap, client_of
+from mqkafka.cli.common import Interrupted, UserError, add_bootstrap, client_of
 from mqkafka.mq.errors import MQError
 
 if TYPE_CHECKING:
@@ -189,11 +189,11 @@ def _spark_work(
         with interrupts:
             done = work(interrupts)
         if interrupts.requested and not streaming:
-            raise KeyboardInterrupt  # what it made is not whole: nothing to print
+            raise Interrupted  # what it made is not whole: nothing to print
         return done
     except failures as error:
         if interrupts.requested:
-            raise KeyboardInterrupt from None
+            raise Interrupted from None
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise UserError(f"Spark failed: {first} (details in {log_path(name)})") from None
     finally:

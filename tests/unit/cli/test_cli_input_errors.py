@@ -73,3 +73,19 @@ def test_a_diff_of_a_snapshot_that_is_not_there_names_those_that_are(tmp_path, c
     assert cli.main(argv) == 2  # before any Spark session is started
     err = capsys.readouterr().err
     assert "no snapshot 'NOPE'" in err and "there are: 20261122T172328516987Z" in err
+
+
+@pytest.mark.parametrize(
+    ("interrupt", "said"),
+    [
+        (KeyboardInterrupt(), ["mqk: interrupted"]),  # Ctrl-C anywhere: one line
+        (cli.common.Interrupted(), []),  # the command said its own line already
+    ],
+)
+def test_ctrl_c_gives_one_line_and_exit_code_130(monkeypatch, capsys, interrupt, said):
+    def interrupted(args):
+        raise interrupt
+
+    monkeypatch.setattr(subs, "sub_list", interrupted)
+    assert cli.main(["sub", "list", "--bootstrap-servers", "127.0.0.1:1"]) == 130
+    assert capsys.readouterr().err.splitlines() == said

@@ -27,7 +27,8 @@ def test_compose_runs_apache_kafka_with_share_groups_capable_version() -> None:
 def test_every_service_command_is_a_real_mqk_command() -> None:
     services = load()["services"]
     commands = [s["command"] for name, s in services.items() if name != "kafka"]
-    assert [c[0] for c in commands] == ["serve"]  # the service provisions its own topics
+    # the service provisions its own topics; the console reads what it and Kafka hold
+    assert [c[0] for c in commands] == ["serve", "console"]
     parser = build_parser()
     for command in commands:
         args = parser.parse_args(command)  # SystemExit here means a command that does not exist
@@ -36,6 +37,10 @@ def test_every_service_command_is_a_real_mqk_command() -> None:
     assert broker["environment"]["MQK_BOOTSTRAP_SERVERS"].split(":")[0] == "kafka"
     assert broker["environment"]["MQK_METRICS_HOST"] == "0.0.0.0"  # reachable from outside
     assert parser.parse_args(broker["healthcheck"]["test"][2:]).func.__name__ == "run_health"
+    console = services["console"]
+    assert console["environment"]["MQK_BOOTSTRAP_SERVERS"] == "kafka:19092"
+    assert all(port.startswith("127.0.0.1:") for port in console["ports"])  # it has no login
+    assert "--allow-actions" not in console["command"]  # read-only unless the operator says
 
 
 def test_the_image_installs_the_wheel_runs_as_a_user_and_checks_its_health() -> None:

@@ -195,7 +195,7 @@ class ServiceDriver:
 
     def burst(self, verb: str, topics: list[str]) -> float:
         """Seconds from the first put to the last reply; every reply must be OK."""
-        from mqkafka.client.kafka_pubsub import command_message, parse_reply
+        from mqkafka.client.kafka_pubsub import command_message, command_result
         from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
 
         start = time.perf_counter()
@@ -219,7 +219,7 @@ class ServiceDriver:
             for message in self.replies.consume(500, 0.2):
                 if message.error() is None:
                     md, _ = mqmd_from_headers(message.headers())
-                    result = parse_reply(message.value(), md)
+                    result = command_result(message.value(), md)
                     assert result.ok, (verb, result)
                     waiting -= 1
         return time.perf_counter() - start

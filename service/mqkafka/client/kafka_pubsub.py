@@ -37,9 +37,8 @@ from mqkafka.mq.pscommands import (
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
 
-# The command builders are mqkafka.mq.pscommands' (one place for the MQI, this client, the CLI
-# and Faust); this client's name for the lenient reply reader is parse_reply.
-parse_reply = command_result
+# The command builders and the lenient reply reader (command_result) are mqkafka.mq.pscommands'
+# (one place for the MQI, this client, the CLI and Faust).
 
 REPLY_QUEUE = "MQK.CLIENT.REPLY"
 
@@ -284,8 +283,8 @@ __all__ = [
     "KafkaPubSub",
     "Received",
     "command_message",
+    "command_result",
     "parse_received",
-    "parse_reply",
     "publish_pairs",
     "request_update_pairs",
     "subscription_pairs",

@@ -37,7 +37,7 @@ from typing import Any
 from mqkafka.client.kafka_pubsub import (
     CommandResult,
     command_message,
-    parse_reply,
+    command_result,
     publish_pairs,
     request_update_pairs,
     subscription_pairs,
@@ -241,7 +241,7 @@ class MQPubSub:
 def parse_reply_publication(reply: Publication) -> CommandResult:
     """The reply's ``<pscr>`` as a :class:`CommandResult` (the client's parser)."""
     try:
-        return parse_reply(reply.value, reply.md)
+        return command_result(reply.value, reply.md)
     except MQError:  # not a reply at all: an error result, never a crash
         return CommandResult("error", int(RC.RFH_FORMAT_ERROR), (), ())
 

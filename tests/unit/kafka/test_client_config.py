@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -17,7 +18,7 @@ from mqkafka.kafka.clientconfig import (
     read_properties,
     settings_from_environment,
 )
-from mqkafka.kafka.clients import RepeatFilter
+from mqkafka.kafka.clients import RepeatFilter, consumer_settings
 from mqkafka.kafka.javaprops import java_client_settings
 
 SCRAM_JAAS = (
@@ -160,3 +161,16 @@ def test_repeated_client_lines_are_held_back_and_counted() -> None:
     limiter.interval = 0
     again = record("Connect to 127.0.0.1:9092 failed (after 9ms)")
     assert limiter.filter(again) and "1 more like it held back" in again.getMessage()
+
+
+@pytest.mark.parametrize(
+    ("user", "role", "expected"),
+    [
+        ({}, None, 10),  # librdkafka's 1 s pause starved the service's loop (issue 21)
+        ({"fetch.queue.backoff.ms": "250"}, None, "250"),  # the user's setting wins
+        ({"fetch.queue.backoff.ms": "250"}, {"fetch.queue.backoff.ms": 3}, 3),  # the role's
+    ],
+)
+def test_consumer_fetch_queue_backoff(user: dict[str, str], role: Any, expected: Any) -> None:
+    config = ClientConfig("127.0.0.1:9092", user)
+    assert consumer_settings(config, role)["fetch.queue.backoff.ms"] == expected

@@ -16,6 +16,7 @@ loads a Kafka client.
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -24,8 +25,37 @@ from mqkafka.mqi.rules import cmqc as CMQC
 from mqkafka.mqi.rules import cmqcfc as CMQCFC  # CMQC and the PCF names, as pymqi's
 from mqkafka.mqi.rules.errors import Error, MQMIError, PYIFError, StructFieldError
 from mqkafka.mqi.rules.properties import CMHO, IMPO, PD, SMPO, MessageHandle, cmho, impo, pd, smpo
+from mqkafka.mqi.rules.pymqicompat import (
+    MQ_BUILD,
+    MQ_LEVELS,
+    PYMQI_VERSION,
+    common_q_args,
+    commonQArgs,
+    default,
+    ensure_bytes,
+    ensure_not_unicode,
+    is_unicode,
+    make_q_desc,
+    makeQDesc,
+    padded_count,
+    py23long,
+)
 from mqkafka.mqi.rules.rfh2class import RFH2
-from mqkafka.mqi.rules.structs import CNO, GMO, MD, OD, PMO, SD, gmo, md, mqchars, od, pmo
+from mqkafka.mqi.rules.structs import (
+    CNO,
+    GMO,
+    MD,
+    OD,
+    PMO,
+    SD,
+    SRO,
+    MQStruct,
+    gmo,
+    md,
+    mqchars,
+    od,
+    pmo,
+)
 from mqkafka.mqi.rules.validation import (
     check_close_options,
     check_get_options,
@@ -46,6 +76,13 @@ if TYPE_CHECKING:
 # them; programs also read CMQC's names through CMQXC, so CMQXC answers every CMQC name.
 CMQXC = CMQC
 sd, cno = SD, CNO  # pymqi's lower-case spellings (md, od, pmo, gmo: structs; cd, sco: channel)
+MQOpts = MQStruct  # pymqi's base of the structures (isinstance checks)
+__version__, __mqlevels__, __mqbuild__ = PYMQI_VERSION, MQ_LEVELS, MQ_BUILD
+
+# pymqi's constant groups are modules (``import pymqi.CMQC``, ``from pymqi.CMQC import ...``):
+# the same modules, importable under this package's names.
+for _group, _module in (("CMQC", CMQC), ("CMQCFC", CMQCFC), ("CMQXC", CMQXC)):
+    sys.modules.setdefault(f"{__name__}.{_group}", _module)
 
 _LAZY = {
     "connect": "mqkafka.mqi.kafkaqm.queue",
@@ -99,9 +136,11 @@ __all__ = [
     "SCO",
     "SD",
     "SMPO",
+    "SRO",
     "Error",
     "Filter",
     "MQMIError",
+    "MQOpts",
     "MessageHandle",
     "PCFExecute",
     "PYIFError",
@@ -121,15 +160,25 @@ __all__ = [
     "check_sub_options",
     "cmho",
     "cno",
+    "commonQArgs",
+    "common_q_args",
     "connect",
     "csp",
+    "default",
+    "ensure_bytes",
+    "ensure_not_unicode",
     "gmo",
     "impo",
+    "is_unicode",
+    "makeQDesc",
+    "make_q_desc",
     "md",
     "mqchars",
     "od",
+    "padded_count",
     "pd",
     "pmo",
+    "py23long",
     "sco",
     "sd",
     "smpo",

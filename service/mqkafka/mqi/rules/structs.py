@@ -309,7 +309,19 @@ class CNO(MQStruct):
     ApplName: bytes = _chars(C.MQ_APPL_NAME_LENGTH)
 
 
+@dataclass(init=False)
+class SRO(MQStruct):
+    """MQSRO, the subscription request options (MQSUBRQ)."""
+
+    _reason: ClassVar[int] = 2438  # MQRC_SRO_ERROR
+
+    StrucId: bytes = _chars(4, b"SRO ")
+    Version: int = 1
+    Options: int = C.MQSRO_FAIL_IF_QUIESCING
+    NumPubs: int = 0
+
+
 # pymqi's lower-case aliases, kept for code written against old pymqi.
 md, od, pmo, gmo = MD, OD, PMO, GMO
 
-__all__ = ["CNO", "GMO", "MD", "OD", "PMO", "SD", "MQStruct", "mqchars"]
+__all__ = ["CNO", "GMO", "MD", "OD", "PMO", "SD", "SRO", "MQStruct", "mqchars"]

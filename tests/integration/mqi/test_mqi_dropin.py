@@ -365,7 +365,8 @@ def test_pcf_subscriptions_inquired_and_deleted_by_name(
     sd = pymqi.SD(Options=C.MQSO_CREATE | C.MQSO_DURABLE | C.MQSO_MANAGED, ObjectString=b"Pcf/Sub")
     sd.set_vs("SubName", name)
     subscription = pymqi.Subscription(qmgr)
-    queue = subscription.sub(sub_desc=sd)
+    queue = subscription.sub(sub_desc=sd).get_sub_queue()
+    assert queue is not None
     pcf = pymqi.PCFExecute(qmgr)
     (row,) = pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: name.encode()})
     assert row[pymqi.CMQCFC.MQCA_TOPIC_STRING] == b"Pcf/Sub"

@@ -134,8 +134,8 @@ def test_mqsub_managed_and_a_topic_publication(served: Callable[..., QueueManage
         Options=C.MQSO_CREATE | C.MQSO_MANAGED | C.MQSO_NON_DURABLE, ObjectString=b"Sport/Soccer/#"
     )
     subscription = Subscription(subscriber)
-    queue = subscription.sub(sub_desc=sd)
-    assert any(sd.SubCorrelId)
+    queue = subscription.sub(sub_desc=sd).get_sub_queue()
+    assert queue is not None and any(sd.SubCorrelId)
     Topic(publisher, topic_string="Sport/Soccer/Results").pub(
         b"Chelsea 4 Sutton 1", MD(Format=C.MQFMT_STRING)
     )
@@ -243,12 +243,12 @@ def test_mqsub_create_of_a_durable_name_that_exists_is_2432_and_resume_finds_it(
     name = f"DURABLE.{uuid.uuid4().hex[:8]}".encode()
     options = C.MQSO_CREATE | C.MQSO_DURABLE | C.MQSO_MANAGED
     first = Subscription(app)
-    queue = first.sub(sub_desc=SD(Options=options, ObjectString=b"News/#", SubName=name))
+    queue = first.sub(sub_desc=SD(Options=options, ObjectString=b"News/#", SubName=name)).sub_queue
     with pytest.raises(MQMIError) as again:
         Subscription(app).sub(sub_desc=SD(Options=options, ObjectString=b"News/#", SubName=name))
     assert again.value.reason == RC.SUB_ALREADY_EXISTS
-    resumed = Subscription(app).sub(sub_desc=SD(Options=C.MQSO_RESUME, SubName=name))
-    assert resumed.name == queue.name
+    resumed = Subscription(app).sub(sub_desc=SD(Options=C.MQSO_RESUME, SubName=name)).sub_queue
+    assert resumed is not None and queue is not None and resumed.name == queue.name
     first.close(C.MQCO_REMOVE_SUB)
 
 

@@ -123,7 +123,9 @@ class Subscription:
         sub_opts: int | None = None,
         topic_name: str | bytes | None = None,
         topic_string: str | bytes | None = None,
-    ) -> Queue:
+    ) -> Subscription:
+        """MQSUB; returns the Subscription (pymqi: ``with subscription.sub(sd): ...``), whose
+        queue ``get_sub_queue()`` gives."""
         self.sub_name = text(sub_name) or self.sub_name
         self.topic_name = text(topic_name) or self.topic_name
         self.topic_string = text(topic_string) or self.topic_string
@@ -155,7 +157,8 @@ class Subscription:
             # the RFH1 interface's, which MQSUB does not speak here.
             raise failed(RC.OPTIONS_ERROR, "MQSO_WILDCARD_CHAR is not available over <psc>")
         if options & C.MQSO_RESUME and not options & (C.MQSO_CREATE | C.MQSO_ALTER):
-            return self._resume(sd, name)
+            self._resume(sd, name)
+            return self
         topic = sd.ObjectString.decode("utf-8", "replace")
         if not topic and not mqchars(sd.ObjectName):
             raise failed(RC.TOPIC_STRING_ERROR, "no topic string and no topic object")
@@ -184,7 +187,7 @@ class Subscription:
         self.sub_desc, self.sub_queue = sd, queue
         queue.publications = True
         self.qmgr.subscriptions.add(self)
-        return queue
+        return self
 
     def _destination(self, sd: SD, sub_queue: Queue | None, durable: bool) -> Queue:
         if sd.Options & C.MQSO_MANAGED:
@@ -226,7 +229,7 @@ class Subscription:
         reply = self.pubsub.register_subscriber([], options=RegOpt.NO_ALTERATION, sub_name=name)
         return reply is not None and reply.completion is not Completion.ERROR
 
-    def _resume(self, sd: SD, name: str | None) -> Queue:
+    def _resume(self, sd: SD, name: str | None) -> None:
         if not name:
             raise failed(RC.SUB_NAME_ERROR, "MQSO_RESUME needs a SubName")
         reply = self.pubsub.register_subscriber(
@@ -249,7 +252,6 @@ class Subscription:
         queue.publications = True
         self._resumed = True
         self.qmgr.subscriptions.add(self)
-        return queue
 
     def close(
         self,
@@ -288,6 +290,21 @@ class Subscription:
         finally:
             self.pubsub.close()
             self.qmgr.subscriptions.discard(self)
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        """pymqi's ``with``: the subscription (MQCO_NONE) and its queue close, unless the
+        block closed them already."""
+        try:
+            if self._registered is not None:
+                self.close(close_sub_queue=True)
+            elif self.sub_queue is not None and self.sub_queue.get_handle():
+                self.sub_queue.close()
+        except Exception:
+            if kind is None:  # the block's own exception is the one to see
+                raise
 
     def end_with_connection(self) -> None:
         """MQDISC: MQ removes the connection's non-durable subscriptions (durable ones stay)."""
@@ -338,7 +355,8 @@ class Topic:
         topic_string: str | bytes | None = None,
         topic_desc: OD | None = None,
         open_opts: int = C.MQOO_OUTPUT,
-    ) -> None:
+    ) -> Topic:
+        """MQOPEN of the topic; returns the Topic (pymqi: ``with topic.open(...):``)."""
         if self._open:
             raise InterfaceMisuse(RC.HOBJ_ERROR, "The Topic is already open.")
         topic_name, topic_string = text(topic_name), text(topic_string)
@@ -352,6 +370,7 @@ class Topic:
         if not open_opts & C.MQOO_OUTPUT:
             raise failed(RC.OPTIONS_ERROR, "a topic is opened for output to publish")
         self._open = True
+        return self
 
     def pub(self, msg: bytes | str, *opts: Any) -> None:
         if not self._open:
@@ -398,6 +417,20 @@ class Topic:
             raise InterfaceMisuse(RC.HOBJ_ERROR, "Topic not open.")
         self._open = False
         self.pubsub.close()
+
+    def __enter__(self) -> Topic:
+        """Opened already, or opened inside the block (pymqi's test suite calls ``open``
+        within ``with Topic(...) as topic``)."""
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if not self._open:
+            return
+        try:
+            self.close()
+        except Exception:
+            if kind is None:  # the block's own exception is the one to see
+                raise
 
     # Collected, a Topic needs no __del__: its reply queue (a Queue) closes itself when it
     # is collected too, outside the collection (Connection.collected).

@@ -97,6 +97,7 @@ class QueueManager:
         self.bytes_encoding = bytes_encoding
         self.default_ccsid = default_ccsid
         self._hconn = 0
+        self._reconnect: Callable[[], QueueManager] | None = None  # ``with qmgr`` after MQDISC
         # MQDISC ends this connection's non-durable subscriptions (pubsub.Subscription).
         self.subscriptions: weakref.WeakSet[Any] = weakref.WeakSet()
         _LIVE.add(self)
@@ -112,7 +113,8 @@ class QueueManager:
         bootstrap_servers: str | None = None,
         conn_info: str | bytes | None = None,
         cno: CNO | None = None,
-    ) -> None:
+    ) -> QueueManager:
+        """MQCONN; returns the QueueManager (pymqi: ``with qmgr.connect(name): ...``)."""
         name = text(name)
         with _mqi():
             if self._conn is not None and self._conn.connected:
@@ -125,8 +127,12 @@ class QueueManager:
                 settings = replace(settings, appl_name=mqchars(cno.ApplName))
             self._conn = Connection(settings, self._authority)
             self._hconn = next(_hconns)
+        self._reconnect = partial(
+            self.connect, name, bootstrap_servers=bootstrap_servers, conn_info=conn_info, cno=cno
+        )
+        return self
 
-    def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> None:
+    def connect_with_options(self, name: str | bytes, *args: Any, **kwargs: Any) -> QueueManager:
         """MQCONNX: ``(name, cd=, sco=, user=, password=, opts=, cno=, csp=)``, or pymqi's
         old positional ``(name, cd[, sco])``. The CD's ConnectionName (else MQSERVER) names
         the Kafka bootstrap servers; ``user`` (or ``csp.CSPUserId``) is the user id."""
@@ -144,7 +150,7 @@ class QueueManager:
         if user:
             self._options["user"] = user
         conn_info = kwargs.get("conn_info") or (text(cd.ConnectionName) if cd else None)
-        self.connect(
+        return self.connect(
             name,
             bootstrap_servers=kwargs.get("bootstrap_servers"),
             conn_info=conn_info or None,
@@ -162,7 +168,7 @@ class QueueManager:
         user: str | bytes | None = None,
         password: str | bytes | None = None,
         **kwargs: Any,
-    ) -> None:
+    ) -> QueueManager:
         """A client connection over ``channel`` to ``conn_name`` (``host(port)``); the rest
         of the channel definition comes from ``cd``, which is filled in as pymqi does."""
         cd = cd if cd is not None else CD()
@@ -172,7 +178,7 @@ class QueueManager:
             ChannelType=C.MQCHT_CLNTCONN,
             TransportType=C.MQXPT_TCP,
         )
-        self.connect_with_options(name, cd=cd, user=user, password=password, **kwargs)
+        return self.connect_with_options(name, cd=cd, user=user, password=password, **kwargs)
 
     connectTCPClient = connect_tcp_client  # pymqi's old name
 
@@ -201,6 +207,26 @@ class QueueManager:
     @property
     def name(self) -> str:
         return self.connection.settings.qmgr_name
+
+    def get_name(self) -> bytes:
+        """The queue manager's name, as pymqi gives it (bytes; empty when not connected)."""
+        return self.name.encode() if self.is_connected else b""
+
+    def __enter__(self) -> QueueManager:
+        """``with QueueManager(name) as qmgr``: connected inside, disconnected after; a
+        QueueManager disconnected earlier connects again as it last did."""
+        if not self.is_connected and self._reconnect is not None:
+            self._reconnect()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if not self.is_connected:
+            return
+        try:
+            self.disconnect()
+        except Exception:
+            if kind is None:  # the block's own exception is the one to see
+                raise
 
     def disconnect(self) -> None:
         with _mqi():
@@ -396,13 +422,17 @@ class Queue:
         if self._od is not None and open_opts is not None:
             self.open(self._od, open_opts)
 
-    def open(self, q_desc: OD | str | bytes, open_opts: int | None = None) -> None:
+    def open(self, q_desc: OD | str | bytes, open_opts: int | None = None) -> Queue:
+        """MQOPEN now with ``open_opts``; without them the open waits for the first put, get
+        or ``with`` block, as pymqi's. Returns the Queue (``with queue.open(od, opts):``)."""
         with _mqi():
             if self._handle is not None and self._handle.open:
                 raise InterfaceMisuse(RC.HOBJ_ERROR, "The Queue is already open")
             self._od = _od(q_desc)
-            options = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT if open_opts is None else open_opts
-            self._handle = self._qmgr.connection.open(self._od, options)
+            self._handle = None
+            if open_opts is not None:
+                self._handle = self._qmgr.connection.open(self._od, open_opts)
+        return self
 
     def _opened(self, lazy_options: int) -> Handle:
         if self._handle is None:
@@ -557,11 +587,22 @@ class Queue:
             pass
 
     def __enter__(self) -> Queue:
+        """A queue not yet opened opens for input and output (pymqi's ``with Queue(q, name)``)."""
+        if self._handle is None and self._od is not None:
+            with _mqi():
+                self._handle = self._qmgr.connection.open(
+                    self._od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT
+                )
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self._handle is not None and self._handle.open and self._qmgr.is_connected:
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if self._handle is None or not self._handle.open or not self._qmgr.is_connected:
+            return
+        try:
             self.close()
+        except Exception:
+            if kind is None:  # the block's own exception is the one to see
+                raise
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, step_s: float = 0.1) -> bool:

@@ -54,7 +54,14 @@ from mqkafka.mqi.rules.lifecycle import (
     allow_all,
     step,
 )
-from mqkafka.mqi.rules.putmd import DefaultContext, DefaultPut, IdSource, PutClock, QueueTraits
+from mqkafka.mqi.rules.putmd import (
+    DefaultContext,
+    DefaultPut,
+    IdSource,
+    PutClock,
+    QueueTraits,
+    TemplatePut,
+)
 from mqkafka.mqi.rules.structs import OD, mqchars
 from mqkafka.mqi.rules.validation import check_close_options, check_open_options
 from mqkafka.wire.names import validate_object_name
@@ -84,6 +91,8 @@ class Handle:
     cursor: Rec | None = None
     open: bool = field(default=True)
     default_put: DefaultPut | None = None  # MQPUT(msg) headers, made on the first such put
+    # MQPUT(msg, md) records by the MD's fields (putmd.TemplatePut), a few per handle
+    md_puts: dict[tuple[object, ...], TemplatePut] = field(default_factory=dict)
 
     @property
     def encoded_name(self) -> bytes:

@@ -35,7 +35,7 @@ from mqkafka.mqi.rules.matching import Selection, selection
 from mqkafka.mqi.rules.propdelivery import deliver_properties
 from mqkafka.mqi.rules.properties import message_handle
 from mqkafka.mqi.rules.propwire import to_headers
-from mqkafka.mqi.rules.putmd import DefaultPut, prepare, priority_warning
+from mqkafka.mqi.rules.putmd import DefaultPut, TemplatePut, prepare, priority_warning
 from mqkafka.mqi.rules.structs import GMO, MD, PMO
 from mqkafka.mqi.rules.validation import Call, check
 
@@ -53,6 +53,8 @@ PUT_OUTPUT_FIELDS = (
     "ApplOriginData",
 )
 _DEFAULT_MD: dict[str, object] = dict(MD().__dict__)
+_STAMPED = ("MsgId", "PutDate", "PutTime")  # what changes from one templated put to the next
+MD_TEMPLATES = 16  # MQPUT(msg, md) templates kept per handle (Handle.md_puts)
 
 
 def as_bytes(message: Any) -> bytes:
@@ -115,6 +117,13 @@ def put(
         if durable is not None and not durable.done() and not default.persistent:
             durable.set_result(None)
         return
+    shape: tuple[object, ...] | None = None
+    if md is not None and not options & ~C.MQPMO_NO_SYNCPOINT and not any(md.MsgId):
+        shape = tuple(md.__dict__.values())  # the MD's fields in their fixed order
+        template = handle.md_puts.get(shape)
+        if template is not None:
+            _put_templated(conn, handle, template, data, md, extra, durable)
+            return
     values = dict(md.__dict__) if md is not None else dict(_DEFAULT_MD)
     prepared = prepare(
         values,
@@ -140,12 +149,46 @@ def put(
         # done once queued, as the blocking put (under syncpoint, MQCMIT is the point)
         durable.set_result(None)
     if md is not None:
-        md.__dict__.update({name: values[name] for name in PUT_OUTPUT_FIELDS})
+        outputs = {name: values[name] for name in PUT_OUTPUT_FIELDS}
+        md.__dict__.update(outputs)
+        if shape is not None and not prepared.warning:
+            if len(handle.md_puts) >= MD_TEMPLATES:
+                handle.md_puts.clear()
+            for name in _STAMPED:
+                del outputs[name]
+            handle.md_puts[shape] = TemplatePut(prepared, outputs)
     elif not options & ~C.MQPMO_NO_SYNCPOINT and handle.default_put is None:
         handle.default_put = DefaultPut(prepared)
     warning = priority_warning(prepared)
     if warning is not None:
         raise warning
+
+
+def _put_templated(
+    conn: Connection,
+    handle: Handle,
+    template: TemplatePut,
+    data: bytes,
+    md: MD,
+    extra: list[tuple[str, bytes]] | None,
+    durable: Future[None] | None,
+) -> None:
+    """MQPUT(msg, md) by a template (putmd.TemplatePut): the record and the filled-in MD are
+    those the rules would make, but for a new MsgId and the time."""
+    if len(data) > handle.traits.max_msg_length:
+        raise failed(RC.MSG_TOO_BIG_FOR_Q, f"{len(data)} bytes")
+    msg_id = conn.ids.new()
+    date, stamp = conn.clock.now()
+    headers = template.stamped(msg_id, date, stamp)
+    if extra:
+        headers += extra
+    key = template.key or conn.key
+    _produce(conn, handle.topic, data, key, headers, template.persistent, durable)
+    if durable is not None and not durable.done() and not template.persistent:
+        durable.set_result(None)
+    fields = md.__dict__
+    fields.update(template.outputs)
+    fields["MsgId"], fields["PutDate"], fields["PutTime"] = msg_id, date, stamp
 
 
 def _produce(

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi.rules.putmd import (
     DefaultContext,
+    IdSource,
     PutClock,
     QueueTraits,
     TemplatePut,
@@ -23,8 +24,9 @@ OUTPUTS = ("CorrelId", "UserIdentifier", "AccountingToken", "ApplIdentityData", 
            "PutApplName", "ApplOriginData")  # fmt: skip
 
 
-class FixedIds:
+class FixedIds(IdSource):
     def __init__(self, *ids: bytes) -> None:
+        super().__init__()
         self.ids = list(ids)
 
     def new(self) -> bytes:

@@ -15,16 +15,24 @@ Run: ``python -m bench.bench_relay [--records N] [--sizes 256 4096 65536 0] [--b
 from __future__ import annotations
 
 import argparse
+import itertools
 import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from confluent_kafka import Consumer, Producer
 
 from bench import corpus
-from bench.kafka_env import committed_reader, create_topic, kafka, kafka_settings
+from bench.kafka_env import (
+    committed_reader,
+    cpu_seconds,
+    create_topic,
+    kafka,
+    kafka_settings,
+    local_broker_pid,
+)
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.txloop import OutRecord, TransactionalLoop
 
@@ -40,6 +48,9 @@ def _consumer(bootstrap: str, transactional: bool = False) -> Any:
             "auto.offset.reset": "earliest",
             "enable.auto.commit": False,
             "isolation.level": "read_committed",
+            # as every consumer of the product (mqkafka.kafka.clients.CONSUMER_DEFAULTS):
+            # librdkafka's 1 s pause of a full prefetch queue starves a fast reader
+            "fetch.queue.backoff.ms": 10,
         }
     )
 
@@ -133,6 +144,109 @@ def transactional_relay(
     return count / elapsed
 
 
+_COPY_HEADERS = (  # what a copy to a RegSub subscriber carries besides MsgId, PutDate, PutTime
+    [("mqmd.Format", b"MQHRF2"), ("mqmd.Priority", b"0"), ("mqmd.Persistence", b"0")],
+    [
+        ("mqmd.CorrelId", b"C0" + bytes(22)),
+        ("mqmd.ReplyToQMgr", b"QM1"),
+        ("mqmd.PutApplType", b"26"),
+        ("mqmd.PutApplName", b"QM1"),
+    ],
+)
+
+
+def _varint(value: int) -> bytes:
+    """Avro's zigzag varint of a long."""
+    value = (value << 1) ^ (value >> 63)
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def mq_floor_relay(
+    bootstrap: str, source: str, target: str, count: int, compression: str = "none"
+) -> float:
+    """The least a service must do per publication, as the transactional relay with it: the
+    publication's topic found by its RFH2 bytes (a dict), a copy with the copy's ten MQMD
+    headers (a new MsgId, PutDate and PutTime) and the body, and the publication's two
+    activity events (Avro, the MsgId and times in constant pieces) written in blocks of
+    ~1 MB to a topic of their own. No parsing, matching, checks or metrics: a floor, not a
+    service. The copy's value is the publication's own (a delivered copy's head is the same
+    size)."""
+    events_topic = create_topic(bootstrap)
+    consumer = _consumer(bootstrap)
+    producer = _producer(bootstrap, compression, **{"transactional.id": uuid.uuid4().hex})
+    producer.init_transactions(30)
+    consumer.subscribe([source])
+    produce = producer.produce
+    before, after = _COPY_HEADERS
+    plans: dict[bytes, tuple[bytes, bytes]] = {}  # RFH2 head → the event pieces around ids
+    ids = itertools.count(1)
+    prefix = b"MQKM" + uuid.uuid4().bytes[:12]
+    moved, started = 0, None
+    in_tx, tx_records, tx_bytes, tx_began = False, 0, 0, 0.0
+    events: list[bytes] = []
+    tick, put = -1, [("mqmd.PutDate", b""), ("mqmd.PutTime", b"")]
+    while moved < count or in_tx:
+        batch = consumer.consume(RELAY_BATCH, 0.02) if moved < count else []
+        if batch and started is None:
+            started = time.perf_counter()
+        now = time.time()
+        if int(now * 100) != tick:
+            tick = int(now * 100)
+            stamp = time.strftime("%Y%m%d%H%M%S", time.gmtime(now)).encode()
+            put = [
+                ("mqmd.PutDate", stamp[:8]),
+                ("mqmd.PutTime", stamp[8:] + b"%02d" % (tick % 100)),
+            ]
+        now_ms = _varint(int(now * 1000))
+        for message in batch:
+            if message.error() is not None:
+                continue
+            if not in_tx:
+                producer.begin_transaction()
+                in_tx, tx_records, tx_bytes, tx_began = True, 0, 0, time.perf_counter()
+            value = message.value()
+            head = value[: int.from_bytes(value[8:12], "little")]
+            plan = plans.get(head)
+            if plan is None:  # the events' constant middles: the topic, queues, names
+                plan = plans[head] = (b"\x00QM1" + head[36:100], b"\x02QM1" + head[36:100])
+            headers = message.headers()
+            publication = headers[0][1]  # the corpus's MsgId comes first
+            msg_id = prefix + next(ids).to_bytes(8, "big")
+            produce(target, value, b"C0", headers=[*before, ("mqmd.MsgId", msg_id), *after, *put])
+            put_ms = _varint(message.timestamp()[1])
+            events.append(
+                b"".join(
+                    (b"\x04", now_ms, put_ms, plan[0], b"0", publication, _varint(len(value)),
+                     now_ms, put_ms, plan[1], b"0", publication, msg_id, _varint(len(value)))
+                )
+            )  # fmt: skip
+            moved += 1
+            tx_records += 1
+            tx_bytes += len(value)
+        producer.poll(0)
+        if in_tx and (
+            not batch
+            or tx_records >= TX_RECORDS
+            or tx_bytes >= TX_BYTES
+            or time.perf_counter() - tx_began >= TX_SECONDS
+        ):
+            for start in range(0, len(events), 4000):  # ~1 MB a block
+                produce(events_topic, b"".join(events[start : start + 4000]), b"bench")
+            events.clear()
+            offsets = consumer.position(consumer.assignment())
+            producer.send_offsets_to_transaction(offsets, consumer.consumer_group_metadata(), 30)
+            producer.commit_transaction(30)
+            in_tx = False
+    elapsed = time.perf_counter() - (started or time.perf_counter())
+    consumer.close()
+    return count / elapsed
+
+
 class Identity:
     def __init__(self, target: str) -> None:
         self.target = target
@@ -190,18 +304,31 @@ Relay = Callable[[str, str, str, int], float]
 RELAYS: dict[str, Relay] = {
     "plain relay": plain_relay,
     "transactional relay": transactional_relay,
+    "MQ floor relay": mq_floor_relay,
 }
 
 
-def relay_rate(bootstrap: str, relay: Relay, source: str, count: int) -> tuple[float, float]:
-    """records/s of ``relay`` reading ``source`` (the same input the service reads), timed
-    as the service is: from the first to the last record written, read back committed; and
-    the relay's CPU µs per record (this process: its Python thread and librdkafka's)."""
+class RelayFigures(NamedTuple):
+    rate: float  # records/s
+    cpu: float  # µs per record: this process (its Python thread and librdkafka's)
+    main: float  # µs per record: the Python thread alone
+    jvm: float | None  # µs per record: a local broker's JVM (None: the broker is elsewhere)
+
+
+def relay_rate(bootstrap: str, relay: Relay, source: str, count: int) -> RelayFigures:
+    """``relay`` reading ``source`` (the same input the service reads), timed as the service
+    is: records/s from the first to the last record written, read back committed; and its
+    CPU per record, split as ``bench_service`` splits the service's."""
     target = create_topic(bootstrap)
-    cpu = time.process_time()
+    jvm = local_broker_pid(bootstrap)
+    jvm_stat = None if jvm is None else f"/proc/{jvm}/stat"
+    jvm_cpu = 0.0 if jvm_stat is None else cpu_seconds(jvm_stat)
+    cpu, main = time.process_time(), time.thread_time()
     relay(bootstrap, source, target, count)
-    cpu = time.process_time() - cpu
-    return count / max(written_span(bootstrap, [target], count), 1e-3), cpu / count * 1e6
+    cpu, main = time.process_time() - cpu, time.thread_time() - main
+    jvm_used = None if jvm_stat is None else (cpu_seconds(jvm_stat) - jvm_cpu) / count * 1e6
+    rate = count / max(written_span(bootstrap, [target], count), 1e-3)
+    return RelayFigures(rate, cpu / count * 1e6, main / count * 1e6, jvm_used)
 
 
 def main() -> None:
@@ -224,12 +351,14 @@ def main() -> None:
             volume = corpus.fill(bootstrap, source, count, size, best=best)
             print(f"\n{label}: {count} records, {volume / count:,.0f} B each on average")
             rates = {name: relay_rate(bootstrap, run, source, count) for name, run in runs.items()}
-            base = rates["plain relay"][0]
-            for name, (rate, cpu) in rates.items():
-                mb = rate * volume / count / 1e6
+            base = rates["plain relay"].rate
+            for name, figures in rates.items():
+                mb = figures.rate * volume / count / 1e6
+                jvm = "-" if figures.jvm is None else f"{figures.jvm:.1f}"
                 print(
-                    f"  {name:24} {rate:>10,.0f} records/s {mb:8.1f} MB/s {rate / base:6.1%}"
-                    f"  CPU {cpu:6.1f} µs/record"
+                    f"  {name:24} {figures.rate:>10,.0f} records/s {mb:8.1f} MB/s"
+                    f" {figures.rate / base:6.1%}  CPU µs/record: {figures.cpu:5.1f} process"
+                    f" ({figures.main:5.1f} its Python thread), {jvm} broker JVM"
                 )
 
 

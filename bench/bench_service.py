@@ -11,7 +11,6 @@ Run: ``python -m bench.bench_service [--records N] [--only NAME ...]``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import signal
@@ -29,8 +28,15 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 
 from bench import corpus
 from bench import latency as lat
-from bench.bench_relay import RELAYS, plain_relay, relay_rate
-from bench.kafka_env import committed_reader, create_topic, kafka, kafka_settings
+from bench.bench_relay import RELAYS, RelayFigures, plain_relay, relay_rate
+from bench.kafka_env import (
+    committed_reader,
+    cpu_seconds,
+    create_topic,
+    kafka,
+    kafka_settings,
+    local_broker_pid,
+)
 from mqkafka.client.kafka_pubsub import KafkaPubSub
 from mqkafka.kafka import clients, topicadmin
 from mqkafka.kafka.clientconfig import load_client_config
@@ -96,33 +102,6 @@ class Service:
         if self.proc is not None:
             self.proc.send_signal(signal.SIGTERM)
             self.proc.wait(120)
-
-
-def cpu_seconds(stat: str) -> float:
-    """User + system CPU seconds from a /proc stat file."""
-    fields = Path(stat).read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def local_broker_pid(bootstrap: str) -> int | None:
-    """The process listening on the first bootstrap address's port when it runs on this
-    machine (a broker elsewhere, or one this user cannot see: None)."""
-    port = int(bootstrap.split(",")[0].rsplit(":", 1)[1])
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with contextlib.suppress(OSError), open(table) as rows:
-            for row in list(rows)[1:]:
-                fields = row.split()  # local address hex ip:port, state 0A = LISTEN
-                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                    inodes.add(f"socket:[{fields[9]}]")
-    if not inodes:
-        return None
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if any(os.readlink(fd) in inodes for fd in (entry / "fd").iterdir()):
-                    return int(entry.name)
-    return None
 
 
 def delivered_span(
@@ -192,7 +171,7 @@ def namespace_for(bootstrap: str) -> str:
     return ns
 
 
-LAST_RELAYS: dict[str, tuple[float, float]] = {}  # relay → (records/s, CPU µs per record)
+LAST_RELAYS: dict[str, RelayFigures] = {}
 LAST_RSS: list[int] = []  # the service's peak RSS (kB) of the last throughput run
 
 
@@ -285,7 +264,7 @@ def relay_baseline(bootstrap: str, records: int, size: int) -> float:
     """The batched plain relay's records/s on the corpus, timed as the service is."""
     source = create_topic(bootstrap, partitions=4)  # as the default stream
     corpus.fill(bootstrap, source, records, size)
-    return relay_rate(bootstrap, plain_relay, source, records)[0]
+    return relay_rate(bootstrap, plain_relay, source, records).rate
 
 
 def latency(bootstrap: str, rate: int, seconds: float, size: int, warm: bool = False) -> Any:
@@ -405,33 +384,40 @@ def side_by_side(
     bootstrap: str, records: int, size: int, repeats: int, warm: bool = False
 ) -> dict[str, Any]:
     """Fan-out 1 on the corpus with the relays reading the same stream, ``repeats`` times
-    (medians): publications/s, the ratios, CPU per publication and per record."""
-    runs: dict[str, list[float]] = {"service": [], "cpu": []}
+    (medians): publications/s, the ratios, CPU per publication and per record (the process,
+    its Python thread, the broker's JVM)."""
+    runs: dict[str, list[float]] = {"service": [], "cpu": [], "main": [], "jvm": []}
     for name in RELAYS:
-        runs[name], runs[f"{name} cpu"] = [], []
+        runs[name], runs[f"{name} cpu"], runs[f"{name} main"], runs[f"{name} jvm"] = [], [], [], []
     for _ in range(repeats):
         runs["service"].append(throughput(bootstrap, records, size, 1, relays=True, warm=warm))
         runs["cpu"].append(CPU_US[-1])
-        for name, (rate, cpu) in LAST_RELAYS.items():
-            runs[name].append(rate)
-            runs[f"{name} cpu"].append(cpu)
-    med = {k: statistics.median(v) for k, v in runs.items()}
-    plain, tx = med["plain relay"], med["transactional relay"]
-    return {
+        main, _, jvm = CPU_SPLIT[-1]  # per copy: at fan-out 1, per publication
+        runs["main"].append(main)
+        runs["jvm"].extend([] if jvm is None else [jvm])
+        for name, relay in LAST_RELAYS.items():
+            runs[name].append(relay.rate)
+            runs[f"{name} cpu"].append(relay.cpu)
+            runs[f"{name} main"].append(relay.main)
+            runs[f"{name} jvm"].extend([] if relay.jvm is None else [relay.jvm])
+    med = {k: round(statistics.median(v), 1) for k, v in runs.items() if v}
+    plain = med["plain relay"]
+    figures: dict[str, Any] = {
         "records": records,
         "service publications/s": round(med["service"]),
-        "plain relay records/s": round(plain),
-        "transactional relay records/s": round(tx),
-        "service / plain relay": round(med["service"] / plain, 3),
-        "service / transactional relay": round(med["service"] / tx, 3),
-        "runs (service, plain, transactional)": [
-            [round(r) for r in runs[k]] for k in ("service", "plain relay", "transactional relay")
+        **{f"{name} records/s": round(med[name]) for name in RELAYS},
+        **{f"service / {name}": round(med["service"] / med[name], 3) for name in RELAYS},
+        f"{' / '.join(RELAYS)} / plain relay": [round(med[n] / plain, 3) for n in RELAYS],
+        "runs (service, then each relay)": [
+            [round(r) for r in runs[k]] for k in ("service", *RELAYS)
         ],
-        "service CPU µs per publication": round(med["cpu"], 1),
         "service peak RSS MB": round(LAST_RSS[0] / 1024),
-        "plain relay CPU µs per record": round(med["plain relay cpu"], 1),
-        "transactional relay CPU µs per record": round(med["transactional relay cpu"], 1),
     }
+    # CPU µs per publication or record: the process, its Python thread, the broker's JVM
+    for name, key in (("service", ""), *((n, f"{n} ") for n in RELAYS)):
+        cpu = [med.get(f"{key}cpu"), med.get(f"{key}main"), med.get(f"{key}jvm")]
+        figures[f"{name} CPU µs (process, Python thread, broker JVM)"] = cpu
+    return figures
 
 
 def large(
@@ -514,8 +500,8 @@ def main() -> None:
             best = throughput(bootstrap, n, 256, 1, best=True, relays=True)
             results[f"{corpus.BEST_CASE}, 256 B, fan-out 1"] = {
                 "service publications/s": round(best),
-                "plain relay records/s": round(LAST_RELAYS["plain relay"][0]),
-                "service / plain relay": round(best / LAST_RELAYS["plain relay"][0], 3),
+                "plain relay records/s": round(LAST_RELAYS["plain relay"].rate),
+                "service / plain relay": round(best / LAST_RELAYS["plain relay"].rate, 3),
             }
         if want("latency"):
             figures = latency(bootstrap, 1000, 10.0, 0, args.warm)

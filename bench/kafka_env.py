@@ -113,3 +113,30 @@ def drain_count(bootstrap: str, topic: str, expect: int, timeout: float = 300.0)
     if seen < expect:
         raise RuntimeError(f"only {seen} of {expect} records arrived on {topic}")
     return last_ts
+
+
+def cpu_seconds(stat: str) -> float:
+    """User + system CPU seconds from a /proc stat file."""
+    fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def local_broker_pid(bootstrap: str) -> int | None:
+    """The process listening on the first bootstrap address's port when it runs on this
+    machine (a broker elsewhere, or one this user cannot see: None)."""
+    port = int(bootstrap.split(",")[0].rsplit(":", 1)[1])
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as rows:
+            for row in list(rows)[1:]:
+                fields = row.split()  # local address hex ip:port, state 0A = LISTEN
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    inodes.add(f"socket:[{fields[9]}]")
+    if not inodes:
+        return None
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if any(os.readlink(fd) in inodes for fd in (entry / "fd").iterdir()):
+                    return int(entry.name)
+    return None

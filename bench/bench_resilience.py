@@ -69,6 +69,7 @@ class Served:
         ]  # fmt: skip
         self.proc: subprocess.Popen[str] | None = None
         self.lines: list[str] = []
+        self.timed: list[tuple[float, str]] = []  # (monotonic time read, line)
         self.ready = threading.Event()
 
     def start(self) -> float:
@@ -90,6 +91,7 @@ class Served:
             except ValueError:
                 said = line.rstrip()
             self.lines.append(said)
+            self.timed.append((time.monotonic(), said))
             if said.startswith("broker ready"):
                 self.ready.set()
 
@@ -152,6 +154,20 @@ def first_answer(client: KafkaPubSub, since: float, limit: float = 600.0) -> flo
     return float("inf")
 
 
+def answer_after(bootstrap: str, namespace: str, since: float, limit: float = 600.0) -> float:
+    """Seconds from ``since`` until the service answers one command put now by a new client:
+    one probe, waited for (no resends, so no 2 s steps), from a client made now (so none of an
+    old client's own waits to reconnect is counted)."""
+    client = KafkaPubSub(bootstrap, namespace=namespace, user="bench")
+    try:
+        client.register(f"Probe/{uuid.uuid4().hex}", queue="BENCH.PROBE", wait=limit)
+    except TimeoutError:
+        return float("inf")
+    finally:
+        client.close()
+    return time.monotonic() - since
+
+
 def seed_subscriptions(bootstrap: str, namespace: str, count: int) -> None:
     """``count`` subscriptions in the state topic, as the service writes them."""
     from mqkafka.engine.identity import Identity
@@ -208,32 +224,166 @@ def restart_figure(home: Path, subscriptions: int) -> dict[str, Any]:
         broker.stop()
 
 
-def outage_figure(home: Path, outage: float) -> dict[str, Any]:
+class Publisher:
+    """An application putting persistent publications at a steady rate, numbered (the body
+    starts with the number, as ``read_all`` reads it), through Kafka's outages: its producer
+    is idempotent and keeps what it cannot send yet."""
+
+    def __init__(self, bootstrap: str, namespace: str, topic: str, rate: float) -> None:
+        self.sent = 0
+        self.failed: list[str] = []  # deliveries Kafka refused the application
+        self.stream = self._stream = queue_to_topic(DEFAULT_STREAM, namespace)
+        self._topic, self._pause = topic, 1.0 / rate
+        self._producer = clients.producer(
+            ClientConfig(bootstrap), {"enable.idempotence": True, "log_level": 0}
+        )
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._put, daemon=True)
+        self._thread.start()
+
+    def _put(self) -> None:
+        while not self._done.wait(self._pause):
+            md, value = command_message(
+                [("Command", "Publish"), ("Topic", self._topic)],
+                body=f"{self.sent:09d}".encode() + os.urandom(200),
+                md=MQMD(Persistence=MQPER.PERSISTENT),
+            )
+            try:
+                self._producer.produce(
+                    self._stream, value, headers=mqmd_to_headers(md), on_delivery=self._sent
+                )
+            except BufferError:
+                continue
+            self._producer.poll(0)
+            self.sent += 1
+
+    def _sent(self, error: Any, message: Any) -> None:
+        if error is not None:  # the application's loss, not the service's
+            self.failed.append(error.str())
+
+    def stop(self) -> int:
+        """Stops putting; returns how many were put (all sent: flushed)."""
+        self._done.set()
+        self._thread.join()
+        left = self._producer.flush(600)
+        assert left == 0, f"{left} publications not sent"
+        return self.sent
+
+
+class StackWatch:
+    """Where a service that has not answered yet waits: ``py-spy dump`` of it after 10 s, and
+    every 20 s after that, until stopped (the dumps are kept in ``folder``)."""
+
+    def __init__(self, pid: int, folder: Path, name: str) -> None:
+        self.dumps: list[str] = []
+        self._pid, self._folder, self._name = pid, folder, name
+        self._done = threading.Event()
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _watch(self) -> None:
+        spy = Path(sys.executable).with_name("py-spy")
+        wait = 10.0
+        while spy.exists() and not self._done.wait(wait):
+            dump = subprocess.run(
+                [str(spy), "dump", "--pid", str(self._pid)], capture_output=True, text=True
+            )
+            path = self._folder / f"{self._name}-{len(self.dumps) + 1}.txt"
+            path.write_text(dump.stdout + dump.stderr)
+            self.dumps.append(str(path))
+            wait = 20.0
+
+    def stop(self) -> list[str]:
+        self._done.set()
+        return self.dumps
+
+
+def _hogs(count: int) -> list[subprocess.Popen[bytes]]:
+    """``count`` processes that each keep a core busy: load on the machine."""
+    return [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(count)]
+
+
+def outage_figure(
+    home: Path, outage: float, runs: int = 1, how: str = "kill", hogs: int = 0
+) -> dict[str, Any]:
+    """``runs`` outages of one broker under one service, each ``outage`` seconds, the broker's
+    JVM killed (``kill``) or stopped cleanly (``stop``; ``both``: in turn), publications put at
+    a steady rate throughout; with ``hogs`` CPU-bound processes beside it."""
     broker = Broker(home)
     ns = f"o{uuid.uuid4().hex[:6]}."
+    stacks = Path(tempfile.mkdtemp(prefix="mqk-outage-stacks-"))
+    busy = _hogs(hogs)
     try:
         apply_catalogue(broker.bootstrap, prefix=ns)
         service = Served(broker.bootstrap, ns, home / "state")
         client = KafkaPubSub(broker.bootstrap, namespace=ns, user="bench")
+        figures: list[dict[str, Any]] = []
         try:
             first_answer(client, service.start())
-            went = len(service.lines)
-            broker.kill()
-            time.sleep(outage)
-            back = broker.start()
-            serving = first_answer(client, back)
+            answer = client.register("Outage/#", queue="BENCH.OUTAGE", wait=120.0)
+            assert answer is not None and answer.ok, answer
+            publisher = Publisher(broker.bootstrap, ns, "Outage/x", rate=20.0)
+            for turn in range(runs):
+                kind = how if how != "both" else ("kill", "stop")[turn % 2]
+                time.sleep(5)  # serving, publications flowing
+                went = len(service.lines)
+                gone = time.monotonic()
+                broker.kill() if kind == "kill" else broker.stop()
+                time.sleep(outage)
+                back = broker.start()
+                assert service.proc is not None
+                watch = StackWatch(service.proc.pid, stacks, f"run{turn + 1}")
+                serving = answer_after(broker.bootstrap, ns, back)
+                dumps = watch.stop()
+                said = [(round(at - gone, 1), line) for at, line in service.timed[went:]]
+                figures.append(
+                    {
+                        "run": turn + 1,
+                        "broker": kind,
+                        "broker answering to service answering (s)": round(serving, 1),
+                        "broker down to answering again (s)": round(back - gone, 1),
+                        "service log lines from the stop to the answer": len(said),
+                        "most lines in any 30 s while away": _most_in(said, 30.0),
+                        "lines (s after the stop, line)": said,
+                        **({"py-spy dumps while not answering": dumps} if dumps else {}),
+                    }
+                )
+                print(f"outage: {json.dumps(figures[-1], ensure_ascii=False)}", flush=True)
+            sent = publisher.stop()
+            # read while the service runs: it handles what was put last before it stops
+            seen = read_all(broker.bootstrap, queue_to_topic("BENCH.OUTAGE", ns))
+            missing = [i for i in range(sent) if f"{i:09d}".encode() not in seen]
+            put = read_all(broker.bootstrap, publisher.stream) if missing else seen
             alive = service.proc is not None and service.proc.poll() is None
         finally:
             client.close()
             service.stop()
+        lost = [i for i in missing if f"{i:09d}".encode() in put]  # on the stream: the service's
+        duplicated = sum(n - 1 for n in seen.values() if n > 1)
         return {
             "broker down (s)": outage,
-            "broker answering to service answering (s)": round(serving, 1),
+            "CPU hogs beside it": hogs,
+            "answers after the broker's return (s, each run)": [
+                f["broker answering to service answering (s)"] for f in figures
+            ],
             "service up throughout": alive,
-            "service log lines from the kill to the answer": service.lines[went:],
+            "publications put (before, during and after)": sent,
+            "lost": len(lost),
+            "duplicated": duplicated,
+            "not on the stream (the application's producer failed)": len(missing) - len(lost),
+            "application delivery errors": publisher.failed[:5],
+            **({"lost numbers": lost[:20]} if lost else {}),
+            "runs": figures,
         }
     finally:
+        for hog in busy:
+            hog.kill()
         broker.stop()
+
+
+def _most_in(said: list[tuple[float, str]], window: float) -> int:
+    """The most lines said within any ``window`` seconds."""
+    times = [at for at, _ in said]
+    return max((sum(1 for t in times if s <= t < s + window) for s in times), default=0)
 
 
 def faults_figure(home: Path, publications: int, subscribers: int = 10) -> dict[str, Any]:
@@ -415,6 +565,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--subscriptions", type=int, default=100_000)
     parser.add_argument("--outage", type=float, default=60.0)
+    parser.add_argument("--outage-runs", type=int, default=3, help="outage: broker restarts")
+    parser.add_argument(
+        "--how",
+        choices=("kill", "stop", "both"),
+        default="both",
+        help="outage: the broker's JVM SIGKILLed, stopped cleanly, or in turn",
+    )
+    parser.add_argument(
+        "--hogs", type=int, default=0, help="outage: CPU-bound processes running beside it (load)"
+    )
     parser.add_argument("--publications", type=int, default=100_000)
     parser.add_argument("--records", type=int, default=100_000, help="per checks run")
     parser.add_argument("--repeats", type=int, default=4, help="checks: pairs of runs")
@@ -422,7 +582,9 @@ def main() -> None:
     args = parser.parse_args()
     parts: dict[str, Callable[[Path], dict[str, Any]]] = {
         "restart": lambda home: restart_figure(home, args.subscriptions),
-        "outage": lambda home: outage_figure(home, args.outage),
+        "outage": lambda home: outage_figure(
+            home, args.outage, args.outage_runs, args.how, args.hogs
+        ),
         "faults": lambda home: faults_figure(home, args.publications),
         "regsub": lambda home: regsub_figure(home, [1, 1000, 3000]),
         "checks": lambda home: checks_figure(home, args.records, args.repeats),

@@ -26,6 +26,10 @@ Partition = tuple[str, int]
 # topic, partition, key, value (None: a tombstone), timestamp in ms
 ApplyRecord = Callable[[str, int, bytes, bytes | None, int], None]
 PARTITION_EOF = -191
+END_OFFSETS_WAIT = 30.0  # seconds end_offsets asks, in all, unless told otherwise
+REQUEST_WAIT = 10.0  # seconds one list_offsets request may take
+SAY_AFTER = 10.0  # seconds of asking for end offsets before it is said (one line)...
+SAY_EVERY = 30.0  # ...then at most once per this
 
 
 class MissingTopic(clients.KafkaEdgeError):
@@ -45,6 +49,7 @@ class CompactedReader:
     ) -> None:
         self.topics = tuple(topics)
         self._config = config
+        self._said_at = -1e9  # when a wait for end offsets was last said (monotonic)
         self._admin = admin if admin is not None else clients.admin(config)
         self._consumer = clients.consumer(
             config,
@@ -82,32 +87,53 @@ class CompactedReader:
             partitions.extend((topic, p) for p in sorted(found.partitions))
         return partitions
 
-    def end_offsets(self, attempts: int = 20) -> dict[Partition, int]:
-        """The last stable offset of every partition (read_committed), in one request."""
+    def end_offsets(
+        self, attempts: int = 0, timeout: float = END_OFFSETS_WAIT
+    ) -> dict[Partition, int]:
+        """The last stable offset of every partition (read_committed), in one request.
+
+        Asked again while leadership moves or Kafka is away, for ``timeout`` seconds in all
+        (and at most ``attempts`` times, if given); then the last error is raised (a retriable
+        one: the transactional loop waits for Kafka and says so). A wait longer than
+        ``SAY_AFTER`` is said in one line, then at most once per ``SAY_EVERY``."""
         request = {
             clients.TopicPartition(t, p): clients.OffsetSpec.latest() for t, p in self.partitions
         }
-        for attempt in range(attempts):
+        began = time.monotonic()
+        deadline = began + timeout
+        attempt = 0
+        while True:
             try:
                 futures = self._admin.list_offsets(
                     request,
                     isolation_level=clients.IsolationLevel.READ_COMMITTED,
-                    request_timeout=10,
+                    request_timeout=max(1.0, min(REQUEST_WAIT, deadline - time.monotonic())),
                 )
                 return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
             except clients.KafkaException as error:  # leadership moving: ask again shortly
-                if attempt == attempts - 1:
+                attempt += 1
+                now = time.monotonic()
+                if now >= deadline or attempt == attempts:
                     raise
-                log.debug("list_offsets: %s", error)
                 failure = error.args[0] if error.args else None
+                self._say_wait(now - began, failure, error)
                 stale = isinstance(failure, clients.KafkaError) and "LEADER_EPOCH" in failure.name()
                 if stale or attempt % 5 == 4:
                     # An admin client keeps the leader epochs it learned before a broker
                     # restarted and is answered FENCED_LEADER_EPOCH for ever: a new one asks
                     # the cluster afresh.
                     self._admin = clients.admin(self._config)
-                time.sleep(0.05 * (attempt + 1))
-        raise AssertionError("unreachable")
+                time.sleep(min(0.05 * attempt, 1.0, max(0.0, deadline - time.monotonic())))
+
+    def _say_wait(self, waited: float, failure: object, error: Exception) -> None:
+        said = failure.str() if isinstance(failure, clients.KafkaError) else str(error)
+        now = time.monotonic()
+        if waited < SAY_AFTER or now - self._said_at < SAY_EVERY:
+            log.debug("list_offsets: %s", said)
+            return
+        self._said_at = now
+        log.warning("no end offsets of %s from Kafka for %.0fs (%s): asking again",
+                    ", ".join(self.topics), waited, said)  # fmt: skip
 
     def at(self, tp: Partition) -> int:
         """Where reading stands; "from the beginning" counts as 0 (an empty log is read)."""
@@ -139,11 +165,12 @@ class CompactedReader:
                 self.positions[(position.topic, position.partition)] = position.offset
 
     def catch_up(self, apply: ApplyRecord, timeout: float = 60.0) -> int:
-        """Read every partition up to its current last stable offset."""
-        ends = self.end_offsets()
+        """Read every partition up to its current last stable offset, within ``timeout``
+        seconds (asking for the offsets included); a retriable KafkaException after that."""
+        deadline = time.monotonic() + timeout
+        ends = self.end_offsets(timeout=timeout)
         behind = {tp for tp, end in ends.items() if self.at(tp) < end}
         applied = 0
-        deadline = time.monotonic() + timeout
         while behind:
             if time.monotonic() > deadline:  # Kafka away: a retriable error to the loop
                 raise clients.KafkaException(

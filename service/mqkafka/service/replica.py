@@ -30,6 +30,11 @@ from mqkafka.state.kinds import STATE_KINDS, AnyKind, StateKinds
 
 log = logging.getLogger(__name__)
 
+# Seconds the barrier before a batch may take (asking for the end offsets and reading to
+# them); then a retriable error hands the batch to the loop, which waits for Kafka and says
+# so, rather than the barrier blocking it (it retried 20 x 10 s, silently, before).
+CATCH_UP_WAIT = 10.0
+
 
 class StateRecords:
     """Applies consumed state-topic records to an engine state, each through its kind (no
@@ -82,9 +87,9 @@ class EngineStateReplica:
     # --- the barrier -------------------------------------------------------------------
     def end_offsets(self) -> dict[Partition, int]:
         """The last stable offset of every state partition (read_committed), in one request."""
-        return self._reader.end_offsets()
+        return self._reader.end_offsets(timeout=CATCH_UP_WAIT)
 
-    def catch_up(self, timeout: float = 60.0) -> int:
+    def catch_up(self, timeout: float = CATCH_UP_WAIT) -> int:
         """Read every state partition up to its current last stable offset."""
         applied = self._reader.catch_up(self._apply, timeout)
         self.catch_ups += 1

@@ -48,6 +48,7 @@ from mqkafka.kafka.clientconfig import ClientConfig, is_secret
 
 LIBRDKAFKA_LOGGER = "mqkafka.kafka.librdkafka"
 REPEAT_INTERVAL = 30.0  # seconds a kind of librdkafka line is held back after it was logged
+RECONNECT_BACKOFF_MAX_MS = 1000  # the longest pause between a client's tries to reconnect
 
 ErrorCallback = Callable[[KafkaError], None]
 # What librdkafka says, in its many ways, when it cannot reach Kafka.
@@ -64,6 +65,9 @@ _NOISE = (
     # a producer's fatal error reaches its owner as an exception, which says it in one line
     "Fatal transaction error", "Fatal idempotent producer error", "Fatal error: ",
     "fenced by a newer instance",
+    # a transaction that failed or an InitProducerId retried: the call that meets it raises or
+    # returns, and the loop says what it means (the outage's one line, or its own)
+    "Current transaction failed in state", "Failed to acquire transactional PID",
 )  # fmt: skip
 
 
@@ -117,6 +121,23 @@ class RepeatFilter(logging.Filter):
             record.msg = f"{message} ({held} more like it held back)"
             record.args = ()
         return True
+
+    def said_unreachable(self, now: float) -> bool:
+        """Whether a line saying Kafka cannot be reached went out within ``interval``; if not,
+        the caller's line is to say it, and counts as that kind's line from now on."""
+        with self._lock:
+            last = self._last.get("unreachable")
+            if last is not None and now - last < self.interval:
+                return True
+            self._last["unreachable"] = now
+            return False
+
+
+def say_away(logger: logging.Logger, message: str, *args: Any) -> None:
+    """A line saying Kafka is away, from whoever met it: a warning unless librdkafka's log (or
+    another such line) said so within the last 30 s (then a debug line): one line per 30 s."""
+    said = _repeat_filter().said_unreachable(time.monotonic())
+    logger.log(logging.DEBUG if said else logging.WARNING, message, *args)
 
 
 def _repeat_filter() -> RepeatFilter:
@@ -187,6 +208,9 @@ def _settings(
     for name, value in settings.items():  # librdkafka would say "BIO lib" for a missing file
         if name.endswith(".location") and isinstance(value, str) and not Path(value).exists():
             raise KafkaEdgeError(f"Kafka at {config.describe()}: {name}: no file {value}")
+    # librdkafka backs off reconnecting up to 10 s by default: a client could then notice a
+    # broker's return up to 10 s late (the service's target is to serve within 10 s of it)
+    settings.setdefault("reconnect.backoff.max.ms", RECONNECT_BACKOFF_MAX_MS)
     settings.setdefault("logger", _librdkafka_logger())
     settings.setdefault("error_cb", on_error or _log_error)
     return settings
@@ -314,5 +338,6 @@ __all__ = [
     "kafka_away_since",
     "kafka_is_back",
     "producer",
+    "say_away",
     "share_consumer",
 ]

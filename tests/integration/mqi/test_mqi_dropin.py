@@ -385,3 +385,39 @@ def test_pcf_subscriptions_inquired_and_deleted_by_name(
 
     assert wait_until(gone, 30)
     subscription.close(close_sub_queue=True)
+
+
+@pytest.mark.parametrize("managed", [True, False], ids=["managed", "provided"])
+def test_pcf_subscriptions_created_then_resumed_as_pymqis_test_pubsub_does(
+    broker_service: str,
+    connect: Callable[..., QueueManager],
+    new_queue: Callable[..., str],
+    managed: bool,
+) -> None:
+    qmgr = connect()
+    name = f"ADMIN.{uuid.uuid4().hex[:8]}'s subscription"
+    topic = f"/UNITTEST//ADMIN/{uuid.uuid4().hex[:6]}"
+    args: dict[int, object] = {
+        pymqi.CMQCFC.MQCACF_SUB_NAME: name.encode(),
+        C.MQCA_TOPIC_STRING: topic.encode(),
+        pymqi.CMQCFC.MQIACF_DESTINATION_CLASS: C.MQDC_MANAGED if managed else C.MQDC_PROVIDED,
+    }
+    given = None
+    if not managed:
+        queue_name = new_queue()
+        args[pymqi.CMQCFC.MQCACF_DESTINATION] = queue_name.encode()
+        given = pymqi.Queue(qmgr, queue_name, C.MQOO_INPUT_AS_Q_DEF)
+    pymqi.PCFExecute(qmgr).MQCMD_CREATE_SUBSCRIPTION(args)
+    sd = pymqi.SD(Options=C.MQSO_RESUME)
+    sd.set_vs("SubName", name)
+    subscription = pymqi.Subscription(qmgr)
+    subscription.sub(sub_desc=sd, sub_queue=given)
+    assert sd.Options & C.MQSO_DURABLE and bool(sd.Options & C.MQSO_MANAGED) == managed
+    if given is not None:
+        assert subscription.get_sub_queue() is given  # the program's own handle
+    with pymqi.Topic(qmgr, topic_string=topic) as published:
+        published.open(open_opts=C.MQOO_OUTPUT)
+        published.pub(b"to an administered subscription")
+    assert subscription.get(None, pymqi.md(), wait_gmo()) == b"to an administered subscription"
+    subscription.close(sub_close_options=0, close_sub_queue=True)
+    pymqi.PCFExecute(qmgr).MQCMD_DELETE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: name})

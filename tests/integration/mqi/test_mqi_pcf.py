@@ -73,5 +73,47 @@ def test_queues_created_inquired_and_deleted_as_pymqis_tests_do(qmgr: QueueManag
         reason(lambda: pcf.MQCMD_CREATE_Q({C.MQCA_Q_NAME: b"A", C.MQIA_Q_TYPE: C.MQQT_ALIAS}))
         == 4007
     )
-    assert reason(lambda: pcf.MQCMD_PING_Q_MGR()) == 3007  # not one of the common commands
+    assert reason(lambda: pcf.MQCMD_CREATE_CHANNEL()) == 3007  # not one of the common commands
     pcf.disconnect()
+
+
+def test_queue_manager_inquired_and_pinged(qmgr: QueueManager) -> None:
+    pcf = pymqi.PCFExecute(qmgr, response_wait_interval=15000)
+    (row,) = pcf.MQCMD_INQUIRE_Q_MGR()
+    assert row[C.MQCA_Q_MGR_NAME].strip() == b"QM1" and row[C.MQIA_COMMAND_LEVEL] >= 800
+    (some,) = pcf.MQCMD_INQUIRE_Q_MGR({CMQCFC.MQIACF_Q_MGR_ATTRS: [C.MQIA_PLATFORM]})
+    assert some == {C.MQIA_PLATFORM: C.MQPL_UNIX}
+    assert pcf.MQCMD_PING_Q_MGR() == []
+    named = pymqi.PCFExecute.stringify_keys(row)
+    assert named["MQCA_Q_MGR_NAME"] == row[C.MQCA_Q_MGR_NAME]
+    assert pymqi.PCFExecute.stringifyKeys is pymqi.PCFExecute.stringify_keys
+    pcf.disconnect()
+
+
+@pytest.mark.parametrize("round_", range(4))
+def test_one_name_created_used_and_deleted_again_and_again(qmgr: QueueManager, round_: int) -> None:
+    """pymqi's test suite: setUp creates PYMQI.MSG.QUEUE, tearDown deletes it with PURGE; a
+    Queue a test dropped without closing it has closed (pymqi closes it when collected)."""
+    pcf = pymqi.PCFExecute(qmgr)
+    name = b"PYMQI.MSG.QUEUE"
+    pcf.MQCMD_CREATE_Q(
+        [
+            pymqi.CFST(Parameter=C.MQCA_Q_NAME, String=name),
+            pymqi.CFIN(Parameter=C.MQIA_Q_TYPE, Value=C.MQQT_LOCAL),
+            pymqi.CFIN(Parameter=CMQCFC.MQIACF_REPLACE, Value=CMQCFC.MQRP_YES),
+        ]
+    )
+    queue = pymqi.Queue(qmgr, name, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT)
+    queue.put(b"round %d" % round_)
+    pymqi.Queue(qmgr, name).get(
+        None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=15000)
+    )
+    queue.put(b"left for the purge")
+    queue.close()
+    pcf.MQCMD_DELETE_Q(
+        [
+            pymqi.CFST(Parameter=C.MQCA_Q_NAME, String=name),
+            pymqi.CFIN(Parameter=CMQCFC.MQIACF_PURGE, Value=CMQCFC.MQPO_YES),
+        ]
+    )
+    assert qmgr.display_queue(name.decode()) is None

@@ -7,6 +7,9 @@
 | MQCMD_INQUIRE_Q | the catalogue (names generic with a trailing ``*``), depth from Kafka |
 | MQCMD_INQUIRE_SUBSCRIPTION | the broker's subscriptions (``mqk-subscriptions``), by SubName |
 | MQCMD_DELETE_SUBSCRIPTION | a DeregSub for the named subscription, as ``mqk sub delete`` |
+| MQCMD_CREATE_SUBSCRIPTION | a durable MQSUB: MQDC_MANAGED, or MQDC_PROVIDED to the DESTINATION |
+| MQCMD_INQUIRE_Q_MGR | the attributes MQINQ of the queue manager answers (MQIACF_Q_MGR_ATTRS) |
+| MQCMD_PING_Q_MGR | answers while the connection is up |
 
 Parameters come as pymqi gives them: a dict ``{MQCA_Q_NAME: b"Q1", ...}`` or a list of
 ``CFST``/``CFIN``/``CFIL``/``CFBS`` objects; filters as ``CFIF``/``CFSF`` or ``Filter``.
@@ -196,6 +199,9 @@ class PCFExecute:
             "MQCMD_INQUIRE_Q": self._inquire_q,
             "MQCMD_INQUIRE_SUBSCRIPTION": self._inquire_sub,
             "MQCMD_DELETE_SUBSCRIPTION": self._delete_sub,
+            "MQCMD_CREATE_SUBSCRIPTION": self._create_sub,
+            "MQCMD_INQUIRE_Q_MGR": self._inquire_q_mgr,
+            "MQCMD_PING_Q_MGR": self._ping,
         }
 
     def __getattr__(self, name: str) -> Callable[..., list[Params]]:
@@ -212,6 +218,28 @@ class PCFExecute:
 
     def disconnect(self) -> None:
         """pymqi closes its reply queue here; there is none to close."""
+
+    @staticmethod
+    def stringify_keys(rv: Mapping[int, Any]) -> dict[str, Any]:
+        """An answer's row with MQ's names for its keys (pymqi's helper)."""
+        return {_NAMES.get(key, str(key)): value for key, value in rv.items()}
+
+    stringifyKeys = stringify_keys  # pymqi's old name
+
+    # ---- the queue manager -----------------------------------------------------------------
+
+    def _inquire_q_mgr(self, args: Params, _: list[Any]) -> list[Params]:
+        from mqkafka.mqi.kafkaqm.inquire import qmgr_attributes
+
+        row: Params = {key: read() for key, read in qmgr_attributes(self.qmgr.connection).items()}
+        wanted = set(args.get(F.MQIACF_Q_MGR_ATTRS, [F.MQIACF_ALL]))
+        if F.MQIACF_ALL not in wanted:
+            row = {key: value for key, value in row.items() if key in wanted}
+        return [row]
+
+    def _ping(self, _: Params, __: list[Any]) -> list[Params]:
+        self.qmgr.connection.require()
+        return []
 
     # ---- queues --------------------------------------------------------------------------
 
@@ -319,6 +347,39 @@ class PCFExecute:
             raise _failed(RC.UNKNOWN_OBJECT_NAME, "no subscription matches")
         return rows
 
+    def _create_sub(self, args: Params, _: list[Any]) -> list[Params]:
+        """DEFINE SUB: a durable subscription that outlives this call, to a managed queue
+        or to the queue MQCACF_DESTINATION names (MQDC_PROVIDED, MQ's default)."""
+        from mqkafka.mqi.kafkaqm.pubsub import Subscription
+        from mqkafka.mqi.kafkaqm.queue import Queue
+        from mqkafka.mqi.rules.structs import SD
+
+        name = _text(args.get(F.MQCACF_SUB_NAME, ""))
+        topic = _text(args.get(C.MQCA_TOPIC_STRING, ""))
+        if not name or not (topic or args.get(C.MQCA_TOPIC_NAME)):
+            raise _failed(F.MQRCCF_PARM_MISSING, "MQCACF_SUB_NAME and MQCA_TOPIC_STRING")
+        managed = args.get(F.MQIACF_DESTINATION_CLASS, C.MQDC_PROVIDED) == C.MQDC_MANAGED
+        options = C.MQSO_CREATE | C.MQSO_DURABLE | (C.MQSO_MANAGED if managed else 0)
+        sd = SD(Options=options, SubName=name, ObjectString=topic)
+        if args.get(C.MQCA_TOPIC_NAME):
+            sd.ObjectName = _text(args[C.MQCA_TOPIC_NAME]).encode()
+        if args.get(F.MQCACF_SUB_USER_DATA):
+            sd.SubUserData = _text(args[F.MQCACF_SUB_USER_DATA]).encode()
+        if args.get(F.MQCACF_SUB_SELECTOR):
+            sd.SelectionString = _text(args[F.MQCACF_SUB_SELECTOR]).encode()
+        destination = None
+        if not managed:
+            queue_name = _text(args.get(F.MQCACF_DESTINATION, ""))
+            if not queue_name:
+                raise _failed(F.MQRCCF_PARM_MISSING, "MQCACF_DESTINATION")
+            if self.qmgr.display_queue(queue_name) is None:
+                raise _failed(RC.UNKNOWN_OBJECT_NAME, queue_name)
+            destination = Queue(self.qmgr, queue_name)  # named, not opened
+        subscription = Subscription(self.qmgr)
+        subscription.sub(sub_desc=sd, sub_queue=destination)
+        subscription.close()  # MQCO_NONE: a durable subscription stays
+        return []
+
     def _delete_sub(self, args: Params, _: list[Any]) -> list[Params]:
         from mqkafka.mqi.kafkaqm.psclient import PubSub, raise_for
 
@@ -348,6 +409,20 @@ def _only(row: Params, attrs: set[int]) -> Params:
     keep = attrs | {C.MQCA_Q_NAME}
     return {key: value for key, value in row.items() if key in keep}
 
+
+def _names() -> dict[int, str]:
+    """Parameter numbers to MQ's names, for stringify_keys (the attribute prefixes only:
+    values of other groups share numbers with them)."""
+    prefixes = ("MQCA_", "MQIA_", "MQCACF_", "MQIACF_", "MQBACF_", "MQCACH_", "MQIACH_")
+    found: dict[int, str] = {}
+    for module in (C, F):
+        for key, value in vars(module).items():
+            if key.startswith(prefixes) and isinstance(value, int):
+                found.setdefault(value, key)
+    return found
+
+
+_NAMES = _names()
 
 _QUEUE_FIELDS = {
     C.MQIA_MAX_Q_DEPTH: "max_depth",

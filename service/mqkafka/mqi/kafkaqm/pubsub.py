@@ -157,7 +157,7 @@ class Subscription:
             # the RFH1 interface's, which MQSUB does not speak here.
             raise failed(RC.OPTIONS_ERROR, "MQSO_WILDCARD_CHAR is not available over <psc>")
         if options & C.MQSO_RESUME and not options & (C.MQSO_CREATE | C.MQSO_ALTER):
-            self._resume(sd, name)
+            self._resume(sd, name, sub_queue)
             return self
         topic = sd.ObjectString.decode("utf-8", "replace")
         if not topic and not mqchars(sd.ObjectName):
@@ -229,7 +229,7 @@ class Subscription:
         reply = self.pubsub.register_subscriber([], options=RegOpt.NO_ALTERATION, sub_name=name)
         return reply is not None and reply.completion is not Completion.ERROR
 
-    def _resume(self, sd: SD, name: str | None) -> None:
+    def _resume(self, sd: SD, name: str | None, given: Queue | None) -> None:
         if not name:
             raise failed(RC.SUB_NAME_ERROR, "MQSO_RESUME needs a SubName")
         reply = self.pubsub.register_subscriber(
@@ -242,12 +242,21 @@ class Subscription:
         queue_name = reply.attribute("QName")
         if not queue_name:
             raise failed(RC.NO_SUBSCRIPTION, f"subscription {name} has no queue")
-        queue = Queue(self.qmgr, queue_name, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
+        if given is not None and given.get_handle() and given.name == queue_name:
+            queue = given  # the program's own handle to the subscription's queue (pymqi)
+        else:
+            queue = Queue(self.qmgr, queue_name, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
         self._registered = {
             "sub_name": name,
             "queue": queue_name,
             "topic": reply.attribute("Topic"),
         }
+        # MQSUB fills the SD with the subscription it resumed (pymqi's test suite reads
+        # Options back to know whether to delete it and its queue)
+        definition = self.qmgr.connection.replica.lookup(queue_name)
+        managed = definition is not None and definition.is_dynamic
+        sd.Options |= C.MQSO_DURABLE | (C.MQSO_MANAGED if managed else 0)
+        sd.ObjectString = (reply.attribute("Topic") or "").encode()
         self.sub_desc, self.sub_queue = sd, queue
         queue.publications = True
         self._resumed = True

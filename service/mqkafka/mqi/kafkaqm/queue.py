@@ -50,6 +50,7 @@ T = TypeVar("T")
 # so the call reports 2079 with the data that fitted (none) and the message's length.
 TRUNCATED_DEFAULT_BUFFER = 0
 _hconns = itertools.count(1)
+TOPIC_DELETION_GRACE = 2.0  # seconds a DEFINE waits for another client's deletion of the name
 
 
 @contextmanager
@@ -282,7 +283,7 @@ class QueueManager:
                 raise failed(RC.OBJECT_ALREADY_EXISTS, f"{definition.name} is defined")
             if not definition.is_model:
                 topic = conn.settings.topic_of(definition.name)
-                conn.admin.create_topic(topic, conn.settings.queue_partitions)
+                _create_queue_topic(conn, topic)
                 conn.admin.configure_share_group(conn.settings.share_group_of(topic))
             conn.replica.define(definition)
             return definition
@@ -291,6 +292,7 @@ class QueueManager:
         """DELETE QLOCAL [PURGE]: refused while open (2042) or holding messages unless purged."""
         with _mqi():
             conn = self.connection
+            conn.finish_collected()  # a Queue the program dropped has closed (pymqi: at once)
             conn.replica.sync()
             definition = conn.definition(name)
             depth = 0 if definition.is_model else _depth(conn, name)
@@ -340,6 +342,17 @@ def _disconnect_at_exit() -> None:
                 qmgr.disconnect()
         except Exception as error:  # the next one still deserves its MQDISC
             logging.getLogger(__name__).debug("MQDISC at exit: %s", error)
+
+
+def _create_queue_topic(conn: Connection, topic: str) -> None:
+    """The queue's topic, made now. A topic of the name that another client is deleting
+    (DELETE then DEFINE of one name) goes within moments and is made again; one that stays
+    was made outside the MQI (``mqk topics apply``) and is adopted."""
+    deadline = time.monotonic() + TOPIC_DELETION_GRACE
+    while not conn.admin.create_topic(topic, conn.settings.queue_partitions):
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.1)
 
 
 def _depth(conn: Connection, name: str) -> int:

@@ -108,9 +108,13 @@ class TransactionalLoop(OutageRecovery):
         self._fenced_renewals = 0  # fatal errors met right after Kafka was away, cured so
         self._back_at = -1e9  # when Kafka was last said to be back (monotonic)
         self._consumer_renewals = 0  # consumers fenced right after Kafka was away, cured so
+        self._producer_at = 0.0  # when the producer in use was initialised (monotonic)
+        self._failing_since: float | None = None  # recovery failing with Kafka answering
+        self._took_over: list[str] = []  # clients replaced during an outage: said at its end
         self._client = client
         self._calls = TxCaller()
         self._abandoned: list[Any] = []  # clients stuck in a call: kept, never destroyed
+        self._stuck: list[tuple[Any, Any]] = []  # abandoned producers, the call each is stuck in
         self._careful = CarefulMode(handler)
         self._consumer_settings: dict[str, Any] = {
             "group.id": group_id,
@@ -183,6 +187,7 @@ class TransactionalLoop(OutageRecovery):
         """Process batches until stopped; closes the clients on the way out."""
         if self.transactional:
             self.producer.init_transactions(30)
+            self._producer_at = time.monotonic()
         self.consumer.subscribe(self.topics, on_assign=self._assigned)
         subscribed = time.monotonic()
         hooks = cast(StateHooks, self.handler) if has_hooks(self.handler) else None
@@ -372,7 +377,8 @@ class TransactionalLoop(OutageRecovery):
             except KafkaException as error:
                 self._abort_pending = True  # finished before the next transaction begins
                 self._renew = True  # or, if it cannot be, by a new producer
-                if self._away_since is None and not clients.is_away(failure_of(error)):
+                away = self._away_since is not None or clients.kafka_away_since() is not None
+                if not away and not clients.is_away(failure_of(error)):
                     log.warning("abort_transaction failed (%s): a new producer takes over",
                                 said(error))  # fmt: skip
         self._rewind(batch)

@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as WaitedTooLong
 from typing import Any
 
@@ -33,6 +34,12 @@ MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~21 s 
 # consumer takes over: one that keeps failing asks a group coordinator that is gone.
 RECOVERY_TRIES = 3
 BACK_QUIET = 60.0  # seconds after "Kafka is back" in which its return is not said again
+# Seconds a recovery step may keep failing with Kafka answering before that is said (a
+# coordinator still loading, the last transaction's markers still being written: routine
+# for a few seconds after a broker's return), then at most once per REPEAT_INTERVAL.
+RECOVERY_SAY = 10.0
+COMMITTED_WAIT = 5.0  # seconds one read of the committed offsets may take; tried again after
+ANSWER_WAIT = 5.0  # seconds a metadata request may take to tell whether Kafka answers
 # Seconds a transactional call may wait for Kafka. A call that times out leaves librdkafka's
 # transaction state waiting for that very call (KAFKA-style "resume the API"), so the loop
 # does not wait long: it starts a fresh producer instead (see _renew_producer).
@@ -58,6 +65,7 @@ class OutageRecovery:
     _producer_settings: dict[str, Any]
     _calls: TxCaller
     _abandoned: list[Any]  # clients stuck in a call: kept, never destroyed
+    _stuck: list[tuple[Any, Future[Any]]]  # abandoned producers and the call they are stuck in
     _abort_pending: bool  # an abort that failed: done before the next begin
     _away_since: float | None  # Kafka away, as a failed batch found
     _asked_at: float
@@ -69,6 +77,9 @@ class OutageRecovery:
     _fenced_renewals: int  # fatal errors met right after Kafka was away, cured so
     _back_at: float  # when Kafka was last said to be back (monotonic)
     _consumer_renewals: int  # consumers fenced right after Kafka was away, cured so
+    _producer_at: float  # when the producer in use was initialised (monotonic)
+    _failing_since: float | None  # recovery steps failing with Kafka answering, since
+    _took_over: list[str]  # clients replaced during this outage: said with its end
 
     def _assigned(self, consumer: Any, partitions: list[Any]) -> None:
         raise NotImplementedError  # the loop's
@@ -82,8 +93,7 @@ class OutageRecovery:
         if not self._outage_recent() or self._consumer_renewals >= 1:
             raise KafkaException(error)
         self._consumer_renewals += 1
-        log.warning("the group fenced this worker's consumer after the outage (its own rejoin):"
-                    " a new consumer takes over")  # fmt: skip
+        self._replaced("a new consumer (the group fenced the old one after its own rejoin)")
         self._abandoned.append(self.consumer)  # never closed: a fenced consumer's close hangs
         self._new_consumer()
 
@@ -91,6 +101,18 @@ class OutageRecovery:
         self.consumer = clients.consumer(self._client, self._consumer_settings)
         self.consumer.subscribe(self.topics, on_assign=self._assigned)
         self._renew = self._resync = self.transactional  # the producer used the old member id
+
+    def _replaced(self, what: str) -> None:
+        """A client replaced: said with Kafka's return while an outage lasts; in its own line
+        at any other time (a debug line just after the return: routine then)."""
+        if self._away_since is not None or clients.kafka_away_since() is not None:
+            if what not in self._took_over:
+                self._took_over.append(what)
+            log.debug("took over: %s", what)
+        elif time.monotonic() - self._back_at < BACK_QUIET:
+            log.debug("took over after Kafka's return: %s", what)
+        else:
+            log.info("took over: %s", what)
 
     def _outage_recent(self) -> bool:
         """Kafka is away, or was until less than two minutes ago."""
@@ -108,13 +130,15 @@ class OutageRecovery:
         failure = error.args[0] if error.args else None
         if isinstance(failure, KafkaError) and failure.fatal():
             return self._fenced_by_the_outage(failure)
-        away = clients.is_away(failure)
+        # a failure while this process's clients cannot reach Kafka is the outage's too (a
+        # commit whose records timed out fails as _INCONSISTENT, "failed delivery")
+        away = clients.is_away(failure) or clients.kafka_away_since() is not None
         if self.transactional and (away or _timed_out(failure)):
             self._renew = True
         if away:  # however long: not counted against MAX_RETRIES
             if self._away_since is None:
                 self._away_since = time.monotonic()
-                log.warning("Kafka is away (%s): the batch waits for it", said(error))
+                clients.say_away(log, "Kafka is away (%s): the batch waits for it", said(error))
             self._away_tries += 1
             self._stop.wait(min(5.0, 0.1 * 2 ** min(self._away_tries, 6)))
             return True
@@ -134,8 +158,9 @@ class OutageRecovery:
         if not self.transactional or not self._outage_recent() or self._fenced_renewals >= 1:
             return False
         self._fenced_renewals += 1
-        log.warning("Kafka fenced the transaction the outage held open (%s): a new producer "
-                    "takes over", failure.str())  # fmt: skip
+        log.debug("fenced after the outage: %s", failure.str())
+        self._replaced("a new producer (Kafka had aborted the transaction the outage held open,"
+                       " fencing the old one)")  # fmt: skip
         self._renew = True
         return True
 
@@ -149,11 +174,25 @@ class OutageRecovery:
         except WaitedTooLong:
             name = getattr(call, "__name__", "call")
             self._abandoned.append(self.producer)
+            self._stuck.append((self.producer, future))
             self.producer = clients.producer(self._client, self._producer_settings)
-            self._calls = TxCaller()  # the old thread is stuck in the abandoned producer
+            self._calls.stop()  # its thread, stuck in the abandoned producer, ends if it returns
+            self._calls = TxCaller()
             self._renew = True  # init_transactions before the next transaction
             said = f"no answer to {name} in {TX_GIVE_UP:.0f} s; a new producer takes over"
             raise KafkaException(KafkaError(KafkaError._TIMED_OUT, said)) from None
+
+    def _release_abandoned(self) -> None:
+        """Abandoned producers whose stuck call has returned since (Kafka answered it at last)
+        are let go, destroyed on a thread of their own (a destroy may wait for the broker):
+        many outages do not pile up producers and their threads."""
+        if not any(future.done() for _, future in self._stuck):
+            return
+        released = [client for client, future in self._stuck if future.done()]
+        self._stuck = [(client, future) for client, future in self._stuck if not future.done()]
+        self._abandoned = [c for c in self._abandoned if all(c is not r for r in released)]
+        log.debug("released %d abandoned producer(s)", len(released))
+        threading.Thread(target=released.clear, name="mqk-release", daemon=True).start()
 
     def _renew_producer(self) -> None:
         """A fresh transactional producer in place of one whose transaction state is stuck.
@@ -168,10 +207,11 @@ class OutageRecovery:
             self.producer = clients.producer(self._client, self._producer_settings)
             del old
         self.producer.init_transactions(TX_TIMEOUT)  # aborts what the old one left open
+        self._producer_at = time.monotonic()
         self._renew = False
         self._abort_pending = False
         self._resync = True
-        log.info("a new transactional producer took over")
+        self._replaced("a new transactional producer")
 
     def _recovered(self) -> bool:
         """After a failed transaction, before the next batch is read: a new producer if the
@@ -185,10 +225,14 @@ class OutageRecovery:
             reading = True
             self._resume_from_committed()
         except KafkaException as error:
+            failure = failure_of(error)
+            if reading and isinstance(failure, KafkaError) and failure.fatal():
+                raise  # a consumer fenced by another worker with this id: the loop ends
             self._recovery_failed(error, consumer=reading)
             return False
         self._resync = False
         self._recovery_failures = 0
+        self._failing_since = None
         return True
 
     def _recovery_failed(self, error: KafkaException, *, consumer: bool) -> None:
@@ -202,19 +246,34 @@ class OutageRecovery:
             log.debug("recovering while Kafka is away: %s", said(error))
             return
         self._recovery_failures += 1
-        if self._recovery_failures == 1:
-            step = "reading the committed offsets" if consumer else "a new producer"
-            log.warning("Kafka answers but %s failed (%s): trying again", step, said(error))
+        now = time.monotonic()
+        if self._failing_since is None:
+            self._failing_since = now
+        step = "reading the committed offsets" if consumer else "a new producer"
+        if now - self._failing_since >= RECOVERY_SAY:  # one line per 30 s with Kafka's own
+            clients.say_away(log, "Kafka answers but %s has failed for %.0fs (%s): trying again",
+                             step, now - self._failing_since, said(error))  # fmt: skip
+        else:
+            log.debug("Kafka answers but %s failed (%s): trying again", step, said(error))
         if consumer and self._recovery_failures >= RECOVERY_TRIES:
-            log.warning("the consumer could not read its committed offsets %d times (%s): a new "
-                        "consumer takes over", self._recovery_failures, said(error))  # fmt: skip
+            self._replaced(f"a new consumer (the old one could not read its committed offsets "
+                           f"{self._recovery_failures} times: {said(error)})")  # fmt: skip
             self._recovery_failures = 0
             close_in_background(self.consumer)
             self._new_consumer()
 
+    def _serve_consumer(self) -> None:
+        """Lets the consumer's client serve its group (rebalances, a rejoin) without keeping
+        what it fetched; a fatal error (fenced) is handled as a batch would meet it."""
+        for message in self.consumer.consume(10000, 0):
+            error = message.error()
+            if error is not None and error.code() == KafkaError._FATAL:
+                self._consumer_fenced(error)
+                return
+
     def _kafka_answers(self) -> bool:
         try:
-            self.consumer.list_topics(self.topics[0], timeout=2)
+            self.consumer.list_topics(self.topics[0], timeout=ANSWER_WAIT)
         except KafkaException:
             return False
         return True
@@ -223,11 +282,19 @@ class OutageRecovery:
         """After a failed transaction, once it is settled one way or the other (a commit that
         failed or was given up may have reached the coordinator and completed): each
         partition resumes from its committed offset, Kafka's word, not from the rewind (which
-        would hand a committed batch out again)."""
+        would hand a committed batch out again).
+
+        The consumer is served first (what it fetched meanwhile is dropped: the seek below
+        reads it again). A group that dropped this member while Kafka was away (its session
+        ran out) takes it back only once the application serves the rebalance, in a consume;
+        until then committed() waits for a coordinator answer that does not come: the service
+        asked it again and again for minutes after a broker's return under load, the group
+        empty (py-spy: rd_kafka_committed in rd_kafka_brokers_wait_state_change)."""
+        self._serve_consumer()
         assigned = self.consumer.assignment()
         if not assigned:
-            return
-        for tp in self.consumer.committed(assigned, timeout=TX_TIMEOUT):
+            return  # partitions assigned later start from their committed offsets anyway
+        for tp in self.consumer.committed(assigned, timeout=COMMITTED_WAIT):
             at = tp.offset if tp.offset >= 0 else clients.OFFSET_BEGINNING
             try:
                 self.consumer.seek(TopicPartition(tp.topic, tp.partition, at))
@@ -237,6 +304,8 @@ class OutageRecovery:
 
     def _heard_from_kafka(self) -> None:
         """Kafka answered (a commit, or metadata while idle): say so once if it was away."""
+        if self._stuck:
+            self._release_abandoned()
         since, self._away_since = self._away_since, None
         gone = clients.kafka_is_back()
         if since is None and (gone is None or gone < 5.0):
@@ -248,13 +317,16 @@ class OutageRecovery:
         said = since is not None or now - self._back_at >= BACK_QUIET
         self._back_at = now
         self._fenced_renewals = self._consumer_renewals = 0
+        took_over, self._took_over = self._took_over, []
+        replaced = f" ({' and '.join(took_over)} took over)" if took_over else ""
         log.log(logging.WARNING if said else logging.DEBUG, "Kafka is back after %.0fs: serving "
-                "again", seconds)  # fmt: skip
-        # The producer's idea of the group coordinator is from before the outage, and its
-        # next send_offsets_to_transaction would wait for that one for ever (given up only
-        # after TX_GIVE_UP): a new producer asks afresh, before the next batch (once: a
-        # producer made since the return knows the coordinator that came back).
-        self._renew = self._renew or (self.transactional and seconds >= 5.0 and said)
+                "again%s", seconds, replaced)  # fmt: skip
+        # A producer initialised before the outage knows the group coordinator from before
+        # it, and its next send_offsets_to_transaction would wait for that one for ever
+        # (given up only after TX_GIVE_UP): a new producer asks afresh, before the next
+        # batch. One initialised since (the recovery's) knows the coordinator that came back.
+        stale = self._producer_at < now - seconds
+        self._renew = self._renew or (self.transactional and seconds >= 5.0 and said and stale)
 
     def _check_kafka_while_idle(self) -> None:
         """While idle and Kafka was said to be away, ask it every few seconds."""

@@ -1,0 +1,204 @@
+"""How the transactional loop rides through Kafka's outages (issue 19 point 2), on fake
+clients: the consumer is served before its committed offsets are read, what ends the loop and
+what does not, the lines it says, the clients it replaces and lets go. The real thing, a
+broker stopped and started under ``mqk serve``: tests/integration/service/test_kafka_restart.py.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from concurrent.futures import Future
+from typing import Any
+
+import pytest
+
+from mqkafka.kafka import clients, compacted, txrecovery
+from mqkafka.kafka.clients import KafkaError, KafkaException, RepeatFilter, TopicPartition
+from mqkafka.kafka.txrecovery import OutageRecovery
+
+
+class FakeMessage:
+    def __init__(self, error: KafkaError | None = None) -> None:
+        self._error = error
+
+    def error(self) -> KafkaError | None:
+        return self._error
+
+
+class FakeConsumer:
+    """Records what was asked of it, in order."""
+
+    def __init__(self, committed: dict[tuple[str, int], int], fetched: list[Any]) -> None:
+        self.calls: list[str] = []
+        self.seeks: list[tuple[str, int, int]] = []
+        self._committed = committed
+        self._fetched = fetched
+
+    def consume(self, count: int, timeout: float) -> list[Any]:
+        self.calls.append("consume")
+        fetched, self._fetched = self._fetched, []
+        return fetched
+
+    def assignment(self) -> list[TopicPartition]:
+        self.calls.append("assignment")
+        return [TopicPartition(t, p) for t, p in self._committed]
+
+    def committed(self, partitions: list[TopicPartition], timeout: float) -> list[Any]:
+        self.calls.append("committed")
+        return [TopicPartition(tp.topic, tp.partition, self._committed[(tp.topic, tp.partition)])
+                for tp in partitions]  # fmt: skip
+
+    def seek(self, tp: TopicPartition) -> None:
+        self.seeks.append((tp.topic, tp.partition, tp.offset))
+
+    def list_topics(self, topic: str, timeout: float) -> None:
+        return None
+
+
+class Loop(OutageRecovery):
+    """The recovery's state as the transactional loop sets it up, with fake clients."""
+
+    def __init__(self, consumer: Any) -> None:
+        self.topics = ["control"]
+        self.transactional = True
+        self.consumer = consumer
+        self.producer = object()
+        self._stop = threading.Event()
+        self._abandoned = []
+        self._stuck = []
+        self._away_since = None
+        self._asked_at = 0.0
+        self._failures = self._away_tries = self._recovery_failures = 0
+        self._renew = self._resync = False
+        self._fenced_renewals = self._consumer_renewals = 0
+        self._back_at = -1e9
+        self._producer_at = 0.0
+        self._failing_since = None
+        self._took_over = []
+
+    def _assigned(self, consumer: Any, partitions: list[Any]) -> None:
+        pass
+
+
+@pytest.fixture(autouse=True)
+def kafka_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process-wide record of librdkafka's lines, fresh for each test."""
+    fresh = RepeatFilter()
+    monkeypatch.setattr(clients, "_repeat_filter", lambda: fresh)
+
+
+def test_reading_resumes_from_the_committed_offsets_after_serving_the_consumer() -> None:
+    """The consumer is served first (a group that dropped it while Kafka was away takes it
+    back only then; committed() waited for ever before), and what it fetched meanwhile is
+    not kept: every assigned partition is sought to its committed offset."""
+    consumer = FakeConsumer({("control", 0): 7, ("stream", 1): -1001}, [FakeMessage()])
+    loop = Loop(consumer)
+    loop._resync = True
+    assert loop._recovered()
+    assert consumer.calls == ["consume", "assignment", "committed"]
+    assert consumer.seeks == [("control", 0, 7), ("stream", 1, clients.OFFSET_BEGINNING)]
+    assert not loop._resync
+
+
+def test_a_consumer_fenced_by_another_worker_while_recovering_ends_the_loop() -> None:
+    fenced = KafkaError(KafkaError._FATAL, "fenced by a newer instance", fatal=True)
+    loop = Loop(FakeConsumer({("control", 0): 1}, [FakeMessage(fenced)]))
+    loop._resync = True
+    with pytest.raises(KafkaException):
+        loop._recovered()
+
+
+def test_a_failure_while_kafka_cannot_be_reached_is_the_outage_not_a_retry_counted() -> None:
+    """A commit whose records timed out while the broker was down fails as _INCONSISTENT:
+    with the process's clients unable to reach Kafka, that is the outage (waited out, however
+    long), not one of the MAX_RETRIES failures that end the loop."""
+    loop = Loop(FakeConsumer({}, []))
+    clients._repeat_filter().unreachable_since = time.monotonic()
+    loop._stop.set()  # no pause
+    failed = KafkaException(KafkaError(KafkaError._INCONSISTENT, "2 message(s) failed delivery"))
+    for _ in range(txrecovery.MAX_RETRIES + 2):
+        assert loop._retry_after(failed)
+    assert loop._failures == 0 and loop._renew
+
+
+def test_kafka_going_is_said_once_per_30_s_with_librdkafka_lines(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    limiter = clients._repeat_filter()
+    line = logging.LogRecord("k", logging.ERROR, __file__, 1, "Connect to x failed", None, None)
+    assert limiter.filter(line)  # librdkafka said it: the loop's line is a debug line
+    logger = logging.getLogger("mqkafka.test")
+    with caplog.at_level(logging.DEBUG, logger="mqkafka.test"):
+        clients.say_away(logger, "Kafka is away")
+        limiter.interval = 0
+        clients.say_away(logger, "Kafka is away")
+    assert [r.levelno for r in caplog.records] == [logging.DEBUG, logging.WARNING]
+
+
+def test_clients_replaced_in_an_outage_are_said_in_the_line_that_says_it_ended(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    loop = Loop(FakeConsumer({}, []))
+    loop._away_since = time.monotonic() - 60
+    loop._producer_at = time.monotonic()  # initialised after the return, by the recovery
+    with caplog.at_level(logging.DEBUG, logger="mqkafka.kafka.txrecovery"):
+        loop._replaced("a new transactional producer")
+        loop._replaced("a new transactional producer")
+        loop._replaced("a new consumer")
+        loop._heard_from_kafka()
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
+    assert said == [
+        "Kafka is back after 60s: serving again "
+        "(a new transactional producer and a new consumer took over)"
+    ]
+    assert not loop._renew  # a producer made since the return is not made again
+
+
+def test_a_producer_from_before_the_outage_is_renewed_when_kafka_is_back() -> None:
+    loop = Loop(FakeConsumer({}, []))
+    loop._away_since = time.monotonic() - 60
+    loop._heard_from_kafka()
+    assert loop._renew
+
+
+def test_abandoned_producers_are_let_go_once_their_stuck_call_returns() -> None:
+    loop = Loop(FakeConsumer({}, []))
+    returned: Future[Any] = Future()
+    stuck: Future[Any] = Future()
+    first, second = object(), object()
+    loop._abandoned = [first, second]
+    loop._stuck = [(first, returned), (second, stuck)]
+    returned.set_result(None)
+    loop._heard_from_kafka()
+    assert loop._abandoned == [second] and [c for c, _ in loop._stuck] == [second]
+
+
+class DownAdmin:
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def list_offsets(self, request: Any, **kw: Any) -> Any:
+        self.asked += 1
+        raise KafkaException(KafkaError(KafkaError._TRANSPORT, "Connection refused"))
+
+
+def test_end_offsets_gives_up_after_its_time_and_says_the_wait_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """It asked 20 x 10 s, silently; now a time in all, the wait said once per 30 s."""
+    admin = DownAdmin()
+    monkeypatch.setattr(clients, "admin", lambda config: admin)
+    monkeypatch.setattr(compacted, "SAY_AFTER", 0.0)
+    reader = compacted.CompactedReader.__new__(compacted.CompactedReader)
+    reader.topics, reader.partitions = ("state",), [("state", 0)]
+    reader._admin, reader._config = admin, None  # type: ignore[assignment]
+    with (
+        caplog.at_level(logging.DEBUG, logger="mqkafka.kafka.compacted"),
+        pytest.raises(KafkaException),
+    ):
+        reader.end_offsets(timeout=1.0)
+    assert admin.asked > 1
+    said = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(said) == 1 and "no end offsets of state" in said[0].getMessage()

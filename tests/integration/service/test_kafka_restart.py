@@ -10,6 +10,7 @@ started again on the same port and data directory.
 
 from __future__ import annotations
 
+import calendar
 import collections
 import json
 import os
@@ -19,6 +20,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -67,7 +69,37 @@ def _stacks(service: ServiceProcess) -> str:
     return dump.stdout.decode(errors="replace") + dump.stderr.decode(errors="replace")
 
 
-@pytest.mark.timeout(900)  # two JVM restarts: minutes on a loaded machine
+def _said_since(service: ServiceProcess, went: int, start: str) -> bool:
+    return any(m.startswith(start) for m in service.messages()[went:])
+
+
+def _assert_said_in_few_lines(said: list[dict[str, object]], since: float) -> None:
+    """Issue 19 point 2's lines, from Kafka's stop to its return being said: one
+    line when Kafka goes, one when it is back ("Kafka is back", once), at most one per 30 s
+    between (librdkafka's own lines included: rate-limited); the service's recovery (new
+    clients taking over) is said in the back line, not in lines of its own. The dispatcher
+    says each aborted transaction (one here: the batch in hand when Kafka went)."""
+    shown = json.dumps(said, indent=1)
+    back = [e for e in said if str(e.get("msg", "")).startswith("Kafka is back")]
+    assert len(back) == 1, shown
+    said = said[: said.index(back[0]) + 1]  # after it: serving (the answer's queue made, ...)
+    aborted = [e for e in said if str(e.get("msg", "")).startswith("transaction aborted")]
+    assert len(aborted) <= 1, shown
+    others = [e for e in said if e not in back and e not in aborted]
+    times = [_seconds(e) - since for e in others]  # the first says it went
+    crowded = [t for t in times if sum(1 for u in times if t <= u < t + 30.0) > 1]
+    assert not crowded, shown
+    assert not [e for e in said if "took over" in str(e.get("msg", "")) and e not in back], shown
+
+
+def _seconds(entry: dict[str, object]) -> float:
+    """A log entry's time ("ts", UTC, ms) as seconds since the epoch."""
+    stamp = str(entry["ts"]).rstrip("Z")
+    whole, _, millis = stamp.partition(".")
+    return calendar.timegm(time.strptime(whole, "%Y-%m-%dT%H:%M:%S")) + int(millis or 0) / 1000
+
+
+@pytest.mark.timeout(1200)  # two JVM restarts: minutes on a loaded machine
 def test_the_service_rides_through_kafka_restarts_and_loses_nothing(
     broker: LocalBroker, tmp_path: Path
 ) -> None:
@@ -101,6 +133,7 @@ def test_the_service_rides_through_kafka_restarts_and_loses_nothing(
         for how in ("SIGKILL", "SIGTERM"):
             publish(200)
             went = len(service.log)
+            stopped = time.time()
             if how == "SIGKILL":  # the JVM lost at once, mid-stream
                 running = broker.info()
                 assert running is not None
@@ -112,20 +145,19 @@ def test_the_service_rides_through_kafka_restarts_and_loses_nothing(
             while time.monotonic() < deadline:  # puts go on while Kafka is away (buffered)
                 publish(20)
                 time.sleep(1.0)
-            said_while_away = service.log[went:]
             _start_again(broker, port)
             assert service.proc is not None and service.proc.poll() is None, how
             publish(200)
             assert producer.flush(120) == 0
-            # serving again: a command is answered (the benchmark times how soon)
+            # serving again: a command is answered (the benchmark times how soon; the wait is
+            # only where a test that must end gives up)
             try:
-                answer = client.register(f"Back/{how}", queue="APP.BACK", wait=120.0)
+                answer = client.register(f"Back/{how}", queue="APP.BACK", wait=300.0)
             except TimeoutError:
                 raise AssertionError((how, service.messages()[went:], _stacks(service))) from None
             assert answer is not None and answer.ok, (how, answer)
-            # a few lines while away: when it went, then at most one per 30 s; never a flood
-            assert len(said_while_away) <= 4, json.dumps(said_while_away, indent=1)
-            assert wait_until(lambda: any("Kafka is back" in m for m in service.messages()))
+            assert wait_until(partial(_said_since, service, went, "Kafka is back"))
+            _assert_said_in_few_lines(service.log[went:], since=stopped)
         bodies = [m.body for m in client.read_queue("APP.ORDERS", count=sent + 1, timeout=60)]
         twice = sorted(b for b, n in collections.Counter(bodies).items() if n > 1)
         assert len(bodies) == sent, f"{len(bodies)} delivered of {sent}; twice: {twice}"

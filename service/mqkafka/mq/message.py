@@ -148,8 +148,15 @@ class Message:
 
 def decode_message(value: bytes, md: MQMD) -> Message:
     """Split a record value into headers and body by following the Format chain from ``md``."""
+    return decode_chain(value, md)[0]
+
+
+def decode_chain(value: bytes, md: MQMD) -> tuple[Message, tuple[int, ...]]:
+    """``decode_message``, and where each header ends in ``value`` (the data after header
+    ``i`` is ``value[ends[i]:]``: the rest of the chain and the body)."""
     data = bytes(value)
     headers: list[Header] = []
+    ends: list[int] = []
     fmt, encoding, ccsid = md.Format, md.Encoding, md.CodedCharSetId
     pos = 0
     while fmt in _HEADER_FORMATS:
@@ -160,10 +167,11 @@ def decode_message(value: bytes, md: MQMD) -> Message:
             header, used = rfh1.decode(data[pos:], encoding, string_ccsid=ccsid)
         headers.append(header)
         pos += used
+        ends.append(pos)
         fmt, encoding = header.format, header.encoding
         if header.ccsid != MQCCSI_INHERIT:
             ccsid = header.ccsid
-    return Message(md, tuple(headers), data[pos:])
+    return Message(md, tuple(headers), data[pos:]), tuple(ends)
 
 
 def encode_message(headers: Iterable[Header], body: bytes, md: MQMD) -> bytes:

@@ -14,8 +14,8 @@ value ``handle`` takes and writes the message effects it returns.
 
 What a publication passes on (choice §10.8): the publisher's RFH2 folders other than psc/pscr
 and its body go to RFH2 subscribers; an RFH1 publisher's user pairs and MQPSStringData /
-MQPSIntData go to RFH1 subscribers; the body always. Further headers chained after the one
-holding the command are not carried.
+MQPSIntData go to RFH1 subscribers; the data after the header holding the command always,
+headers chained after that one included (a publisher's own MQRFH2 is part of its data).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from mqkafka.mq.commands import ZERO_ID, Command, Interface, PublicationContent,
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.fastvalues import copier, template_values
 from mqkafka.mq.folders import Folder, parse_folder, render_folder
-from mqkafka.mq.message import Header, decode_message
+from mqkafka.mq.message import Header, decode_chain
 from mqkafka.mq.mqmd import MQFMT_NONE, MQFMT_RF_HEADER_1, MQFMT_RF_HEADER_2, MQMD
 from mqkafka.mq.reasons import CC, RC
 from mqkafka.mq.responses import Response, ResponseItem
@@ -76,19 +76,25 @@ def _interface_of(md: MQMD) -> Interface:
 
 
 def _read_general(value: bytes, md: MQMD) -> _Read:
-    """Any command message, through ``mqkafka.mq.message`` and ``mqkafka.mq.folders``."""
-    message = decode_message(value, md)
+    """Any command message, through ``mqkafka.mq.message`` and ``mqkafka.mq.folders``. The
+    publication data is everything after the header holding the command, in that header's
+    Format, Encoding and CCSID: headers chained after it (a publisher's own MQRFH2, as
+    pymqi's ``Topic.pub_rfh2`` puts) are part of the data and reach subscribers."""
+    message, ends = decode_chain(value, md)
     header: Header = message.headers[0]
-    last = message.headers[-1]
     if isinstance(header, Rfh1):
         pairs = rfh1.parse_name_values(header.name_values)
         content = PublicationContent(
-            body=message.body, encoding=last.encoding, ccsid=last.ccsid, format=last.format
+            body=bytes(value[ends[0] :]),
+            encoding=header.encoding,
+            ccsid=header.ccsid,
+            format=header.format,
         )
         return _Read(Interface.RFH1, pairs, content, header.name_values)
     command: Folder | None = None
     others: list[str] = []
-    for candidate in message.headers:
+    body = b""
+    for index, candidate in enumerate(message.headers):
         if not isinstance(candidate, Rfh2):
             continue
         names = [_folder_name(text) for text in candidate.folders]
@@ -98,16 +104,18 @@ def _read_general(value: bytes, md: MQMD) -> _Read:
                 raise MQError(RC.RFH_DUPLICATE_PARM, "two <psc> folders", parm="psc")
             command = parse_folder(candidate.folders[names.index("psc")])
             others = [t for t, n in zip(candidate.folders, names, strict=True) if n not in _PSC]
+            header = candidate
+            body = value[ends[index] :]
             break
     if command is None:
         # No <psc>, so no Command: a mandatory property missing, 2339 (as in mq.commands).
         raise MQError(RC.RFH_PARM_MISSING, "no <psc> folder", parm="Command")
     content = PublicationContent(
-        body=message.body,
+        body=bytes(body),
         folders=tuple(others),
-        encoding=last.encoding,
-        ccsid=last.ccsid,
-        format=last.format,
+        encoding=header.encoding,
+        ccsid=header.ccsid,
+        format=header.format,
         name_value_ccsid=header.name_value_ccsid,
     )
     return _Read(Interface.RFH2, command.pairs(), content, "")

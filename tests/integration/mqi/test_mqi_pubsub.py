@@ -298,3 +298,99 @@ def test_a_publications_properties_reach_mqsub_as_properties_and_regsub_in_usr(
     PubSub(subscriber).deregister_subscriber([topic_string], queue=regsub_queue)
     queue.close()
     subscription.close()
+
+
+# pymqi's test_pubsub_api_managed_non_durable_rfh2 (and test_rfh2_put_get's headers): the
+# publisher's own MQRFH2 before its data, the first one a queued-interface RegSub command.
+PYMQI_FOLDERS = (
+    b"<psc><Command>RegSub</Command><Topic>$topictree/topiccat/topic</Topic>"
+    b"<QMgrName>DebugQM</QMgrName><QName>PUBOUT</QName><RegOpt>PersAsPub</RegOpt></psc>",
+    b"<testFolder><testVar>testValue</testVar></testFolder>",
+    b"<mcd><Msd>xmlnsc</Msd></mcd>",
+)
+
+
+def pymqi_rfh2(fmt: bytes, folders: tuple[bytes, ...] = PYMQI_FOLDERS) -> pymqi.RFH2:
+    header = pymqi.RFH2(
+        StrucId=C.MQRFH_STRUC_ID, Version=C.MQRFH_VERSION_2, StrucLength=188, Encoding=273,
+        CodedCharSetId=1208, Format=fmt, Flags=0, NameValueCCSID=1208,
+    )  # fmt: skip
+    for folder in folders:
+        header.add_folder(folder)
+    return header
+
+
+def rfh2_md() -> pymqi.MD:
+    return pymqi.md(Format=C.MQFMT_RF_HEADER_2, Encoding=273, CodedCharSetId=1208)
+
+
+def managed_non_durable(qmgr: QueueManager, topic_string: str) -> pymqi.Subscription:
+    sd = pymqi.SD()
+    sd["Options"] = C.MQSO_CREATE + C.MQSO_MANAGED
+    sd.set_vs("SubName", f"{topic_string} Subscription")
+    sd.set_vs("ObjectString", topic_string)
+    sub = pymqi.Subscription(qmgr)
+    sub.sub(sub_desc=sd)
+    return sub
+
+
+def test_a_publication_whose_data_starts_with_the_publishers_mqrfh2_reaches_mqsub(
+    served: Callable[..., QueueManager],
+) -> None:
+    """pymqi's test_pubsub_api_managed_non_durable_rfh2 as it runs: ``Topic.pub_rfh2`` with
+    an MQMD of Encoding 273 (its RFH2 packed big-endian) was lost (2033): the command's
+    header said the native Encoding, so the service could not read the chain. MQ gives the
+    subscriber the publisher's data: its MQRFH2, then the message."""
+    qmgr = served()
+    topic_string = f"/UNITTEST/{uuid.uuid4().hex[:6]}/PUBSUB/API_RFH2/MANAGED/NON DURABLE"
+    msg = f'Hello World in the topic string "{topic_string}"'.encode()
+    sub = managed_non_durable(qmgr, topic_string)
+    put_rfh2 = pymqi_rfh2(C.MQFMT_STRING)
+    with pymqi.Topic(qmgr, topic_string=topic_string) as topic:
+        topic.open(open_opts=C.MQOO_OUTPUT)
+        topic.pub_rfh2(msg, rfh2_md(), pymqi.pmo(), [put_rfh2])
+    get_opts = pymqi.GMO(
+        Version=C.MQGMO_VERSION_4,
+        WaitInterval=15000,
+        Options=C.MQGMO_NO_SYNCPOINT + C.MQGMO_FAIL_IF_QUIESCING + C.MQGMO_WAIT,
+    )
+    found: list[pymqi.RFH2] = []
+    md = pymqi.md(Version=C.MQMD_VERSION_2)
+    data = sub.get_rfh2(None, md, get_opts, found)
+    sub.close(sub_close_options=0, close_sub_queue=True)
+    assert data == msg
+    assert md.Format == C.MQFMT_RF_HEADER_2 and md.Encoding == 273
+    assert [header.get() for header in found] == [put_rfh2.get()]
+
+
+def test_a_chain_of_publisher_headers_and_a_put_of_mqhrf2_data_reach_both_interfaces(
+    served: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    """Two chained MQRFH2s by ``pub_rfh2`` (as test_rfh2_put_get chains them), and the same
+    bytes by a plain ``pub`` with Format MQHRF2: an MQSUB subscriber's ``get_rfh2`` takes
+    both headers apart; a RegSub subscriber gets them after the queued interface's own."""
+    subscriber, publisher = served(), served()
+    topic_string = f"Rfh2/{uuid.uuid4().hex[:8]}"
+    sub = managed_non_durable(subscriber, topic_string)
+    regsub_queue = new_queue()
+    reply = PubSub(subscriber).register_subscriber([topic_string], queue=regsub_queue)
+    assert reply is not None and reply.reason == 0
+    first, second = pymqi_rfh2(C.MQFMT_RF_HEADER_2, PYMQI_FOLDERS[:2]), pymqi_rfh2(C.MQFMT_STRING)
+    body = b"<testData><testVar>testValue</testVar></testData>"
+    topic = pymqi.Topic(publisher, topic_string=topic_string)
+    topic.pub_rfh2(body, rfh2_md(), pymqi.pmo(), [first, second])
+    topic.pub(first.pack(273) + second.pack(273) + b"again", rfh2_md())
+    topic.close()
+
+    for expected in (body, b"again"):
+        found: list[pymqi.RFH2] = []
+        assert sub.get_rfh2(None, pymqi.MD(), wait_gmo(), found) == expected
+        assert [header.get() for header in found] == [first.get(), second.get()]
+    queue = pymqi.Queue(subscriber, regsub_queue, C.MQOO_INPUT_SHARED)
+    found = []
+    assert queue.get_rfh2(None, pymqi.MD(), wait_gmo(), found) == body
+    assert len(found) == 3 and b"<Command>Publish</Command>" in bytes(found[0]["psc"])
+    assert [header.get() for header in found[1:]] == [first.get(), second.get()]
+    PubSub(subscriber).deregister_subscriber([topic_string], queue=regsub_queue)
+    queue.close()
+    sub.close()

@@ -98,6 +98,52 @@ def test_a_delivery_round_trips_through_the_general_codecs() -> None:
     assert md.Format == MQFMT_RF_HEADER_2
 
 
+def test_a_publishers_own_mqrfh2_after_the_command_is_its_data_and_reaches_subscribers() -> None:
+    """pymqi's ``Topic.pub_rfh2``: the Publish header (little-endian) says MQHRF2 and 273;
+    the publisher's MQRFH2 (big-endian, a RegSub <psc> of its own) and its data follow. The
+    publication's data is all of that, the RegSub not read as a command; a subscriber's copy
+    holds it after the queued interface's header, readable down the chain."""
+    own = rfh2.Rfh2(
+        encoding=273,
+        format=MQFMT_STRING,
+        folders=(
+            "<psc><Command>RegSub</Command><Topic>x</Topic></psc>",
+            "<mcd><Msd>xmlnsc</Msd></mcd>",
+        ),
+    )
+    data = rfh2.encode(own, 273) + b"hello"
+    command = rfh2.Rfh2(
+        encoding=273,
+        format=MQFMT_RF_HEADER_2,
+        folders=("<psc><Command>Publish</Command><Topic>T</Topic></psc>", "<usr><a>1</a></usr>"),
+    )
+    value = rfh2.encode(command, 546) + data
+    cmd = decode_command(value, REQUEST, STREAM)
+    assert isinstance(cmd, Publish) and cmd.topics == ("T",)
+    assert cmd.content.body == data and cmd.content.format == MQFMT_RF_HEADER_2
+    assert cmd.content.encoding == 273 and cmd.content.folders == ("<usr><a>1</a></usr>",)
+
+    broker = BrokerDriver()
+    broker.register_subscriber("T", queue="Q")
+    (deliver,) = broker.send_bytes(value, REQUEST, STREAM).deliveries
+    md, copy = encode_delivery(deliver)
+    message = decode_message(copy, md)
+    assert message.headers[1:] == (own,) and message.body == b"hello"
+    assert message.folder("usr") is not None
+
+
+@pytest.mark.parametrize("encoding", [546, 273])
+def test_an_rfh1_command_passes_on_what_follows_its_header(encoding: int) -> None:
+    string = rfh1.format_name_values([("MQPSCommand", "Publish"), ("MQPSTopic", "T")])
+    own = rfh2.encode(rfh2.Rfh2(format=MQFMT_STRING, folders=("<usr><b>2</b></usr>",)), encoding)
+    header = rfh1.Rfh1(encoding=encoding, format=MQFMT_RF_HEADER_2, name_values=string)
+    md = REQUEST.replace(Format=MQFMT_RF_HEADER_1)
+    cmd = decode_command(rfh1.encode(header, 546) + own + b"data", md, STREAM)
+    assert isinstance(cmd, Publish)
+    assert cmd.content.body == own + b"data" and cmd.content.format == MQFMT_RF_HEADER_2
+    assert cmd.content.encoding == encoding
+
+
 def test_an_rfh1_delivery_escapes_the_topic_for_the_character_scheme() -> None:
     broker = BrokerDriver(wire=True)
     broker.register_subscriber("Sport/%*", queue="Q", rfh1=True)

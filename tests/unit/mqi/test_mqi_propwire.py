@@ -140,6 +140,20 @@ def test_an_mqsub_subscriber_gets_the_data_alone_and_usr_as_properties() -> None
     assert publication_parts(data, md) == (b"body", {"q": (C.MQTYPE_BOOLEAN, True)})
 
 
+def test_an_mqsub_subscriber_gets_the_publishers_own_mqrfh2_with_the_data() -> None:
+    """pymqi's Topic.pub_rfh2: the publisher's MQRFH2 is its data; only the queued
+    interface's header goes (its <usr> the properties), the MQMD then says MQHRF2, 273."""
+    own = RFH2(Format=C.MQFMT_STRING, Encoding=273, CodedCharSetId=1208)
+    own.add_folder(b"<testFolder><testVar>testValue</testVar></testFolder>")
+    queued = RFH2(Format=C.MQFMT_RF_HEADER_2, Encoding=273, CodedCharSetId=1208)
+    queued.add_folder(b"<psc><Command>Publish</Command><Topic>a/b</Topic></psc>")
+    queued.add_folder(b'<usr><q dt="boolean">true</q></usr>')
+    mine = own.pack(273) + b"body"
+    md = MD(Format=C.MQFMT_RF_HEADER_2)
+    assert publication_parts(queued.pack() + mine, md) == (mine, {"q": (C.MQTYPE_BOOLEAN, True)})
+    assert md.Format == C.MQFMT_RF_HEADER_2 and md.Encoding == 273
+
+
 def test_a_regsub_subscriber_keeps_the_publication_as_it_is_queued() -> None:
     data, md = _publication()
     assert deliver_properties(data, md, 0, {"mqprop.q": b"true"}, None, False) == data

@@ -183,6 +183,8 @@ class PubSub:
         *,
         options: PubOpt = PubOpt.NONE,
         body_format: str = "MQSTR",
+        encoding: int = C.MQENC_NATIVE,
+        ccsid: int = C.MQCCSI_UTF8,
         folders: Sequence[str] = (),
         stream: str = DEFAULT_STREAM,
         reply: bool = False,
@@ -190,15 +192,19 @@ class PubSub:
         msg_handle: int = C.MQHM_NONE,
         **fields: Any,
     ) -> CommandReply | None:
-        """Publish; the properties of ``msg_handle`` go in a ``<usr>`` folder for RFH2
-        readers and as record headers for Kafka readers (module propwire)."""
+        """Publish ``body``, in ``encoding`` and ``ccsid`` (the command's MQRFH2 says so:
+        a body that is itself an MQRFH2 chain is read in them); the properties of
+        ``msg_handle`` go in a ``<usr>`` folder for RFH2 readers and as record headers for
+        Kafka readers (module propwire)."""
         md = self.command_md(reply=reply, correl_id=correl_id)
         handle = message_handle(msg_handle)
         if msg_handle and handle is None:
             raise failed(RC.HMSG_ERROR, f"no message handle {msg_handle}")
         if handle is not None and handle.properties.values:
             folders = (*folders, usr_folder(handle.properties.values))
-        content = PublicationContent(body=body, folders=tuple(folders), format=body_format)
+        content = PublicationContent(
+            body=body, folders=tuple(folders), encoding=encoding, ccsid=ccsid, format=body_format
+        )
         with _mqi():
             command = Publish(
                 topics=tuple(topics),

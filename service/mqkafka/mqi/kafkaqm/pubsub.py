@@ -390,6 +390,11 @@ class Topic:
         if pmo is not None and pmo.Options & C.MQPMO_RETAIN:
             options |= PubOpt.RETAIN_PUBLICATION
         body_format = mqchars(md.Format) if md is not None else "MQSTR"
+        # The data is in the MQMD's Encoding and CCSID: a publisher's own MQRFH2 before it
+        # (pub_rfh2, or Format MQHRF2) was packed in that Encoding, and the command's header
+        # must say so for the service to read the chain (MQCCSI_Q_MGR is the queue manager's).
+        encoding = md.Encoding if md is not None else C.MQENC_NATIVE
+        ccsid = md.CodedCharSetId if md is not None else C.MQCCSI_Q_MGR
         fields: dict[str, Any] = {}
         if self.topic_name:
             fields["sub_point"] = self.topic_name
@@ -401,6 +406,8 @@ class Topic:
                 bytes(data),
                 options=options,
                 body_format=body_format,
+                encoding=encoding,
+                ccsid=self.qmgr.default_ccsid if ccsid == C.MQCCSI_Q_MGR else ccsid,
                 msg_handle=pmo.OriginalMsgHandle if pmo is not None else C.MQHM_NONE,
                 **fields,
             )

@@ -38,10 +38,14 @@ def _is_rfh2(md: MD) -> bool:
 
 
 def publication_parts(data: bytes, md: MD) -> tuple[bytes, Properties]:
-    """The data after the MQRFH2 headers the MQMD announces, and the properties of their
-    ``<usr>`` folders; the MQMD then describes the data (Format, Encoding, CCSID)."""
+    """The data after the queued interface's MQRFH2 (the one the broker service puts before
+    a publication: ``<psc>``, the publisher's properties in ``<usr>``...), and the
+    properties of its ``<usr>`` folder; the MQMD then describes the data (Format, Encoding,
+    CCSID). The publication's data is what its publisher put: when that starts with an
+    MQRFH2 of its own (pymqi's ``Topic.pub_rfh2``), the data keeps it, Format MQHRF2, as
+    MQ gives it to the subscriber (``get_rfh2`` takes it apart)."""
     found: Properties = {}
-    while _is_rfh2(md):
+    if _is_rfh2(md):
         header = RFH2()
         header.unpack(data)
         usr = header.get().get("usr")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import mqkafka.mqi as pymqi
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, PMO, MQMIError
@@ -48,6 +49,44 @@ def test_syncpoint_puts_appear_at_commit_and_vanish_at_backout(
     assert inbox.get(None, MD(), wait()) == b"committed 1"
     assert inbox.get(None, MD(), wait()) == b"committed 2"
     assert reason(lambda: inbox.get(None, MD(), GMO())) == RC.NO_MSG_AVAILABLE
+
+
+def test_curdepth_counts_puts_not_yet_committed_as_mq_does(
+    connect: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    """MQ counts a message put under syncpoint in CURDEPTH before MQCMIT (no getter sees it):
+    the putter's own MQINQ, another connection's MQINQ and PCF's inquire queue all count it;
+    MQBACK takes it away."""
+    name = new_queue()
+    putter, other = connect(), connect()
+    out = Queue(putter, name, C.MQOO_OUTPUT | C.MQOO_INQUIRE)
+    watcher = Queue(other, name, C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE)
+    out.put(b"committed")
+    out.put(b"open 1", MD(), SYNC_PUT)
+    out.put(b"open 2", MD(), SYNC_PUT)
+
+    def pcf_depth(qmgr: QueueManager) -> int:
+        args = {C.MQCA_Q_NAME: name.encode(), C.MQIA_Q_TYPE: C.MQQT_LOCAL}
+        (row,) = pymqi.PCFExecute(qmgr).MQCMD_INQUIRE_Q(args)
+        depth: int = row[C.MQIA_CURRENT_Q_DEPTH]
+        return depth
+
+    assert out.inquire(C.MQIA_CURRENT_Q_DEPTH) == 3  # its own, before Kafka has them
+    assert watcher.inquire(C.MQIA_CURRENT_Q_DEPTH) == 3  # another's, as Kafka shows them
+    assert other.queue_depth(name) == 3 and pcf_depth(other) == 3
+    assert watcher.get(None, MD(), wait()) == b"committed"
+    assert reason(lambda: watcher.get(None, MD(), wait(ms=1500))) == RC.NO_MSG_AVAILABLE
+    assert watcher.inquire(C.MQIA_CURRENT_Q_DEPTH) == 2  # the two not yet committed
+    putter.backout()
+    # (asked by the connection that got "committed": another may still count it until
+    # Kafka's share-group start passes it, as before this issue)
+    assert watcher.inquire(C.MQIA_CURRENT_Q_DEPTH) == 0 and pcf_depth(other) == 0
+    out.put(b"open 3", MD(), SYNC_PUT)
+    assert watcher.inquire(C.MQIA_CURRENT_Q_DEPTH) == 1
+    putter.commit()
+    assert watcher.inquire(C.MQIA_CURRENT_Q_DEPTH) == 1
+    assert watcher.get(None, MD(), wait()) == b"open 3"
+    assert watcher.inquire(C.MQIA_CURRENT_Q_DEPTH) == 0
 
 
 def test_a_backed_out_get_comes_back_with_backout_count_increased(

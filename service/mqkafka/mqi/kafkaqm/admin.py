@@ -64,6 +64,7 @@ class QueueAdmin:
         self._delivery_limit: int | None = None
         self.timeout = settings.admin_timeout
         self._counting: Any = None
+        self._uncommitted: Any = None
 
     # ---- topics ----
 
@@ -197,8 +198,9 @@ class QueueAdmin:
         exact: bool = False,
         gone: Callable[[tuple[int, int]], bool] = lambda position: False,
     ) -> int:
-        """Messages on the queue: the share group's lag, or every record where the group has
-        not started (MQ counts committed messages; a syncpoint put is counted at commit).
+        """Committed messages on the queue: the share group's lag, or every record where the
+        group has not started (``in_flight`` counts the syncpoint puts not yet committed,
+        which MQ's CURDEPTH counts too; a getter must not see them).
 
         Lag counts offsets, and the markers of transactions (syncpoint puts) and the records
         of aborted ones take offsets too until a getter passes them. ``exact`` also counts
@@ -249,6 +251,70 @@ class QueueAdmin:
             finally:
                 consumer.unassign()
 
+    def in_flight(self, topic: str) -> int:
+        """Records of open Kafka transactions on ``topic``: syncpoint puts neither committed
+        nor backed out yet, this connection's and every other's, that MQ counts in CURDEPTH.
+
+        A read_committed reader stops at the last stable offset (LSO), the first record of
+        the oldest open transaction; the records from there to the high watermark are read
+        uncommitted and counted (Kafka's control markers are not records). Between the two
+        may also lie records another transaction committed after the open one began (MQ
+        counts those too) and, rarely, records a transaction backed out while an older one
+        stayed open (counted until that older one ends: the one over-count)."""
+        partitions = self.partitions_of(topic)
+        if partitions is None:
+            return 0
+        stable = self._latest(topic, partitions, IsolationLevel.READ_COMMITTED)
+        high = self._latest(topic, partitions, IsolationLevel.READ_UNCOMMITTED)
+        open_from = {p: stable[p] for p in range(partitions) if high[p] > stable[p]}
+        if not open_from:
+            return 0
+        with self._lock:
+            consumer = self._uncommitted_counter()
+            consumer.assign([TopicPartition(topic, p, o) for p, o in open_from.items()])
+            try:
+                counted, ended = 0, set[int]()
+                deadline = time.monotonic() + self.timeout
+                while len(ended) < len(open_from) and time.monotonic() < deadline:
+                    for record in consumer.consume(1000, 0.05):
+                        error = record.error()
+                        if error is None:
+                            counted += record.offset() < high[record.partition()]
+                        elif error.code() == KafkaError._PARTITION_EOF:
+                            ended.add(record.partition())
+                return counted
+            finally:
+                consumer.unassign()
+
+    def _latest(self, topic: str, partitions: int, isolation: Any) -> dict[int, int]:
+        request = {TopicPartition(topic, p): OffsetSpec.latest() for p in range(partitions)}
+        futures = self.client.list_offsets(
+            request, isolation_level=isolation, request_timeout=self.timeout
+        )
+        result: dict[int, int] = {}
+        for tp, future in futures.items():
+            try:
+                result[tp.partition] = future.result().offset
+            except KafkaException as error:
+                raise broken(error, f"offsets of {topic}") from None
+        return result
+
+    def _uncommitted_counter(self) -> Any:
+        """A read_uncommitted reader kept for counting open transactions' records."""
+        if self._uncommitted is None:
+            self._uncommitted = clients.consumer(
+                self.settings.client,
+                {
+                    "group.id": f"mqk-mqi-inflight-{time.monotonic_ns()}",  # assign only
+                    "enable.auto.commit": False,
+                    "isolation.level": "read_uncommitted",
+                    "enable.partition.eof": True,
+                    "auto.offset.reset": "earliest",
+                    "fetch.wait.max.ms": 10,
+                },
+            )
+        return self._uncommitted
+
     def _counter(self) -> Any:
         """A reader kept for counting (its connections stay warm between counts)."""
         if self._counting is None:
@@ -295,6 +361,8 @@ class QueueAdmin:
         self.share_state.close()
         if self._counting is not None:
             self._counting.close()
+        if self._uncommitted is not None:
+            self._uncommitted.close()
 
 
 __all__ = ["QueueAdmin", "broken"]

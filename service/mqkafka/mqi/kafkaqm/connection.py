@@ -354,6 +354,17 @@ class Connection:
             if handle.name == name and handle.getter is not None:
                 handle.getter.flush(force=True)
 
+    def current_depth(self, name: str, topic: str, group: str) -> int:
+        """CURDEPTH of queue ``name`` (on ``topic``) as MQ counts it: the committed messages
+        not yet got, and the messages put under syncpoint and not yet committed, this
+        connection's and other connections' alike (Kafka's open transactions on the topic,
+        QueueAdmin.in_flight). This connection's own are counted even before Kafka has them."""
+        self.settle_acks(name)
+        own = self.uow.uncommitted_puts(name)
+        gone = self.consumed_of(topic).__contains__
+        committed = self.admin.depth(topic, group, exact=True, gone=gone)
+        return committed + max(self.admin.in_flight(topic), own)
+
     def consumed_of(self, topic: str) -> Consumed:
         return self.consumed.setdefault(topic, Consumed())
 

@@ -115,9 +115,7 @@ def queue_attributes(
 
 
 def _depth(conn: Connection, handle: Handle) -> int:
-    conn.settle_acks(handle.name)
-    gone = conn.consumed_of(handle.topic).__contains__
-    return conn.admin.depth(handle.topic, handle.group, exact=True, gone=gone)
+    return conn.current_depth(handle.name, handle.topic, handle.group)
 
 
 # Selectors of each object type, for MQRC_SELECTOR_NOT_FOR_TYPE (names only: no connection).

@@ -356,12 +356,9 @@ def _create_queue_topic(conn: Connection, topic: str) -> None:
 
 
 def _depth(conn: Connection, name: str) -> int:
-    """CURDEPTH, counting this connection's settled gets and its own puts."""
-    conn.settle_acks(name)
+    """CURDEPTH, counting this connection's settled gets, and the puts not yet committed."""
     topic = conn.settings.topic_of(name)
-    group = conn.settings.share_group_of(topic)
-    gone = conn.consumed_of(topic).__contains__
-    return conn.admin.depth(topic, group, exact=True, gone=gone)
+    return conn.current_depth(name, topic, conn.settings.share_group_of(topic))
 
 
 def _open_handle(conn: Connection, handle: Handle) -> Any:

@@ -83,6 +83,14 @@ class UnitOfWork:
             raise MQError(RC.CONNECTION_BROKEN, f"syncpoint put: {error}") from None
         self.puts[queue] += 1
 
+    def uncommitted_puts(self, queue: str) -> int:
+        """This unit's puts to ``queue`` not yet committed, sent to Kafka first (in its open
+        transaction): MQ counts them in the queue's CURDEPTH before MQCMIT."""
+        count = self.puts.get(queue, 0)
+        if count and self._producer is not None and len(self._producer):
+            self._producer.flush(30)
+        return count
+
     def got(self, queue: str, getter: Getter, taken: Taken) -> None:
         getter.pin(taken)
         self.gets.append(HeldGet(queue, getter, taken))

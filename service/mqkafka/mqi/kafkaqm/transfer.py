@@ -454,9 +454,7 @@ def inquire(conn: Connection, handle: Handle, selector: int) -> int | str:
     definition = conn.replica.catalogue.get(handle.name)
     assert definition is not None
     answers: dict[int, Any] = {
-        C.MQIA_CURRENT_Q_DEPTH: lambda: conn.admin.depth(
-            handle.topic, handle.group, exact=True, gone=conn.consumed_of(handle.topic).__contains__
-        ),
+        C.MQIA_CURRENT_Q_DEPTH: lambda: conn.current_depth(handle.name, handle.topic, handle.group),
         C.MQIA_DEF_PERSISTENCE: lambda: definition.default_persistence,
         C.MQIA_DEF_PRIORITY: lambda: 0,
         C.MQIA_DEFINITION_TYPE: lambda: definition.definition_type,
@@ -467,8 +465,6 @@ def inquire(conn: Connection, handle: Handle, selector: int) -> int | str:
     answer = answers.get(selector)
     if answer is None:
         raise failed(C.MQRC_SELECTOR_ERROR, f"attribute selector {selector}")
-    if selector == C.MQIA_CURRENT_Q_DEPTH:
-        conn.settle_acks(handle.name)
     value: int | str = answer()
     return value
 

@@ -28,8 +28,7 @@ ApplyRecord = Callable[[str, int, bytes, bytes | None, int], None]
 PARTITION_EOF = -191
 END_OFFSETS_WAIT = 30.0  # seconds end_offsets asks, in all, unless told otherwise
 REQUEST_WAIT = 10.0  # seconds one list_offsets request may take
-SAY_AFTER = 10.0  # seconds of asking for end offsets before it is said (one line)...
-SAY_EVERY = 30.0  # ...then at most once per this
+SAY_AFTER = 10.0  # seconds of asking for end offsets before it is said (one line per 30 s)
 
 
 class MissingTopic(clients.KafkaEdgeError):
@@ -49,7 +48,7 @@ class CompactedReader:
     ) -> None:
         self.topics = tuple(topics)
         self._config = config
-        self._said_at = -1e9  # when a wait for end offsets was last said (monotonic)
+        self._fresh_admin = False  # the next end_offsets asks through a new admin client
         self._admin = admin if admin is not None else clients.admin(config)
         self._consumer = clients.consumer(
             config,
@@ -95,14 +94,22 @@ class CompactedReader:
         Asked again while leadership moves or Kafka is away, for ``timeout`` seconds in all
         (and at most ``attempts`` times, if given); then the last error is raised (a retriable
         one: the transactional loop waits for Kafka and says so). A wait longer than
-        ``SAY_AFTER`` is said in one line, then at most once per ``SAY_EVERY``."""
+        ``SAY_AFTER`` is said, in one line per 30 s with the other waits for Kafka."""
         request = {
             clients.TopicPartition(t, p): clients.OffsetSpec.latest() for t, p in self.partitions
         }
         began = time.monotonic()
         deadline = began + timeout
         attempt = 0
+        # An admin client keeps the leader epochs it learned before a broker restarted and is
+        # answered FENCED_LEADER_EPOCH (after seconds: the service's first batch after an
+        # outage waited ~5 s for it): while this process's clients find Kafka away, and at
+        # the first call after, each call asks through a new one.
+        self._fresh_admin = self._fresh_admin or clients.kafka_away_since() is not None
         while True:
+            if self._fresh_admin:
+                self._admin = clients.admin(self._config)
+                self._fresh_admin = clients.kafka_away_since() is not None
             try:
                 futures = self._admin.list_offsets(
                     request,
@@ -117,23 +124,16 @@ class CompactedReader:
                     raise
                 failure = error.args[0] if error.args else None
                 self._say_wait(now - began, failure, error)
-                stale = isinstance(failure, clients.KafkaError) and "LEADER_EPOCH" in failure.name()
-                if stale or attempt % 5 == 4:
-                    # An admin client keeps the leader epochs it learned before a broker
-                    # restarted and is answered FENCED_LEADER_EPOCH for ever: a new one asks
-                    # the cluster afresh.
-                    self._admin = clients.admin(self._config)
+                self._fresh_admin = True  # the next try asks the cluster afresh
                 time.sleep(min(0.05 * attempt, 1.0, max(0.0, deadline - time.monotonic())))
 
     def _say_wait(self, waited: float, failure: object, error: Exception) -> None:
         said = failure.str() if isinstance(failure, clients.KafkaError) else str(error)
-        now = time.monotonic()
-        if waited < SAY_AFTER or now - self._said_at < SAY_EVERY:
+        if waited < SAY_AFTER:
             log.debug("list_offsets: %s", said)
             return
-        self._said_at = now
-        log.warning("no end offsets of %s from Kafka for %.0fs (%s): asking again",
-                    ", ".join(self.topics), waited, said)  # fmt: skip
+        clients.say_away(log, "no end offsets of %s from Kafka for %.0fs (%s): asking again",
+                         ", ".join(self.topics), waited, said)  # fmt: skip
 
     def at(self, tp: Partition) -> int:
         """Where reading stands; "from the beginning" counts as 0 (an empty log is read)."""

@@ -192,7 +192,7 @@ class OutageRecovery:
         self._stuck = [(client, future) for client, future in self._stuck if not future.done()]
         self._abandoned = [c for c in self._abandoned if all(c is not r for r in released)]
         log.debug("released %d abandoned producer(s)", len(released))
-        threading.Thread(target=released.clear, name="mqk-release", daemon=True).start()
+        _let_go(released)
 
     def _renew_producer(self) -> None:
         """A fresh transactional producer in place of one whose transaction state is stuck.
@@ -205,7 +205,9 @@ class OutageRecovery:
             except (KafkaException, RuntimeError):
                 pass
             self.producer = clients.producer(self._client, self._producer_settings)
+            retired = [old]
             del old
+            _let_go(retired)  # its destroy may wait for the broker: not on the loop's thread
         self.producer.init_transactions(TX_TIMEOUT)  # aborts what the old one left open
         self._producer_at = time.monotonic()
         self._renew = False
@@ -233,6 +235,7 @@ class OutageRecovery:
         self._resync = False
         self._recovery_failures = 0
         self._failing_since = None
+        log.debug("recovered: reading resumes from the committed offsets")
         return True
 
     def _recovery_failed(self, error: KafkaException, *, consumer: bool) -> None:
@@ -309,6 +312,7 @@ class OutageRecovery:
         since, self._away_since = self._away_since, None
         gone = clients.kafka_is_back()
         if since is None and (gone is None or gone < 5.0):
+            self._took_over.clear()  # replaced during that moment: said at debug already
             return  # a connection refused for a moment (a broker starting) is no outage
         now = time.monotonic()
         seconds = max(now - since if since is not None else 0.0, gone or 0.0)
@@ -341,6 +345,12 @@ class OutageRecovery:
         except KafkaException:
             return
         self._heard_from_kafka()
+
+
+def _let_go(clients_: list[Any]) -> None:
+    """Drops the last references to ``clients_`` on a daemon thread of their own, so their
+    destroy (which may wait for a broker) keeps neither the loop nor the process's exit."""
+    threading.Thread(target=clients_.clear, name="mqk-let-go", daemon=True).start()
 
 
 def failure_of(error: BaseException) -> Any:

@@ -156,6 +156,16 @@ def test_clients_replaced_in_an_outage_are_said_in_the_line_that_says_it_ended(
     assert not loop._renew  # a producer made since the return is not made again
 
 
+def test_clients_replaced_in_a_moment_of_refused_connections_are_not_said_later() -> None:
+    """Just after Kafka's return a new client may meet a refused connection (the broker still
+    starting): what is replaced then is not carried into the next outage's line."""
+    loop = Loop(FakeConsumer({}, []))
+    clients._repeat_filter().unreachable_since = time.monotonic()
+    loop._replaced("a new transactional producer")
+    loop._heard_from_kafka()
+    assert loop._took_over == []
+
+
 def test_a_producer_from_before_the_outage_is_renewed_when_kafka_is_back() -> None:
     loop = Loop(FakeConsumer({}, []))
     loop._away_since = time.monotonic() - 60
@@ -194,6 +204,7 @@ def test_end_offsets_gives_up_after_its_time_and_says_the_wait_once(
     reader = compacted.CompactedReader.__new__(compacted.CompactedReader)
     reader.topics, reader.partitions = ("state",), [("state", 0)]
     reader._admin, reader._config = admin, None  # type: ignore[assignment]
+    reader._fresh_admin = False
     with (
         caplog.at_level(logging.DEBUG, logger="mqkafka.kafka.compacted"),
         pytest.raises(KafkaException),
@@ -202,3 +213,31 @@ def test_end_offsets_gives_up_after_its_time_and_says_the_wait_once(
     assert admin.asked > 1
     said = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(said) == 1 and "no end offsets of state" in said[0].getMessage()
+
+
+class UpAdmin:
+    def list_offsets(self, request: Any, **kw: Any) -> dict[Any, Future[Any]]:
+        answers = {}
+        for tp in request:
+            answer: Future[Any] = Future()
+            answer.set_result(TopicPartition(tp.topic, tp.partition, 5))
+            answers[tp] = answer
+        return answers
+
+
+def test_end_offsets_ask_through_a_new_admin_client_after_an_outage(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An admin client from before a broker's restart is answered FENCED_LEADER_EPOCH."""
+    made: list[Any] = []
+    monkeypatch.setattr(clients, "admin", lambda config: made.append(UpAdmin()) or made[-1])
+    reader = compacted.CompactedReader.__new__(compacted.CompactedReader)
+    reader.topics, reader.partitions = ("state",), [("state", 0)]
+    reader._admin, reader._config, reader._fresh_admin = UpAdmin(), None, False  # type: ignore[assignment]
+    assert reader.end_offsets() == {("state", 0): 5} and not made  # no outage: the same one
+    clients._repeat_filter().unreachable_since = time.monotonic()  # Kafka went away
+    reader.end_offsets()
+    clients._repeat_filter().unreachable_since = None  # and is back
+    reader.end_offsets()
+    reader.end_offsets()
+    assert len(made) == 2  # a new one while away, and one at the first call after

@@ -33,6 +33,7 @@ import argparse
 import collections
 import json
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -62,14 +63,18 @@ MQK = str(Path(sys.executable).with_name("mqk"))
 class Served:
     """One ``mqk serve`` whose log lines are kept (JSON lines on stderr)."""
 
-    def __init__(self, bootstrap: str, namespace: str, state_dir: Path) -> None:
+    def __init__(
+        self, bootstrap: str, namespace: str, state_dir: Path, debug: Path | None = None
+    ) -> None:
         self.args = [
             MQK, "serve", "--bootstrap-servers", bootstrap, "--namespace", namespace,
             "--state-dir", str(state_dir), "--instance-id", "bench",
+            *(["--log-level", "DEBUG"] if debug is not None else []),
         ]  # fmt: skip
         self.proc: subprocess.Popen[str] | None = None
-        self.lines: list[str] = []
+        self.lines: list[str] = []  # what it says at INFO and above
         self.timed: list[tuple[float, str]] = []  # (monotonic time read, line)
+        self._debug = debug.open("a") if debug is not None else None  # every line, with time
         self.ready = threading.Event()
 
     def start(self) -> float:
@@ -86,10 +91,16 @@ class Served:
     def _read(self, proc: subprocess.Popen[str]) -> None:
         assert proc.stderr is not None
         for line in proc.stderr:
+            if self._debug is not None:
+                self._debug.write(f"{time.monotonic():.3f} {line}")
+                self._debug.flush()
             try:
-                said = str(json.loads(line).get("msg", ""))
+                entry = json.loads(line)
+                said, level = str(entry.get("msg", "")), entry.get("level")
             except ValueError:
-                said = line.rstrip()
+                said, level = line.rstrip(), None
+            if level == "debug":
+                continue
             self.lines.append(said)
             self.timed.append((time.monotonic(), said))
             if said.startswith("broker ready"):
@@ -166,6 +177,52 @@ def answer_after(bootstrap: str, namespace: str, since: float, limit: float = 60
     finally:
         client.close()
     return time.monotonic() - since
+
+
+class KafkaReady:
+    """When Kafka itself serves again after a broker's return, beyond metadata: a new
+    transactional producer initialised (the transaction coordinator loaded) and a new
+    consumer group's member given its partitions (the group coordinator loaded); measured
+    beside the service, from ``since``. No service can answer before both."""
+
+    def __init__(self, bootstrap: str, topic: str, since: float) -> None:
+        self.seconds: dict[str, float] = {}
+        self._bootstrap, self._topic, self._since = bootstrap, topic, since
+        self._threads = [
+            threading.Thread(target=self._transactions, daemon=True),
+            threading.Thread(target=self._group, daemon=True),
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _transactions(self) -> None:
+        producer = clients.producer(
+            ClientConfig(self._bootstrap),
+            {"transactional.id": f"bench-ready-{uuid.uuid4().hex}", "log_level": 0},
+        )
+        while True:
+            try:
+                producer.init_transactions(10)
+                break
+            except clients.KafkaException:
+                continue
+        self.seconds["transactions"] = time.monotonic() - self._since
+
+    def _group(self) -> None:
+        consumer = clients.consumer(
+            ClientConfig(self._bootstrap),
+            {"group.id": f"bench-ready-{uuid.uuid4().hex}", "log_level": 0},
+        )
+        consumer.subscribe([self._topic])
+        while not consumer.assignment():
+            consumer.consume(1, 0.2)
+        self.seconds["consumer group"] = time.monotonic() - self._since
+        consumer.close()
+
+    def result(self, limit: float = 600.0) -> dict[str, float]:
+        for thread in self._threads:
+            thread.join(limit)
+        return {name: round(s, 1) for name, s in self.seconds.items()}
 
 
 def seed_subscriptions(bootstrap: str, namespace: str, count: int) -> None:
@@ -303,7 +360,12 @@ def _hogs(count: int) -> list[subprocess.Popen[bytes]]:
 
 
 def outage_figure(
-    home: Path, outage: float, runs: int = 1, how: str = "kill", hogs: int = 0
+    home: Path,
+    outage: float,
+    runs: int = 1,
+    how: str = "kill",
+    hogs: int = 0,
+    debug: bool = False,
 ) -> dict[str, Any]:
     """``runs`` outages of one broker under one service, each ``outage`` seconds, the broker's
     JVM killed (``kill``) or stopped cleanly (``stop``; ``both``: in turn), publications put at
@@ -314,7 +376,8 @@ def outage_figure(
     busy = _hogs(hogs)
     try:
         apply_catalogue(broker.bootstrap, prefix=ns)
-        service = Served(broker.bootstrap, ns, home / "state")
+        log = stacks / "serve-debug.log" if debug else None  # beside the py-spy dumps
+        service = Served(broker.bootstrap, ns, home / "state", log)
         client = KafkaPubSub(broker.bootstrap, namespace=ns, user="bench")
         figures: list[dict[str, Any]] = []
         try:
@@ -325,6 +388,7 @@ def outage_figure(
             for turn in range(runs):
                 kind = how if how != "both" else ("kill", "stop")[turn % 2]
                 time.sleep(5)  # serving, publications flowing
+                usual = answer_after(broker.bootstrap, ns, time.monotonic())  # the same, Kafka up
                 went = len(service.lines)
                 gone = time.monotonic()
                 broker.kill() if kind == "kill" else broker.stop()
@@ -332,6 +396,7 @@ def outage_figure(
                 back = broker.start()
                 assert service.proc is not None
                 watch = StackWatch(service.proc.pid, stacks, f"run{turn + 1}")
+                ready = KafkaReady(broker.bootstrap, publisher.stream, back)
                 serving = answer_after(broker.bootstrap, ns, back)
                 dumps = watch.stop()
                 said = [(round(at - gone, 1), line) for at, line in service.timed[went:]]
@@ -340,7 +405,11 @@ def outage_figure(
                         "run": turn + 1,
                         "broker": kind,
                         "broker answering to service answering (s)": round(serving, 1),
+                        "the same probe before the stop (s)": round(usual, 1),
+                        "load average (1 min) at the answer": round(os.getloadavg()[0], 1),
+                        "Kafka itself serving after (s)": ready.result(),
                         "broker down to answering again (s)": round(back - gone, 1),
+                        "broker answering again (monotonic)": round(back, 3),
                         "service log lines from the stop to the answer": len(said),
                         "most lines in any 30 s while away": _most_in(said, 30.0),
                         "lines (s after the stop, line)": said,
@@ -362,6 +431,7 @@ def outage_figure(
         return {
             "broker down (s)": outage,
             "CPU hogs beside it": hogs,
+            "py-spy dumps and debug log in": str(stacks),
             "answers after the broker's return (s, each run)": [
                 f["broker answering to service answering (s)"] for f in figures
             ],
@@ -378,6 +448,8 @@ def outage_figure(
         for hog in busy:
             hog.kill()
         broker.stop()
+        if broker.local.log_file.exists():  # what the broker went through (fenced, slow, ...)
+            shutil.copy(broker.local.log_file, stacks / "kafka.log")
 
 
 def _most_in(said: list[tuple[float, str]], window: float) -> int:
@@ -573,6 +645,10 @@ def main() -> None:
         help="outage: the broker's JVM SIGKILLed, stopped cleanly, or in turn",
     )
     parser.add_argument(
+        "--debug-log", action="store_true",
+        help="outage: the service logs at DEBUG to a file beside the py-spy dumps",
+    )  # fmt: skip
+    parser.add_argument(
         "--hogs", type=int, default=0, help="outage: CPU-bound processes running beside it (load)"
     )
     parser.add_argument("--publications", type=int, default=100_000)
@@ -583,7 +659,7 @@ def main() -> None:
     parts: dict[str, Callable[[Path], dict[str, Any]]] = {
         "restart": lambda home: restart_figure(home, args.subscriptions),
         "outage": lambda home: outage_figure(
-            home, args.outage, args.outage_runs, args.how, args.hogs
+            home, args.outage, args.outage_runs, args.how, args.hogs, args.debug_log
         ),
         "faults": lambda home: faults_figure(home, args.publications),
         "regsub": lambda home: regsub_figure(home, [1, 1000, 3000]),

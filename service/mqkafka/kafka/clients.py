@@ -134,8 +134,9 @@ class RepeatFilter(logging.Filter):
 
 
 def say_away(logger: logging.Logger, message: str, *args: Any) -> None:
-    """A line saying Kafka is away, from whoever met it: a warning unless librdkafka's log (or
-    another such line) said so within the last 30 s (then a debug line): one line per 30 s."""
+    """A line saying Kafka is away (or that a wait for it goes on), from whoever met it: a
+    warning unless librdkafka's log or another such line said so within the last 30 s (then
+    a debug line): the process says a wait for Kafka once per 30 s, not once per client."""
     said = _repeat_filter().said_unreachable(time.monotonic())
     logger.log(logging.DEBUG if said else logging.WARNING, message, *args)
 

@@ -94,6 +94,7 @@ class RepeatFilter(logging.Filter):
         self._last: dict[str, float] = {}
         self._held: dict[str, int] = {}
         self.unreachable_since: float | None = None
+        self.outages = 0  # times clients of this process began to find Kafka away
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
@@ -105,6 +106,7 @@ class RepeatFilter(logging.Filter):
             # an idle connection closed is routine; a refused connection says Kafka is away
             if self.unreachable_since is None and any(s in message for s in _AWAY_SIGNS):
                 self.unreachable_since = now
+                self.outages += 1
         else:
             kind = self._VARIABLE.sub("#", self._NAMES.sub("", message))[:160]
         with self._lock:
@@ -187,6 +189,12 @@ def kafka_is_back() -> float | None:
         return None
     limiter.unreachable_since = None
     return time.monotonic() - since
+
+
+def outages() -> int:
+    """How many times clients of this process began to say Kafka is away: a client that has
+    seen this number change since it last asked Kafka may hold what the outage made stale."""
+    return _repeat_filter().outages
 
 
 def kafka_away_since() -> float | None:
@@ -338,6 +346,7 @@ __all__ = [
     "is_away",
     "kafka_away_since",
     "kafka_is_back",
+    "outages",
     "producer",
     "say_away",
     "share_consumer",

@@ -49,6 +49,7 @@ class CompactedReader:
         self.topics = tuple(topics)
         self._config = config
         self._fresh_admin = False  # the next end_offsets asks through a new admin client
+        self._outages = clients.outages()  # outages seen as this reader last asked Kafka
         self._admin = admin if admin is not None else clients.admin(config)
         self._consumer = clients.consumer(
             config,
@@ -104,8 +105,11 @@ class CompactedReader:
         # An admin client keeps the leader epochs it learned before a broker restarted and is
         # answered FENCED_LEADER_EPOCH (after seconds: the service's first batch after an
         # outage waited ~5 s for it): while this process's clients find Kafka away, and at
-        # the first call after, each call asks through a new one.
-        self._fresh_admin = self._fresh_admin or clients.kafka_away_since() is not None
+        # the first call after an outage, each call asks through a new one.
+        outages = clients.outages()
+        away = clients.kafka_away_since() is not None
+        self._fresh_admin = self._fresh_admin or away or outages != self._outages
+        self._outages = outages
         while True:
             if self._fresh_admin:
                 self._admin = clients.admin(self._config)

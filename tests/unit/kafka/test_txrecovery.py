@@ -204,7 +204,7 @@ def test_end_offsets_gives_up_after_its_time_and_says_the_wait_once(
     reader = compacted.CompactedReader.__new__(compacted.CompactedReader)
     reader.topics, reader.partitions = ("state",), [("state", 0)]
     reader._admin, reader._config = admin, None  # type: ignore[assignment]
-    reader._fresh_admin = False
+    reader._fresh_admin, reader._outages = False, clients.outages()
     with (
         caplog.at_level(logging.DEBUG, logger="mqkafka.kafka.compacted"),
         pytest.raises(KafkaException),
@@ -234,10 +234,17 @@ def test_end_offsets_ask_through_a_new_admin_client_after_an_outage(
     reader = compacted.CompactedReader.__new__(compacted.CompactedReader)
     reader.topics, reader.partitions = ("state",), [("state", 0)]
     reader._admin, reader._config, reader._fresh_admin = UpAdmin(), None, False  # type: ignore[assignment]
+    reader._outages = clients.outages()
     assert reader.end_offsets() == {("state", 0): 5} and not made  # no outage: the same one
-    clients._repeat_filter().unreachable_since = time.monotonic()  # Kafka went away
-    reader.end_offsets()
-    clients._repeat_filter().unreachable_since = None  # and is back
+    limiter = clients._repeat_filter()
+    refused = "Connect to ipv4#127.0.0.1:9092 failed: Connection refused"
+    limiter.filter(logging.LogRecord("k", logging.ERROR, __file__, 1, refused, None, None))
+    reader.end_offsets()  # while Kafka is away
+    limiter.unreachable_since = None  # and back
     reader.end_offsets()
     reader.end_offsets()
     assert len(made) == 2  # a new one while away, and one at the first call after
+    limiter.filter(logging.LogRecord("k", logging.ERROR, __file__, 1, refused, None, None))
+    limiter.unreachable_since = None  # an outage this reader did not ask through
+    reader.end_offsets()
+    assert len(made) == 3

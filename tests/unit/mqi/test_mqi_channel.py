@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import mqkafka.mqi as pymqi
@@ -49,16 +51,34 @@ def test_a_malformed_mqserver_is_2058(value: str) -> None:
 @pytest.mark.parametrize(
     ("conn_info", "bootstrap_servers", "environ", "expected"),
     [
-        (None, "k:1", {"MQSERVER": "C/TCP/m(2)"}, "k:1"),
-        (b"h(3)", None, {"MQSERVER": "C/TCP/m(2)", "MQK_BOOTSTRAP_SERVERS": "e:4"}, "h:3"),
-        (None, None, {"MQSERVER": "C/TCP/m(2)", "MQK_BOOTSTRAP_SERVERS": "e:4"}, "m:2"),
+        (b"h(3)", "k:1", {"MQSERVER": "C/TCP/m(2)", "MQK_BOOTSTRAP_SERVERS": "e:4"}, "k:1"),
+        # the environment's Kafka wins over the program's MQ listener (IBM's samples say 1414)
+        (b"localhost(1414)", None, {"MQK_BOOTSTRAP_SERVERS": "e:4"}, "e:4"),
+        (b"h(3)", None, {"MQSERVER": "C/TCP/m(2)", "MQK_BOOTSTRAP_SERVERS": "e:4"}, "e:4"),
+        (None, None, {"MQSERVER": "C/TCP/m(2)", "MQK_BOOTSTRAP_SERVERS": "e:4"}, "e:4"),
+        (b"h(3)", None, {"MQSERVER": "C/TCP/m(2)"}, "h:3"),
+        ("h(3)", None, {"MQK_BOOTSTRAP_SERVERS": " "}, "h:3"),
+        (None, None, {"MQSERVER": "C/TCP/m(2)"}, "m:2"),
         (None, None, {"MQK_BOOTSTRAP_SERVERS": "e:4"}, "e:4"),
     ],
 )
 def test_the_first_source_given_names_the_servers(
-    conn_info: bytes | None, bootstrap_servers: str | None, environ: dict[str, str], expected: str
+    conn_info: bytes | str | None,
+    bootstrap_servers: str | None,
+    environ: dict[str, str],
+    expected: str,
 ) -> None:
     assert client_bootstrap(conn_info, bootstrap_servers, environ) == expected
+
+
+def test_the_client_config_files_servers_win_over_the_connection_name(tmp_path: Path) -> None:
+    config = tmp_path / "client.properties"
+    config.write_text("bootstrap.servers=f:5\nsecurity.protocol=PLAINTEXT\n")
+    environ = {"MQK_KAFKA_CONFIG": str(config)}
+    assert client_bootstrap(b"localhost(1414)", None, environ) == "f:5"
+    assert client_bootstrap(None, None, {**environ, "MQK_BOOTSTRAP_SERVERS": "e:4"}) == "e:4"
+    config.write_text("security.protocol=PLAINTEXT\n")  # no servers in it: the program's
+    assert client_bootstrap(b"localhost(1414)", None, environ) == "localhost:1414"
 
 
 def test_no_source_at_all_is_2059() -> None:

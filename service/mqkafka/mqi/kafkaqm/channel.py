@@ -9,9 +9,15 @@ one is used, first that is given:
 | source | example |
 |---|---|
 | ``bootstrap_servers=`` (this product's keyword) | ``"broker:9092"`` |
+| ``MQK_BOOTSTRAP_SERVERS`` (else ``bootstrap.servers`` of ``$MQK_KAFKA_CONFIG``) | ``"k:9092"`` |
 | ``conn_info`` / ``CD.ConnectionName`` | ``"broker(9092),broker2(9092)"`` |
 | ``MQSERVER`` | ``"DEV.APP.SVRCONN/TCP/broker(9092)"`` |
-| ``MQK_BOOTSTRAP_SERVERS`` | ``"broker:9092"`` |
+
+The environment's Kafka wins over the program's connection name: an MQ program names MQ's
+listener, often hard-coded (IBM's getting-started sample connects to ``localhost(1414)``),
+and runs unchanged where ``MQK_BOOTSTRAP_SERVERS`` says where Kafka is (``make run`` prints
+it). A program's ``host(port)`` is used as Kafka's address only when the environment names
+none.
 
 The channel name, TLS settings (SCO) and password are accepted and not used: Kafka's own
 client settings (``producer_config``) carry security. ``MQK_NAMESPACE`` chooses the namespace
@@ -86,20 +92,20 @@ def client_bootstrap(
     env = os.environ if environ is None else environ
     if bootstrap_servers:
         return bootstrap_servers
+    found = env.get("MQK_BOOTSTRAP_SERVERS", "").strip() or _from_client_config(env).strip()
+    if found:
+        return found
     conn_name = text(conn_info)
     if conn_name:
         return bootstrap_of(conn_name)
     mqserver = env.get("MQSERVER", "").strip()
     if mqserver:
         return bootstrap_of(parse_mqserver(mqserver)[2])
-    found = env.get("MQK_BOOTSTRAP_SERVERS", "") or _from_client_config(env)
-    if not found:
-        raise failed(
-            RC.Q_MGR_NOT_AVAILABLE,
-            "no conn_info, CD.ConnectionName, MQSERVER, MQK_BOOTSTRAP_SERVERS or "
-            "bootstrap.servers in $MQK_KAFKA_CONFIG",
-        )
-    return found
+    raise failed(
+        RC.Q_MGR_NOT_AVAILABLE,
+        "no MQK_BOOTSTRAP_SERVERS, bootstrap.servers in $MQK_KAFKA_CONFIG, conn_info, "
+        "CD.ConnectionName or MQSERVER",
+    )
 
 
 def _from_client_config(env: Mapping[str, str]) -> str:

@@ -10,8 +10,8 @@ Code written for pymqi runs with ``import mqkafka.mqi as pymqi``::
 
 Every failure is an :class:`MQMIError` with MQ's completion and reason codes (the boundary
 where product errors become MQI errors is :func:`_mqi`). ``conn_info`` in pymqi's
-``host(port)`` form names the Kafka bootstrap server; ``MQK_BOOTSTRAP_SERVERS`` is used
-when neither it nor ``bootstrap_servers`` is given.
+``host(port)`` form names the Kafka bootstrap server unless the environment names Kafka
+(``MQK_BOOTSTRAP_SERVERS``, which wins over it; the order is in :mod:`.channel`).
 """
 
 from __future__ import annotations

@@ -46,6 +46,7 @@ from mqkafka.kafka import clients
 from mqkafka.kafka.clients import AcknowledgeType, KafkaException
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm.interrupts import Callbacks
 from mqkafka.mqi.kafkaqm.logreader import Consumed, LogReader
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
 from mqkafka.mqi.kafkaqm.settings import Settings
@@ -73,6 +74,7 @@ class Lane:
 
     def __init__(self, settings: Settings, topic: str, group: str) -> None:
         self.ready_at: float | None = None
+        self._callbacks = Callbacks()  # Ctrl-C inside one reaches the program
         self.consumer = clients.share_consumer(
             settings.client,
             {
@@ -80,7 +82,7 @@ class Lane:
                 "share.acknowledgement.mode": "explicit",
                 "max.poll.records": settings.read_ahead,
                 "statistics.interval.ms": STATS_MS,
-                "stats_cb": self._stats,
+                "stats_cb": self._callbacks.guard(self._stats),
             },
         )
         self.topic = topic
@@ -95,7 +97,7 @@ class Lane:
         self.unsent = 0  # acknowledgements not yet committed
         self.last_commit = time.monotonic()
         self._acks: list[tuple[Position, Rec, AcknowledgeType]] = []
-        self.consumer.set_acknowledgement_commit_callback(self._acknowledged)
+        self.consumer.set_acknowledgement_commit_callback(self._callbacks.guard(self._acknowledged))
 
     def _stats(self, text: str) -> None:
         try:
@@ -130,7 +132,7 @@ class Lane:
         try:
             timeout = max(min(timeout, self._nudge()), 0.0)
             self._hand_over()
-            batch = self.consumer.poll(timeout)
+            batch = self._callbacks.call(self.consumer.poll, timeout)
         except KafkaException as error:
             raise MQError(RC.CONNECTION_BROKEN, f"share fetch: {error}") from None
         # The batch may have been fetched in the background any time after the last poll
@@ -174,7 +176,7 @@ class Lane:
             return
         try:
             self._hand_over()
-            self.consumer.commit_sync(30)
+            self._callbacks.call(self.consumer.commit_sync, 30)
         except KafkaException as error:
             raise MQError(RC.CONNECTION_BROKEN, f"share acknowledge: {error}") from None
         self.unsent = 0
@@ -183,7 +185,7 @@ class Lane:
     def close(self) -> None:
         try:
             self._hand_over()
-            self.consumer.close()
+            self._callbacks.call(self.consumer.close)
         except KafkaException as error:  # the group may be gone with its queue
             log.debug("closing a share consumer: %s", error)
 

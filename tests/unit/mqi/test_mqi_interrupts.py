@@ -1,0 +1,68 @@
+"""Ctrl-C inside a librdkafka callback reaches the program as KeyboardInterrupt, not as the
+SystemError confluent-kafka 2.16's ShareConsumer.poll leaves when it loses the exception."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from mqkafka.mqi.kafkaqm.interrupts import LOST, Callbacks
+
+
+def losing_poll(callback: Callable[[str], None]) -> Callable[[float], list[str]]:
+    """A poll that calls ``callback`` and, as the client does, drops what it raised."""
+
+    def poll(timeout: float) -> list[str]:
+        try:
+            callback("stats")
+        except BaseException:  # the client swallows it and returns NULL
+            raise SystemError(f"<method 'poll' of 'cimpl.ShareConsumer' objects> {LOST}") from None
+        return ["record"]
+
+    return poll
+
+
+def interrupted(_: str) -> None:
+    raise KeyboardInterrupt
+
+
+class Leaving(Exception):
+    pass
+
+
+def leaving(_: str) -> None:
+    raise Leaving("a handler of the program's own")
+
+
+@pytest.mark.parametrize(
+    ("callback", "raised"), [(interrupted, KeyboardInterrupt), (leaving, Leaving)]
+)
+def test_what_a_callback_raised_comes_out_of_the_call(
+    callback: Callable[[str], None], raised: type[BaseException]
+) -> None:
+    callbacks = Callbacks()
+    with pytest.raises(raised):
+        callbacks.call(losing_poll(callbacks.guard(callback)), 0.25)
+    assert callbacks.raised is None
+
+
+def test_a_lost_exception_that_no_guard_saw_is_keyboard_interrupt() -> None:
+    callbacks = Callbacks()  # the handler ran before the guard could note it
+    with pytest.raises(KeyboardInterrupt):
+        callbacks.call(losing_poll(interrupted), 0.25)
+
+
+def test_a_call_whose_callbacks_return_returns_what_the_method_does() -> None:
+    callbacks = Callbacks()
+    seen: list[str] = []
+    assert callbacks.call(losing_poll(callbacks.guard(seen.append)), 0.25) == ["record"]
+    assert seen == ["stats"]
+
+
+def test_any_other_system_error_is_left_alone() -> None:
+    def broken(timeout: float) -> None:
+        raise SystemError("something else")
+
+    with pytest.raises(SystemError, match="something else"):
+        Callbacks().call(broken, 0.25)

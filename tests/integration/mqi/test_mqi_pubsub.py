@@ -252,6 +252,32 @@ def test_mqsub_create_of_a_durable_name_that_exists_is_2432_and_resume_finds_it(
     first.close(C.MQCO_REMOVE_SUB)
 
 
+def test_mqsub_create_and_resume_of_a_durable_managed_name_resumes_it_with_its_queue(
+    served: Callable[..., QueueManager],
+) -> None:
+    """MQSO_CREATE + MQSO_RESUME (IBM's basicsubscribe) makes the subscription once, then
+    resumes it: the same managed queue, holding what was published while nobody read (a new
+    managed queue each time orphaned those publications)."""
+    app, publisher = served(), served()
+    name, topic = f"RESUMED.{uuid.uuid4().hex[:8]}", f"Resumed/{uuid.uuid4().hex[:8]}"
+    options = C.MQSO_CREATE | C.MQSO_RESUME | C.MQSO_DURABLE | C.MQSO_MANAGED
+    queues = []
+    for _ in range(2):
+        sd = SD(Options=options)
+        sd.set_vs("SubName", name)
+        sd.set_vs("ObjectString", topic)
+        subscription = Subscription(app).sub(sub_desc=sd)
+        assert subscription.sub_queue is not None
+        queues.append(subscription.sub_queue.name)
+        if len(queues) == 1:
+            subscription.close(sub_close_options=C.MQCO_KEEP_SUB, close_sub_queue=True)
+            Topic(publisher, topic_string=topic).pub(b"while nobody read")
+    assert queues[0] == queues[1]
+    got = subscription.get(None, MD(), GMO(Options=C.MQGMO_WAIT, WaitInterval=30000))
+    assert got == b"while nobody read"
+    subscription.close(C.MQCO_REMOVE_SUB)
+
+
 def test_a_publications_properties_reach_mqsub_as_properties_and_regsub_in_usr(
     served: Callable[..., QueueManager],
     new_queue: Callable[..., str],

@@ -19,7 +19,7 @@ service keeps:
 | MQSO_PUBLICATIONS_ON_REQUEST | PubOnReqOnly |
 | MQSO_NEW_PUBLICATIONS_ONLY | NewPubsOnly |
 | MQSO_ANY_USERID | VariableUserId |
-| MQSO_RESUME | SubName + NoAlter + FullResp: the reply names the subscription's queue |
+| MQSO_RESUME (with MQSO_CREATE: if the name exists) | SubName + NoAlter + FullResp: its queue |
 | MQCLOSE with MQCO_REMOVE_SUB, or of a non-durable subscription | Deregister Subscriber |
 
 Reasons come back as the service answered them, the few with an MQI equivalent translated
@@ -156,7 +156,14 @@ class Subscription:
             # The <psc> interface matches by topic levels (§10.16); the character scheme is
             # the RFH1 interface's, which MQSUB does not speak here.
             raise failed(RC.OPTIONS_ERROR, "MQSO_WILDCARD_CHAR is not available over <psc>")
-        if options & C.MQSO_RESUME and not options & (C.MQSO_CREATE | C.MQSO_ALTER):
+        if (
+            options & C.MQSO_RESUME
+            and not options & C.MQSO_ALTER
+            and (not options & C.MQSO_CREATE or (name and self._exists(name)))
+        ):
+            # MQSO_RESUME, or MQSO_CREATE + MQSO_RESUME of a name that exists (IBM's
+            # basicsubscribe): the subscription as it is, with its queue - a managed one
+            # holds what was published while nobody read (a new one would orphan that)
             self._resume(sd, name, sub_queue)
             return self
         topic = sd.ObjectString.decode("utf-8", "replace")

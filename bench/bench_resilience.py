@@ -169,10 +169,21 @@ def answer_after(bootstrap: str, namespace: str, since: float, limit: float = 60
     """Seconds from ``since`` until the service answers one command put now by a new client:
     one probe, waited for (no resends, so no 2 s steps), from a client made now (so none of an
     old client's own waits to reconnect is counted)."""
-    client = KafkaPubSub(bootstrap, namespace=namespace, user="bench")
+    deadline = time.monotonic() + limit
+    while True:  # a client cannot even be made while Kafka does not answer
+        try:
+            client = KafkaPubSub(bootstrap, namespace=namespace, user="bench")
+            break
+        except clients.KafkaException:
+            if time.monotonic() > deadline:
+                return float("inf")
     try:
-        client.register(f"Probe/{uuid.uuid4().hex}", queue="BENCH.PROBE", wait=limit)
-    except TimeoutError:
+        client.register(
+            f"Probe/{uuid.uuid4().hex}",
+            queue="BENCH.PROBE",
+            wait=max(1.0, deadline - time.monotonic()),
+        )
+    except (TimeoutError, clients.KafkaException):
         return float("inf")
     finally:
         client.close()

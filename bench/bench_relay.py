@@ -1,13 +1,17 @@
 """The ceiling of the publication path: relaying the corpus from one topic to another.
 
 Prints records/s and MB/s per body size of the corpus (``bench/corpus.py``), side by side in
-one run on one broker, reading the same input, for
+one run on one broker, reading the same input, with the CPU per record of the relay's process,
+its Python thread and a local broker's JVM, for
 - the batched plain relay: consume 5,000 at a time, produce with linger 5 ms, no
   transactions (the anchor of issue 21),
 - the batched transactional relay: the same, with a transaction per 100 ms / 50,000 records /
   64 MB (whichever first) or per lull in the input: the exactly-once ceiling,
-- ``TransactionalLoop`` relaying with an identity handler (the service's loop, exactly once,
-  with its own batching and settings).
+- the identity loop: ``TransactionalLoop`` (the service's loop, its batching and settings)
+  relaying unchanged,
+- the MQ floor loop: the same loop with ``MQFloor``, the least any service must do per
+  publication (a copy with its MQMD headers, the activity events): what no implementation of
+  the service on this loop can beat.
 
 Run: ``python -m bench.bench_relay [--records N] [--sizes 256 4096 65536 0] [--best-case]``.
 """
@@ -166,85 +170,61 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
-def mq_floor_relay(
-    bootstrap: str, source: str, target: str, count: int, compression: str = "none"
-) -> float:
-    """The least a service must do per publication, as the transactional relay with it: the
+class MQFloor:
+    """The least a service must do per publication, as a handler of the service's loop: the
     publication's topic found by its RFH2 bytes (a dict), a copy with the copy's ten MQMD
     headers (a new MsgId, PutDate and PutTime) and the body, and the publication's two
-    activity events (Avro, the MsgId and times in constant pieces) written in blocks of
-    ~1 MB to a topic of their own. No parsing, matching, checks or metrics: a floor, not a
-    service. The copy's value is the publication's own (a delivered copy's head is the same
-    size)."""
-    events_topic = create_topic(bootstrap)
-    consumer = _consumer(bootstrap)
-    producer = _producer(bootstrap, compression, **{"transactional.id": uuid.uuid4().hex})
-    producer.init_transactions(30)
-    consumer.subscribe([source])
-    produce = producer.produce
-    before, after = _COPY_HEADERS
-    plans: dict[bytes, tuple[bytes, bytes]] = {}  # RFH2 head → the event pieces around ids
-    ids = itertools.count(1)
-    prefix = b"MQKM" + uuid.uuid4().bytes[:12]
-    moved, started = 0, None
-    in_tx, tx_records, tx_bytes, tx_began = False, 0, 0, 0.0
-    events: list[bytes] = []
-    tick, put = -1, [("mqmd.PutDate", b""), ("mqmd.PutTime", b"")]
-    while moved < count or in_tx:
-        batch = consumer.consume(RELAY_BATCH, 0.02) if moved < count else []
-        if batch and started is None:
-            started = time.perf_counter()
+    activity events (Avro: the MsgIds and times around constant pieces), written per batch
+    in blocks of ~1 MB to a topic of their own. No parsing, matching, checks or metrics: a
+    floor, not a service. The copy's value is the publication's own (a delivered copy's
+    head is the same size)."""
+
+    def __init__(self, target: str, events_topic: str) -> None:
+        self.target, self.events_topic = target, events_topic
+        self.plans: dict[bytes, tuple[bytes, bytes]] = {}  # RFH2 head → event middles
+        self.ids = itertools.count(1)
+        self.prefix = b"MQKM" + uuid.uuid4().bytes[:12]
+        self.tick = -1
+        self.put = [("mqmd.PutDate", b""), ("mqmd.PutTime", b"")]
+
+    def handle(self, batch: Sequence[Any]) -> list[OutRecord]:
         now = time.time()
-        if int(now * 100) != tick:
-            tick = int(now * 100)
+        if int(now * 100) != self.tick:
+            self.tick = int(now * 100)
             stamp = time.strftime("%Y%m%d%H%M%S", time.gmtime(now)).encode()
-            put = [
-                ("mqmd.PutDate", stamp[:8]),
-                ("mqmd.PutTime", stamp[8:] + b"%02d" % (tick % 100)),
-            ]
+            hundredths = b"%02d" % (self.tick % 100)
+            self.put = [("mqmd.PutDate", stamp[:8]), ("mqmd.PutTime", stamp[8:] + hundredths)]
         now_ms = _varint(int(now * 1000))
+        before, after = _COPY_HEADERS
+        put, plans, ids, prefix, target = self.put, self.plans, self.ids, self.prefix, self.target
+        out: list[OutRecord] = []
+        events: list[bytes] = []
         for message in batch:
-            if message.error() is not None:
-                continue
-            if not in_tx:
-                producer.begin_transaction()
-                in_tx, tx_records, tx_bytes, tx_began = True, 0, 0, time.perf_counter()
             value = message.value()
             head = value[: int.from_bytes(value[8:12], "little")]
             plan = plans.get(head)
             if plan is None:  # the events' constant middles: the topic, queues, names
                 plan = plans[head] = (b"\x00QM1" + head[36:100], b"\x02QM1" + head[36:100])
-            headers = message.headers()
-            publication = headers[0][1]  # the corpus's MsgId comes first
+            publication = message.headers()[0][1]  # the corpus's MsgId comes first
             msg_id = prefix + next(ids).to_bytes(8, "big")
-            produce(target, value, b"C0", headers=[*before, ("mqmd.MsgId", msg_id), *after, *put])
+            headers = [*before, ("mqmd.MsgId", msg_id), *after, *put]
+            out.append(OutRecord(target, value, b"C0", headers))
             put_ms = _varint(message.timestamp()[1])
+            size = _varint(len(value))
             events.append(
                 b"".join(
-                    (b"\x04", now_ms, put_ms, plan[0], b"0", publication, _varint(len(value)),
-                     now_ms, put_ms, plan[1], b"0", publication, msg_id, _varint(len(value)))
+                    (b"\x04", now_ms, put_ms, plan[0], b"0", publication, size,
+                     now_ms, put_ms, plan[1], b"0", publication, msg_id, size)
                 )
             )  # fmt: skip
-            moved += 1
-            tx_records += 1
-            tx_bytes += len(value)
-        producer.poll(0)
-        if in_tx and (
-            not batch
-            or tx_records >= TX_RECORDS
-            or tx_bytes >= TX_BYTES
-            or time.perf_counter() - tx_began >= TX_SECONDS
-        ):
-            for start in range(0, len(events), 4000):  # ~1 MB a block
-                produce(events_topic, b"".join(events[start : start + 4000]), b"bench")
-            events.clear()
-            offsets = consumer.position(consumer.assignment())
-            producer.send_offsets_to_transaction(offsets, consumer.consumer_group_metadata(), 30)
-            producer.commit_transaction(30)
-            in_tx = False
-    elapsed = time.perf_counter() - (started or time.perf_counter())
-    consumer.close()
-    return count / elapsed
+        for start in range(0, len(events), 4000):  # ~1 MB a block
+            out.append(OutRecord(self.events_topic, b"".join(events[start : start + 4000])))
+        return out
+
+
+def mq_floor_relay(bootstrap: str, source: str, target: str, count: int) -> float:
+    """The service's loop with the ``MQFloor`` handler, exactly once."""
+    return loop_relay(bootstrap, source, target, count, MQFloor(target, create_topic(bootstrap)))
 
 
 class Identity:
@@ -255,27 +235,33 @@ class Identity:
         return [OutRecord(self.target, m.value(), m.key(), m.headers()) for m in batch]
 
 
-def loop_relay(bootstrap: str, source: str, target: str, count: int) -> float:
-    """The service's loop relaying with an identity handler, exactly once."""
+def loop_relay(bootstrap: str, source: str, target: str, count: int, handler: Any = None) -> float:
+    """The service's loop relaying with ``handler`` (an identity one by default), exactly
+    once; returns once ``count`` records are read and the loop has stopped (committed)."""
     loop = TransactionalLoop(
         client=ClientConfig(bootstrap),
         group_id=uuid.uuid4().hex,
         topics=[source],
-        handler=Identity(target),
+        handler=handler or Identity(target),
         transactional_id=f"bench-{uuid.uuid4().hex}",
     )
-    thread = threading.Thread(target=loop.run, daemon=True)
-    thread.start()
-    while loop.stats.records_in == 0:
-        time.sleep(0.001)
-    started = time.perf_counter()
-    while loop.stats.records_in < count:
-        time.sleep(0.002)
-    elapsed = time.perf_counter() - started
-    loop.stop()
-    thread.join(30)
+    timed: list[float] = []
+
+    def watch() -> None:  # the loop runs on the calling thread: its CPU is measured
+        while loop.stats.records_in == 0:
+            time.sleep(0.001)
+        started = time.perf_counter()
+        while loop.stats.records_in < count:
+            time.sleep(0.002)
+        timed.append(time.perf_counter() - started)
+        loop.stop()
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    loop.run()
+    watcher.join(30)
     first_batch = loop.stats.batch_seconds[0] if loop.stats.batch_seconds else 0.0
-    return count / (elapsed + first_batch)
+    return count / (timed[0] + first_batch)
 
 
 def written_span(bootstrap: str, topics: list[str], expect: int, timeout: float = 600) -> float:
@@ -304,7 +290,8 @@ Relay = Callable[[str, str, str, int], float]
 RELAYS: dict[str, Relay] = {
     "plain relay": plain_relay,
     "transactional relay": transactional_relay,
-    "MQ floor relay": mq_floor_relay,
+    "identity loop": loop_relay,
+    "MQ floor loop": mq_floor_relay,
 }
 
 
@@ -340,7 +327,6 @@ def main() -> None:
     runs: dict[str, Relay] = {
         **RELAYS,
         "plain relay, lz4": lambda b, s, t, n: plain_relay(b, s, t, n, "lz4"),
-        "TransactionalLoop": loop_relay,
     }
     inputs = [(f"{s or 'mix'}", s, False) for s in args.sizes]
     inputs += [(corpus.BEST_CASE, 256, True)] if args.best_case else []

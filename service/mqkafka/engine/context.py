@@ -33,12 +33,14 @@ class UniqueIds:
         if len(self._instance) != 12:
             raise ValueError("the instance part of an id is 12 bytes")
         self._counter = itertools.count(1)
+        self._msg = MSG_ID_PREFIX + self._instance  # joined once: a MsgId per delivered copy
+        self._correl = CORREL_ID_PREFIX + self._instance
 
     def msg_id(self) -> bytes:
-        return MSG_ID_PREFIX + self._instance + next(self._counter).to_bytes(8, "big")
+        return self._msg + next(self._counter).to_bytes(8, "big")
 
     def correl_id(self) -> bytes:
-        return CORREL_ID_PREFIX + self._instance + next(self._counter).to_bytes(8, "big")
+        return self._correl + next(self._counter).to_bytes(8, "big")
 
 
 class CountingIds(UniqueIds):

@@ -50,7 +50,14 @@ from mqkafka.service.journal import Journal
 from mqkafka.service.limits import headers_size, wire_size
 from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
-from mqkafka.service.plans import MSG_ID, PUT_DATE, PUT_TIME, Plan, PublicationPlans
+from mqkafka.service.plans import (
+    MSG_ID,
+    PUT_DATE,
+    PUT_TIME,
+    CopyPlan,
+    Plan,
+    PublicationPlans,
+)
 from mqkafka.service.replica import EngineStateReplica
 from mqkafka.service.tempqueues import TemporaryQueueWatch
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_from_split, split_msg_id
@@ -478,19 +485,13 @@ class Dispatcher:
     def _max_value(self, plan: Plan) -> int:
         """The longest message ``plan`` may be replayed for: every copy fits its topic."""
         limit = self.outputs.limits.limit
-        room = min(
-            (
-                limit(copy.topic)
-                - wire_size(
-                    copy.head,
-                    copy.key,
-                    [*copy.before, *copy.between, *copy.after, *_REPLAY_HEADERS],
-                )
-                for copy in plan.copies
-            ),
-            default=1 << 62,
-        )
-        return plan.length + room
+
+        def room(copy: CopyPlan) -> int:
+            shared = copy.headers
+            headers = [*shared.before, *shared.between, *shared.after, *_REPLAY_HEADERS]
+            return limit(copy.topic) - wire_size(copy.head, copy.key, headers)
+
+        return plan.length + min(map(room, plan.copies), default=1 << 62)
 
     def refused(self, message: Any, error: Any) -> OutRecord | None:
         """What to write instead of the records ``message`` made, which Kafka refused for a

@@ -45,52 +45,69 @@ _MAX_COPIES = 100_000
 _new_record = tuple.__new__
 
 
+class CopyHeaders:
+    """The MQMD headers of a copy around its MsgId, PutDate and PutTime: the same for every
+    copy to one subscriber (queue, CorrelId ...), whatever the topic, so one object serves all
+    the plans of that subscriber (``PublicationPlans`` shares them), and so does the list of
+    the headers after the MsgId, made again only when the put time moves on. Kept per plan,
+    that list was made again for nearly every copy of a 10,000-topic corpus (~8% of the
+    dispatcher)."""
+
+    __slots__ = ("after", "before", "between", "put", "tail")
+
+    def __init__(
+        self, before: Sequence[Header], between: Sequence[Header], after: Sequence[Header]
+    ) -> None:
+        self.before = list(before)
+        self.between = list(between)
+        self.after = list(after)
+        self.put: list[Header] | None = None
+        self.tail: list[Header] = []  # the headers after MsgId, for the put time in ``put``
+
+
 class CopyPlan:
     """One copy: where it goes and everything but the MsgId, put time and body."""
 
-    __slots__ = (
-        "_put",
-        "_tail",
-        "activity",
-        "after",
-        "before",
-        "between",
-        "head",
-        "key",
-        "persistent",
-        "topic",
-    )
+    __slots__ = ("activity", "head", "headers", "key", "persistent", "topic")
 
     def __init__(
         self,
         topic: str,
         key: bytes | None,
         head: bytes,
-        headers: Sequence[Header],
+        headers: CopyHeaders,
         persistent: bool,
         activity: bytes,
     ) -> None:
-        names = [name for name, _ in headers]
-        at_id, at_date = names.index(MSG_ID), names.index(PUT_DATE)
-        if names[at_date + 1] != PUT_TIME or not at_id < at_date:
-            raise ValueError("MsgId, PutDate, PutTime out of MQMD order")
         self.topic = topic
         self.key = key
         self.head = head
-        self.before = list(headers[:at_id])
-        self.between = list(headers[at_id + 1 : at_date])
-        self.after = list(headers[at_date + 2 :])
+        self.headers = headers
         self.persistent = BOOLEAN_BYTES[persistent]
         self.activity = activity  # the delivery event's middle (FastEncoder.middle)
-        self._put: list[Header] | None = None
-        self._tail: list[Header] = []  # the headers after MsgId, for the put time in _put
 
     def record(self, msg_id: bytes, put: list[Header], body: bytes) -> OutRecord:
-        if put is not self._put:  # a new hundredth of a second
-            self._put, self._tail = put, [*self.between, *put, *self.after]
-        headers = [*self.before, (MSG_ID, msg_id), *self._tail]
+        shared = self.headers
+        if put is not shared.put:  # a new hundredth of a second
+            shared.put, shared.tail = put, [*shared.between, *put, *shared.after]
+        headers = [*shared.before, (MSG_ID, msg_id), *shared.tail]
         # tuple.__new__: an OutRecord without the NamedTuple's Python-level constructor
         return _new_record(OutRecord, (self.topic, self.head + body, self.key, headers, -1))
+
+
+def split_copy_headers(
+    headers: Sequence[Header],
+) -> tuple[tuple[Header, ...], tuple[Header, ...], tuple[Header, ...]]:
+    """A copy's headers before its MsgId, between it and PutDate, and after PutTime."""
+    names = [name for name, _ in headers]
+    at_id, at_date = names.index(MSG_ID), names.index(PUT_DATE)
+    if names[at_date + 1] != PUT_TIME or not at_id < at_date:
+        raise ValueError("MsgId, PutDate, PutTime out of MQMD order")
+    return (
+        tuple(headers[:at_id]),
+        tuple(headers[at_id + 1 : at_date]),
+        tuple(headers[at_date + 2 :]),
+    )
 
 
 class Plan:
@@ -139,6 +156,8 @@ class PublicationPlans:
         self.made = 0
         self._tick = -1
         self._put: list[Header] = []
+        # the copies' headers, one object per distinct content (CopyHeaders)
+        self._headers: dict[tuple[tuple[Header, ...], ...], CopyHeaders] = {}
 
     def put_headers(self, now: float) -> list[Header]:
         """The PutDate and PutTime headers of a copy put ``now`` (kept per hundredth of a
@@ -196,18 +215,24 @@ class PublicationPlans:
             if record.topic == dead_letter_topic or not copy.endswith(body):
                 return None
             try:
-                copies.append(
-                    CopyPlan(
-                        record.topic,
-                        record.key,
-                        copy[: len(copy) - len(body)],
-                        record.headers or (),
-                        effect.md.Persistence == 1,
-                        activity,
-                    )
-                )
+                parts = split_copy_headers(record.headers or ())
             except ValueError:
                 return None
+            shared = self._headers.get(parts)
+            if shared is None:
+                if len(self._headers) >= _MAX_COPIES:
+                    self._headers.clear()  # plans keep theirs; new ones share anew
+                shared = self._headers[parts] = CopyHeaders(*parts)
+            copies.append(
+                CopyPlan(
+                    record.topic,
+                    record.key,
+                    copy[: len(copy) - len(body)],
+                    shared,
+                    effect.md.Persistence == 1,
+                    activity,
+                )
+            )
         plan = Plan(
             version,
             length,

@@ -27,11 +27,8 @@ class ActivityRecorder:
         self.key = key.encode() or None
         self.encoder = FastEncoder()
         self.blocks: list[bytes] = []  # Avro array blocks of the events not yet written
-        # the last replayed publication's (plan, times, size), its event pieces around the
-        # MsgId, and its block for the last MsgId
-        self._last: tuple[object, int, int, int] | None = None
-        self._pieces: list[bytes] = []
-        self._msg_id: bytes | None = None
+        # the last replayed publication's (plan, times, size, MsgId) and its events' block
+        self._last: tuple[object, int, int, int, bytes] | None = None
         self._block = b""
 
     def command(self, done: Processed, size: int, put_ms: int, now_ms: int) -> bytes:
@@ -104,22 +101,18 @@ class ActivityRecorder:
         size: int,
         body_size: int,
     ) -> None:
-        """The events of a replayed publication plan (``FastEncoder.publication_pieces``).
-        The pieces around the MsgId are kept for the last (plan, times, size): under a
-        burst of one publication they repeat, and only the MsgId changes (a publisher that
-        leaves it to the default sends the same one: the block repeats too). A cache of more
-        (by plan and put time, cleared every millisecond) cost 10% of the dispatcher on the
-        corpus, whose publications differ in topic or time and never hit it."""
-        key = (plan, now_ms, put_ms, size)
+        """The events of a replayed publication plan (``FastEncoder.publication_block``).
+        A publication like the one before (the same plan, times, size and MsgId: a burst from
+        a publisher that leaves the MsgId to the default) has the same block: it is kept for
+        that one case. A cache of more (the pieces around the MsgId by plan and put time,
+        cleared every millisecond) cost 10% of the dispatcher on the corpus, whose
+        publications differ in topic or time and never hit it."""
+        key = (plan, now_ms, put_ms, size, msg_id)
         if key != self._last:
             self._last = key
-            self._pieces = self.encoder.publication_pieces(
-                now_ms, put_ms, command, size, copies, body_size
+            self._block = self.encoder.publication_block(
+                now_ms, put_ms, msg_id, command, size, copies, body_size
             )
-            self._msg_id = None
-        if msg_id != self._msg_id:
-            self._msg_id = msg_id
-            self._block = self.encoder.publication_id(msg_id).join(self._pieces)
         self.blocks.append(self._block)
 
     def records(self) -> list[OutRecord]:

@@ -61,6 +61,12 @@ def _long(value: int, out: bytearray) -> None:
     out.append(n)
 
 
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    _long(value, out)
+    return bytes(out)
+
+
 def _bytes(data: bytes, out: bytearray) -> None:
     _long(len(data), out)
     out += data
@@ -148,6 +154,9 @@ class FastEncoder:
         self._strings: dict[str, bytes] = {}
         self._varints: dict[int, bytes] = {}  # times within a millisecond, sizes, reasons
         self._limit = limit
+        # publication_block's last processing and put times, encoded
+        self._time_ms = self._put_ms = -1
+        self._time = self._put = b""
 
     def text(self, value: str) -> bytes:
         found = self._strings.get(value)
@@ -267,37 +276,36 @@ class FastEncoder:
             )
         )
 
-    def publication_pieces(
+    def publication_block(
         self,
         time_ms: int,
         put_time_ms: int,
+        msg_id: bytes,
         command: tuple[bytes, bytes],
         size: int,
         copies: Sequence[tuple[bytes, bytes, int]],
         body_size: int,
-    ) -> list[bytes]:
+    ) -> bytes:
         """One publication's events as one Avro array block (its count, then the events): the
         command event (``command``: its middle and persistence byte; ``size`` the message's)
-        and a delivery event per copy (its middle, persistence byte, and size less the body).
-
-        Every event names the publication's MsgId; the block is returned as the pieces
-        between those, so that ``publication_id(msg_id).join(pieces)`` is the block of any
-        MsgId: MQ gives each message a new one, and the pieces serve them all."""
+        and a delivery event per copy (its middle, persistence byte, and size less the body),
+        each naming the publication's ``msg_id``; one join of the parts. Put times are not
+        kept in the varint cache (each is new), only the last one is."""
+        if time_ms != self._time_ms:
+            self._time_ms, self._time = time_ms, _varint(time_ms)
+        if put_time_ms != self._put_ms:
+            self._put_ms, self._put = put_time_ms, _varint(put_time_ms)
         varint = self.varint
-        stamp = varint(time_ms) + varint(put_time_ms)
+        stamp = self._time + self._put
         latency = _DOUBLE.pack(float(time_ms - put_time_ms))
+        publication = varint(len(msg_id)) + msg_id
         middle, persistent = command
-        pieces = [varint(1 + len(copies)) + b"\x00" + stamp + middle]
-        close = persistent + varint(size) + latency
+        parts = [varint(1 + len(copies)), b"\x00", stamp, middle, publication, persistent]
+        parts += (varint(size), latency)
         for middle, persistent, head in copies:
-            pieces.append(close + b"\x02" + stamp + middle)
-            close = persistent + varint(head + body_size) + latency
-        pieces.append(close)
-        return pieces
-
-    def publication_id(self, msg_id: bytes) -> bytes:
-        """The ``publication`` field of an event: the MsgId as Avro bytes."""
-        return self.varint(len(msg_id)) + msg_id
+            parts += (b"\x02", stamp, middle, publication, persistent)
+            parts += (varint(head + body_size), latency)
+        return b"".join(parts)
 
 
 KIND_BYTES: Final = (b"\x00", b"\x02")  # COMMAND, DELIVERY as the enum's zigzag index

@@ -109,6 +109,7 @@ class TransactionalLoop(OutageRecovery):
         self._back_at = -1e9  # when Kafka was last said to be back (monotonic)
         self._consumer_renewals = 0  # consumers fenced right after Kafka was away, cured so
         self._producer_at = 0.0  # when the producer in use was initialised (monotonic)
+        self._producer_fresh = False  # initialised, no transaction begun since
         self._failing_since: float | None = None  # recovery failing with Kafka answering
         self._took_over: list[str] = []  # clients replaced during an outage: said at its end
         self._client = client
@@ -187,7 +188,7 @@ class TransactionalLoop(OutageRecovery):
         """Process batches until stopped; closes the clients on the way out."""
         if self.transactional:
             self.producer.init_transactions(30)
-            self._producer_at = time.monotonic()
+            self._producer_at, self._producer_fresh = time.monotonic(), True
         self.consumer.subscribe(self.topics, on_assign=self._assigned)
         subscribed = time.monotonic()
         hooks = cast(StateHooks, self.handler) if has_hooks(self.handler) else None
@@ -266,6 +267,7 @@ class TransactionalLoop(OutageRecovery):
                     self._bounded(self.producer.abort_transaction)
                     self._abort_pending = False
                 self.producer.begin_transaction()
+                self._producer_fresh = False
         except KafkaException as error:
             self._rewind(batch)
             if hooks is not None:

@@ -82,6 +82,7 @@ class OutageRecovery:
     _back_at: float  # when Kafka was last said to be back (monotonic)
     _consumer_renewals: int  # consumers fenced right after Kafka was away, cured so
     _producer_at: float  # when the producer in use was initialised (monotonic)
+    _producer_fresh: bool  # initialised, no transaction begun since
     _failing_since: float | None  # recovery steps failing with Kafka answering, since
     _took_over: list[str]  # clients replaced during this outage: said with its end
 
@@ -104,7 +105,10 @@ class OutageRecovery:
     def _new_consumer(self) -> None:
         self.consumer = clients.consumer(self._client, self._consumer_settings)
         self.consumer.subscribe(self.topics, on_assign=self._assigned)
-        self._renew = self._resync = self.transactional  # the producer used the old member id
+        self._resync = self.transactional
+        # a producer whose transaction carried the old member's id goes too; one initialised
+        # since its last transaction (the recovery's, a moment ago) has nothing of it
+        self._renew = self._renew or (self.transactional and not self._producer_fresh)
 
     def _replaced(self, what: str) -> None:
         """A client replaced: said with Kafka's return while an outage lasts; in its own line
@@ -214,6 +218,7 @@ class OutageRecovery:
             _let_go(retired)  # its destroy may wait for the broker: not on the loop's thread
         self.producer.init_transactions(TX_TIMEOUT)  # aborts what the old one left open
         self._producer_at = time.monotonic()
+        self._producer_fresh = True
         self._renew = False
         self._abort_pending = False
         self._resync = True

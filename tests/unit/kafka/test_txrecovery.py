@@ -75,6 +75,7 @@ class Loop(OutageRecovery):
         self._fenced_renewals = self._consumer_renewals = 0
         self._back_at = -1e9
         self._producer_at = 0.0
+        self._producer_fresh = False
         self._failing_since = None
         self._took_over = []
 
@@ -108,6 +109,29 @@ def test_a_consumer_fenced_by_another_worker_while_recovering_ends_the_loop() ->
     loop._resync = True
     with pytest.raises(KafkaException):
         loop._recovered()
+
+
+def test_a_consumer_replaced_right_after_a_new_producer_does_not_renew_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The group fenced the consumer's own rejoin, met as the recovery's new producer has just
+    been initialised: that producer began no transaction with the old member's id."""
+    made = FakeConsumer({}, [])
+    made.subscribe = lambda topics, on_assign: None  # type: ignore[attr-defined]
+    monkeypatch.setattr(clients, "consumer", lambda config, settings: made)
+    fenced = KafkaError(KafkaError._FATAL, "fenced", fatal=True)
+    loop = Loop(FakeConsumer({("control", 0): 1}, [FakeMessage(fenced)]))
+    loop._client, loop._consumer_settings = None, {}  # type: ignore[assignment]
+    loop._away_since = time.monotonic()  # the outage
+    loop._producer_fresh, loop._resync = True, True
+    assert loop._recovered()
+    assert loop.consumer is made and not loop._renew
+    loop._producer_fresh = False  # had it begun a transaction, it would go
+    loop.consumer = FakeConsumer({}, [FakeMessage(fenced)])
+    loop._consumer_renewals = 0
+    loop._resync = True
+    loop._recovered()
+    assert loop._renew
 
 
 def test_a_failure_while_kafka_cannot_be_reached_is_the_outage_not_a_retry_counted() -> None:

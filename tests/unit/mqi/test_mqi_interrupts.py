@@ -1,12 +1,16 @@
-"""Ctrl-C inside a librdkafka callback reaches the program as KeyboardInterrupt, not as the
-SystemError confluent-kafka 2.16's ShareConsumer.poll leaves when it loses the exception."""
+"""Where the share consumer blocks or loses what Python raised: Ctrl-C inside a librdkafka
+callback reaches the program as KeyboardInterrupt (not as the SystemError confluent-kafka
+2.16's ShareConsumer.poll leaves when it loses it), and MQCLOSE does not wait for ever on a
+close that never returns."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import pytest
 
+from mqkafka.mqi.kafkaqm import getter
 from mqkafka.mqi.kafkaqm.interrupts import LOST, Callbacks
 
 
@@ -66,3 +70,26 @@ def test_any_other_system_error_is_left_alone() -> None:
 
     with pytest.raises(SystemError, match="something else"):
         Callbacks().call(broken, 0.25)
+
+
+class HangingConsumer:
+    """A share consumer whose close never returns (librdkafka 2.16, now and then)."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.closing = threading.Event()
+
+    def close(self) -> None:
+        self.closing.set()
+        self.release.wait()
+
+
+def test_mqclose_does_not_wait_for_ever_on_a_share_consumer_that_never_closes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(getter, "CLOSE_WAIT", 0.2)
+    lane = getter.Lane.__new__(getter.Lane)  # no client: only what close uses
+    lane.consumer, lane.topic, lane._acks = HangingConsumer(), "Q", []
+    lane.close()  # returns: the leaving is left to finish in the background
+    assert lane.consumer.closing.is_set()
+    lane.consumer.release.set()

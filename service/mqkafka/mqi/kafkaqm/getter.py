@@ -56,6 +56,7 @@ from mqkafka.mqi.rules.redelivery import GiveBack, backout_count, give_back
 log = logging.getLogger(__name__)
 
 ACK_FLUSH = 0.5  # seconds an acceptance may wait for the next poll before it is committed
+CLOSE_WAIT = 30.0  # seconds MQCLOSE waits for a share consumer to leave its group
 POLL_SLICE = 0.25  # longest single poll, so deadlines and readiness are checked often
 FETCH_ROUND = 0.6  # a ready member's first fetch answers within Kafka's 500 ms long poll
 STATS_MS = 200
@@ -183,11 +184,27 @@ class Lane:
         self.last_commit = time.monotonic()
 
     def close(self) -> None:
+        """Leave the share group, waiting at most ``CLOSE_WAIT`` seconds: librdkafka 2.16's
+        share consumer close sometimes never returns after the member has left (seen at
+        MQCLOSE under load: the broker logged the leave, the close waited on). What it
+        acknowledged is committed before (``commit``), so only the leaving is left behind."""
         try:
             self._hand_over()
-            self._callbacks.call(self.consumer.close)
-        except KafkaException as error:  # the group may be gone with its queue
+        except KafkaException as error:
             log.debug("closing a share consumer: %s", error)
+        done = threading.Event()
+
+        def leave() -> None:
+            try:
+                self.consumer.close()
+            except KafkaException as error:  # the group may be gone with its queue
+                log.debug("closing a share consumer: %s", error)
+            finally:
+                done.set()
+
+        threading.Thread(target=leave, name="mqk-mqi-close", daemon=True).start()
+        if not done.wait(CLOSE_WAIT):
+            log.warning("a share consumer of %s did not close in %.0f s", self.topic, CLOSE_WAIT)
 
 
 @dataclass

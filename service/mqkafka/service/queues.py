@@ -34,6 +34,7 @@ class QueueDirectory:
         self.auto_create = auto_create
         self._partitions = partitions
         self._known: set[str] = set()
+        self._listed = False  # every topic asked for in one request since the last forget()
         self._topics: dict[str, str] = {}
 
     def topic_of(self, queue: str) -> str:
@@ -57,6 +58,7 @@ class QueueDirectory:
         deleted since (an MQI client deleted its queue, an operator the topic), which is
         what fails a transaction that writes to it."""
         self._known.clear()
+        self._listed = False
 
     def exists(self, queue: str) -> bool:
         try:
@@ -72,7 +74,18 @@ class QueueDirectory:
             return False
         if topic in self._known:
             return True
-        metadata = self._admin.list_topics(topic=topic, timeout=10)
+        if not self._listed:
+            # after forget() (an aborted transaction, often Kafka coming back) every queue
+            # of the next batch is asked again: all topics in one request, not one each (a
+            # request per destination under load held the first batch back for seconds)
+            self._listed = True
+            listing = self._admin.list_topics(topic=None, timeout=10)
+            self._known.update(
+                name for name, found in listing.topics.items() if found.error is None
+            )
+            if topic in self._known:
+                return True
+        metadata = self._admin.list_topics(topic=topic, timeout=10)  # made since the listing
         found = metadata.topics.get(topic)
         if found is not None and found.error is None:
             self._known.add(topic)

@@ -1,18 +1,16 @@
-"""IBM's pymqi samples under examples/ibm/, run as published but for the import line, each as
-its own process, against the test Kafka (and ``mqk serve`` for pub/sub).
+"""The pymqi example programs under examples/pymqi/, each run as its own process against
+the test Kafka (and ``mqk serve`` for pub/sub), as a user runs them after ``make run``.
 
-The samples read ``examples/ibm/env.json`` (MQ's developer container: ``localhost(1414)``,
-DEV.QUEUE.1 ...) and the getting-started one hard-codes ``localhost(1414)``; they reach the
-test's Kafka because ``MQK_BOOTSTRAP_SERVERS`` wins over a program's connection name, as
-it would for a user after ``make run``. The queues they use are defined here as MQ's
-developer container defines them. Each case is a script of steps; the looping samples
-(basicsubscribe, basicresponse) run in the background and stop at Ctrl-C, as IBM's README
-says.
+The programs name MQ's developer container (``localhost(1414)``, QM1, DEV.QUEUE.1 ...);
+they reach the test's Kafka because ``MQK_BOOTSTRAP_SERVERS`` wins over a program's
+connection name. The queues they use are defined here as the developer container defines
+them. Each case is a script of steps; the looping programs (subscribe, respond) run in the
+background and stop at Ctrl-C, as their README says.
 """
 
 from __future__ import annotations
 
-import ast
+import json
 import os
 import signal
 import subprocess
@@ -32,18 +30,18 @@ from mqkafka.mqi.kafkaqm.queue import QueueManager
 
 pytestmark = pytest.mark.kafka
 
-IBM = Path(__file__).resolve().parents[3] / "examples" / "ibm"
-GETTING_STARTED = "gettingStarted/python/sample.py"
-PUT, GET = "Python/basicput.py", "Python/basicget.py"
-PUBLISH, SUBSCRIBE = "Python/basicpublish.py", "Python/basicsubscribe.py"
-REQUEST, RESPOND = "Python/basicrequest.py", "Python/basicresponse.py"
-QUEUE, BACKOUT_QUEUE = "DEV.QUEUE.1", "DEV.QUEUE.2"  # env.json's QUEUE_NAME, BACKOUT_QUEUE
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "pymqi"
+GETTING_STARTED = "getting_started.py"
+PUT, GET = "put.py", "get.py"
+PUBLISH, SUBSCRIBE = "publish.py", "subscribe.py"
+REQUEST, RESPOND = "request.py", "respond.py"
+QUEUE, BACKOUT_QUEUE = "DEV.QUEUE.1", "DEV.QUEUE.2"  # QUEUE_NAME, BACKOUT_QUEUE defaults
 LOCAL_QUEUES = (QUEUE, BACKOUT_QUEUE, "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE")
-MODEL_QUEUE = "DEV.APP.MODEL.QUEUE"  # env.json's MODEL_QUEUE_NAME
-MAIN = ("INFO:__main__:", "ERROR:__main__:")
+MODEL_QUEUE = "DEV.APP.MODEL.QUEUE"  # MODEL_QUEUE_NAME's default
+SUBSCRIPTION = b"EXAMPLES.DEV.SUB"  # SUBSCRIPTION_NAME's default
 ENOUGH = 180.0  # seconds before a step that never comes fails the test (not a timing)
-GREETING = "{'Greeting': 'Hello from Python! "  # how a sample logs a message it got
-POISON = b'{"Greeting": "poison", "value": 12}'  # a request without a ReplyToQ
+POISON = b'{"factorise": "twelve"}'  # a request respond.py cannot answer, and no ReplyToQ
+THRESHOLD = 5  # respond.py's BACKOUT_THRESHOLD default
 
 
 # ---- the steps of a case ----
@@ -51,7 +49,7 @@ POISON = b'{"Greeting": "poison", "value": 12}'  # a request without a ReplyToQ
 
 @dataclass(frozen=True)
 class Start:
-    """A sample that loops until Ctrl-C, in the background, once it says ``ready``."""
+    """A program that loops until Ctrl-C, in the background, once it says ``ready``."""
 
     program: str
     ready: str
@@ -59,30 +57,31 @@ class Start:
 
 @dataclass(frozen=True)
 class Run:
-    """A sample run to its end (exit 0)."""
+    """A program run to its end (exit 0)."""
 
     program: str
+    args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Await:
-    """Until the background sample has said ``line`` ``count`` times."""
+    """Until the background program has said ``text`` ``count`` times."""
 
     program: str
-    line: str
+    text: str
     count: int = 1
 
 
 @dataclass(frozen=True)
 class Interrupt:
-    """Ctrl-C to the background sample: it closes what it opened and exits 0."""
+    """Ctrl-C to the background program: it closes what it opened and exits 0."""
 
     program: str
 
 
 @dataclass(frozen=True)
 class Put:
-    """A message the test itself puts (no sample sends a poison message)."""
+    """A message the test itself puts (no program sends a poison request)."""
 
     queue: str
     data: bytes
@@ -102,7 +101,7 @@ Step = Start | Run | Await | Interrupt | Put | Depth
 
 @dataclass
 class Outputs:
-    """What each sample said (its log and prints, one text per run) and what the test put."""
+    """What each program printed (one text per run) and the MsgIds of what the test put."""
 
     runs: dict[str, list[str]] = field(default_factory=dict)
     msg_ids: list[bytes] = field(default_factory=list)
@@ -112,12 +111,12 @@ class Outputs:
 
 
 class Background:
-    """A running sample and the lines it has said so far."""
+    """A running program and the lines it has printed so far."""
 
     def __init__(self, program: str, env: dict[str, str]) -> None:
         self.program = program
         self.proc = subprocess.Popen(
-            [sys.executable, str(IBM / program)], env=env, text=True,
+            [sys.executable, str(EXAMPLES / program)], env=env, text=True,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             # Ctrl-C as at a terminal, even when the test runner's own SIGINT is ignored
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
@@ -136,7 +135,7 @@ class Background:
         with self.changed:
             self.changed.notify_all()
 
-    def await_line(self, text: str, count: int = 1) -> None:
+    def await_text(self, text: str, count: int = 1) -> None:
         def said() -> bool:
             return sum(text in line for line in self.lines) >= count
 
@@ -166,82 +165,99 @@ class Background:
 # ---- the checks ----
 
 
-def said(output: str) -> list[str]:
-    """What the sample itself logged (``logging``'s default format), in order."""
-    return [line.split(":", 2)[2] for line in output.splitlines() if line.startswith(MAIN)]
+def after(output: str, prefix: str) -> list[str]:
+    """The rest of each line that starts with ``prefix``, in order."""
+    return [line[len(prefix) :] for line in output.splitlines() if line.startswith(prefix)]
 
 
-def logged(output: str, after: str) -> list[object]:
-    """The Python values (dicts, bytes) the sample logged right after each ``after``."""
-    lines = said(output)
-    return [ast.literal_eval(lines[i + 1]) for i, line in enumerate(lines[:-1]) if line == after]
+def json_after(output: str, prefix: str) -> list[object]:
+    return [json.loads(rest) for rest in after(output, prefix)]
 
 
-def ended_well(output: str, *, interrupted: bool | None = False) -> None:
-    """It closed what it opened and said so; ``interrupted``: whether it said Ctrl-C came
-    (None: either - the backout path's bare ``except:`` may take it for a failed move)."""
+def ended_well(output: str, last: str, *, interrupted: bool = False) -> None:
+    """No traceback, ``last`` as its last line, and Ctrl-C seen when it was sent."""
     assert "Traceback" not in output, output
-    lines = said(output)
-    assert lines[-1] == "Application is closing", output
-    if interrupted is not None:
-        assert ("Have received a keyboard interrupt" in lines) == interrupted, output
+    lines = output.splitlines()
+    assert lines and lines[-1].startswith(last), output
+    assert ("interrupted" in lines) == interrupted, output
 
 
 def check_getting_started(out: Outputs, admin: QueueManager) -> None:
     (printed,) = out.of(GETTING_STARTED)
-    assert "Hello from Python!" in printed.splitlines(), printed  # put, then got back
+    assert "Traceback" not in printed, printed
+    (put,), (got,) = after(printed, "Put: "), after(printed, "Got: ")
+    assert put == got == "Hello from a pymqi program!", printed  # put, then got back
 
 
 def check_put_get(out: Outputs, admin: QueueManager) -> None:
     (put,), (got,) = out.of(PUT), out.of(GET)
-    for output in (put, got):
-        ended_well(output)
-    assert "Put message successful" in said(put)
-    (message,) = logged(got, "Have message from Queue")  # the one put, and no other
-    assert isinstance(message, dict) and message["Greeting"].startswith("Hello from Python! ")
-    assert "No more messages found on this connection" in said(got)  # waited, then 2033
+    ended_well(put, "MsgId ")
+    (sent,) = json_after(put, f"put to {QUEUE}: ")
+    assert isinstance(sent, dict) and sent["text"] == "an order from put.py"
+    ended_well(got, f"no more messages on {QUEUE} (1 received)")  # waited, then 2033
+    assert json_after(got, f"got from {QUEUE}: ") == [sent]  # the one put, and no other
 
 
 def check_publish_subscribe(out: Outputs, admin: QueueManager) -> None:
+    published = []
     for output in out.of(PUBLISH):
-        ended_well(output)
-        assert "Publish message successful" in said(output)
+        ended_well(output, "published on dev/: ")
+        published += json_after(output, "published on dev/: ")
     first, second = out.of(SUBSCRIBE)
-    received = []
-    for output in (first, second):
-        ended_well(output, interrupted=True)
-        (publication,) = logged(output, "Have message from Queue")
-        assert isinstance(publication, dict)
-        received.append(publication["Greeting"])
+    ended_well(first, "closed; subscription EXAMPLES.DEV.SUB kept", interrupted=True)
+    ended_well(second, "closed; subscription EXAMPLES.DEV.SUB kept")
+    assert "1 publications read" in second.splitlines(), second  # the count it was given
     # the first while it waited; the second published while nobody read, kept by the
     # durable managed subscription that the second run resumed (MQSO_CREATE + MQSO_RESUME)
-    assert received[0] < received[1] and all(g.startswith("Hello from Python! ") for g in received)
+    received = json_after(first, "publication: ") + json_after(second, "publication: ")
+    assert received == published, (first, second)
+    assert isinstance(published[0], dict) and isinstance(published[1], dict)
+    assert published[0]["stamp"] < published[1]["stamp"]
     pcf = pymqi.PCFExecute(admin)
-    subs = pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: b"MySub"})
+    subs = pcf.MQCMD_INQUIRE_SUBSCRIPTION({pymqi.CMQCFC.MQCACF_SUB_NAME: SUBSCRIPTION})
     assert [s[C.MQCA_TOPIC_STRING] for s in subs] == [b"dev/"]  # kept at MQCLOSE (KEEP_SUB)
+
+
+def is_prime(n: int) -> bool:
+    return n > 1 and all(n % d for d in range(2, int(n**0.5) + 1))
 
 
 def check_request_response(out: Outputs, admin: QueueManager) -> None:
     (requested,), (responded,) = out.of(REQUEST), out.of(RESPOND)
-    ended_well(requested)
-    ended_well(responded, interrupted=True)
-    (request,) = logged(responded, "Have message from Queue")
-    (reply,) = logged(requested, "Have reply message from Queue")
-    assert isinstance(request, dict) and isinstance(reply, dict)
-    assert request["Greeting"].startswith("Hello from Python! ")
-    assert reply["Greeting"].startswith("Reply from Python! ")
-    factors = reply["value"]  # the responder's factors of the request's value
-    assert isinstance(factors, list) and all(request["value"] % f == 0 for f in factors)
-    (dynamic,) = logged(requested, "Dynamic Queue Details are")  # the temporary reply queue
-    assert isinstance(dynamic, bytes) and dynamic.startswith(b"APP.REPLIES.")
+    ended_well(requested, "reply: ")
+    ended_well(responded, "closed", interrupted=True)
+    (reply_queue,) = after(requested, "reply queue ")  # the temporary dynamic queue
+    assert reply_queue.startswith("APP.REPLIES."), requested
+    (question,) = [
+        json.loads(r.split(" (MsgId ")[0]) for r in after(requested, f"request to {QUEUE}: ")
+    ]
+    (reply,) = json_after(requested, "reply: ")
+    assert json_after(responded, f"replied to {reply_queue}: ") == [reply]
+    assert after(responded, "request (backed out 0 times): ") == [json.dumps(question)]
+    assert isinstance(question, dict) and isinstance(reply, dict)
+    factors = reply["prime_factors"]
+    assert reply["number"] == question["factorise"] == prod(factors)
+    assert all(is_prime(f) for f in factors), factors
+    assert admin.display_queue(reply_queue) is None  # deleted as request.py closed it
+
+
+def prod(numbers: list[int]) -> int:
+    result = 1
+    for n in numbers:
+        result *= n
+    return result
 
 
 def check_backout(out: Outputs, admin: QueueManager) -> None:
     (responded,) = out.of(RESPOND)
-    ended_well(responded, interrupted=None)
-    # got under syncpoint, backed out five times (BackoutCount 0..4), moved at the sixth
-    assert logged(responded, "Have message from Queue") == [{"Greeting": "poison", "value": 12}] * 6
-    assert said(responded).count("POSIONING MESSAGE DETECTED! ") == 1
+    ended_well(responded, "closed", interrupted=True)
+    # got under syncpoint, backed out THRESHOLD times (BackoutCount 0..4), moved at the next
+    got = [
+        after(responded, f"request (backed out {count} times): ") for count in range(THRESHOLD + 1)
+    ]
+    assert got == [[POISON.decode()]] * (THRESHOLD + 1), responded
+    assert len(after(responded, "backed out: ")) == THRESHOLD, responded
+    assert after(responded, f"moved to {BACKOUT_QUEUE} ") == [f"(MsgId {out.msg_ids[0].hex()})"]
     queue = pymqi.Queue(admin, BACKOUT_QUEUE, C.MQOO_INPUT_AS_Q_DEF)
     md = pymqi.MD()
     data = queue.get(None, md, pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=int(ENOUGH * 1000)))
@@ -259,34 +275,32 @@ class Case:
 
 CASES = [
     Case(
-        "getting-started put/get to localhost(1414)",
+        "getting_started put/get to localhost(1414)",
         (Run(GETTING_STARTED), Depth(QUEUE, 0)),
         check_getting_started,
     ),
     Case(
-        "basicput then basicget",
+        "put then get",
         (Run(PUT), Depth(QUEUE, 1), Run(GET), Depth(QUEUE, 0)),
         check_put_get,
     ),
     Case(
-        "basicpublish to basicsubscribe, durable and resumed",
+        "publish to subscribe, durable and resumed",
         (
-            Start(SUBSCRIBE, "Attempting gets from Subscription"),
+            Start(SUBSCRIBE, "waiting for publications"),
             Run(PUBLISH),
-            Await(SUBSCRIBE, GREETING),
+            Await(SUBSCRIBE, "publication: "),
             Interrupt(SUBSCRIBE),
             Run(PUBLISH),  # nobody reads: the durable subscription's queue keeps it
-            Start(SUBSCRIBE, "Attempting gets from Subscription"),
-            Await(SUBSCRIBE, GREETING),
-            Interrupt(SUBSCRIBE),
+            Run(SUBSCRIBE, ("1",)),  # resumes the subscription, ends after one publication
         ),
         check_publish_subscribe,
         pubsub=True,
     ),
     Case(
-        "basicrequest to basicresponse over a temporary dynamic queue, with syncpoint",
+        "request to respond over a temporary dynamic queue, with syncpoint",
         (
-            Start(RESPOND, "Attempting gets from Queue"),
+            Start(RESPOND, "answering requests"),
             Run(REQUEST),
             Depth(QUEUE, 0),  # the request's MQGET was committed
             Interrupt(RESPOND),
@@ -294,11 +308,11 @@ CASES = [
         check_request_response,
     ),
     Case(
-        "basicresponse backs out a poison request five times, then moves it",
+        "respond backs out a poison request five times, then moves it",
         (
-            Start(RESPOND, "Attempting gets from Queue"),
+            Start(RESPOND, "answering requests"),
             Put(QUEUE, POISON),
-            Await(RESPOND, "Message sent to the backout queue"),
+            Await(RESPOND, f"moved to {BACKOUT_QUEUE}"),
             Depth(BACKOUT_QUEUE, 1),  # moved and committed
             Interrupt(RESPOND),
             Depth(QUEUE, 0),
@@ -351,7 +365,7 @@ def await_depth(qmgr: QueueManager, name: str, expected: int) -> None:
 
 
 @pytest.fixture
-def sample_env(kafka_bootstrap: str, namespace: str) -> dict[str, str]:
+def program_env(kafka_bootstrap: str, namespace: str) -> dict[str, str]:
     """What a user has after ``make run``: where Kafka is, and the namespace."""
     unset = ("MQSERVER", "MQCCDTURL", "MQK_KAFKA_CONFIG")
     return {
@@ -359,12 +373,13 @@ def sample_env(kafka_bootstrap: str, namespace: str) -> dict[str, str]:
         "MQK_BOOTSTRAP_SERVERS": kafka_bootstrap,
         "MQK_NAMESPACE": namespace,
         "PYTHONUNBUFFERED": "1",
+        "REPLY_WAIT_SECONDS": str(ENOUGH),  # request.py's wait for its reply
     }
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-def test_ibm_sample(
-    case: Case, admin: QueueManager, sample_env: dict[str, str], request: pytest.FixtureRequest
+def test_pymqi_example(
+    case: Case, admin: QueueManager, program_env: dict[str, str], request: pytest.FixtureRequest
 ) -> None:
     if case.pubsub:
         request.getfixturevalue("broker_service")
@@ -375,20 +390,20 @@ def test_ibm_sample(
     try:
         for step in case.steps:
             if isinstance(step, Start):
-                running[step.program] = Background(step.program, sample_env)
-                running[step.program].await_line(step.ready)
+                running[step.program] = Background(step.program, program_env)
+                running[step.program].await_text(step.ready)
             elif isinstance(step, Run):
                 done = subprocess.run(
-                    [sys.executable, str(IBM / step.program)], env=sample_env, text=True,
-                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=ENOUGH,
+                    [sys.executable, str(EXAMPLES / step.program), *step.args], env=program_env,
+                    text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=ENOUGH,
                 )  # fmt: skip
                 assert done.returncode == 0, done.stdout
                 out.runs.setdefault(step.program, []).append(done.stdout)
             elif isinstance(step, Await):
-                running[step.program].await_line(step.line, step.count)
+                running[step.program].await_text(step.text, step.count)
             elif isinstance(step, Interrupt):
-                said = running.pop(step.program).interrupt()
-                out.runs.setdefault(step.program, []).append(said)
+                printed = running.pop(step.program).interrupt()
+                out.runs.setdefault(step.program, []).append(printed)
             elif isinstance(step, Put):
                 md = pymqi.MD(Format=C.MQFMT_STRING)
                 admin.put1(step.queue, step.data, md)

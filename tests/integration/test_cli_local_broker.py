@@ -94,10 +94,11 @@ def _ready_lines(home: Path) -> int:
     return (home / "serve.log").read_text(errors="replace").count("broker ready")
 
 
-def _run(home: Path, metrics_port: int) -> dict[str, str]:
+def _run(home: Path, metrics_port: int, developer_queues: str) -> dict[str, str]:
     """``mqk run``; the environment its next steps export."""
     started = mqk(home, "run", "--metrics-port", str(metrics_port))
     assert started.returncode == 0, started.stdout + started.stderr
+    assert f"as IBM MQ's developer container has them: {developer_queues}\n" in started.stdout
     exports = re.search(r"export MQK_BOOTSTRAP_SERVERS=(\S+) MQK_HOME=(\S+)", started.stdout)
     assert exports is not None, started.stdout
     return {"MQK_BOOTSTRAP_SERVERS": exports.group(1), "MQK_HOME": exports.group(2)}
@@ -107,15 +108,18 @@ def test_run_starts_the_stack_its_next_steps_work_and_stop_ends_it(tmp_path: Pat
     home = (tmp_path / "home").resolve()
     metrics_port = _free_port()
     try:
-        env = _run(home, metrics_port)
+        made = "DEV.QUEUE.1, DEV.QUEUE.2, DEV.QUEUE.3, DEV.DEAD.LETTER.QUEUE, DEV.APP.MODEL.QUEUE"
+        env = _run(home, metrics_port, made)
         assert env["MQK_HOME"] == str(home)  # without it `mqk stop` would look in ~/.mqk
+        queues = mqk(home, "queue", "list", env=env)
+        assert "DEV.QUEUE.1" in queues.stdout and "DEV.DEAD.LETTER.QUEUE" in queues.stdout
         assert _ready_lines(home) == 1
         subscribed = mqk(home, "subscribe", "Sport/#", "--queue", "MY.QUEUE", env=env)
         assert subscribed.returncode == 0, subscribed.stderr
         assert "broker service stopped" in mqk(home, "stop").stdout
 
         first = env
-        env = _run(home, metrics_port)  # again, with the first start's serve.log kept
+        env = _run(home, metrics_port, "already defined")  # again, serve.log kept
         assert env == first  # the same address: what the user exported still holds
         assert _ready_lines(home) == 2  # it waited for this start's service, not the line before
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as r:

@@ -173,10 +173,46 @@ def run_stack(args: argparse.Namespace) -> int:
         f"broker service: running (pid {pid}, log {broker.home / 'serve.log'},"
         f" metrics :{args.metrics_port})"
     )
+    made = define_developer_queues(info.bootstrap)
+    said = ", ".join(made) if made else "already defined"
+    print(f"developer queues, as IBM MQ's developer container has them: {said}")
     print()
     bin_dir = Path(sys.executable).parent  # the virtualenv's, where `mqk` is installed
     print("\n".join(next_steps(info.bootstrap, broker.home, bin_dir, shutil.which("mqk"))))
     return 0
+
+
+# What IBM MQ's developer container defines, so that IBM's tutorials and samples (and the
+# pymqi examples here) find their queues on the local stack: three local queues, a dead-letter
+# queue and a model queue for temporary dynamic reply queues.
+DEVELOPER_QUEUES = ("DEV.QUEUE.1", "DEV.QUEUE.2", "DEV.QUEUE.3", "DEV.DEAD.LETTER.QUEUE")
+DEVELOPER_MODEL_QUEUE = "DEV.APP.MODEL.QUEUE"
+
+
+def define_developer_queues(bootstrap: str) -> list[str]:
+    """Defines the developer queues that are missing (a second ``mqk run`` keeps what the
+    first defined, and their messages); returns the names defined now."""
+    import mqkafka.mqi as pymqi
+    from mqkafka.mq.reasons import RC
+
+    C = pymqi.CMQC
+    qmgr = pymqi.connect("QM1", bootstrap_servers=bootstrap)
+    definitions: list[tuple[str, dict[str, int]]] = [(q, {}) for q in DEVELOPER_QUEUES]
+    model = {"queue_type": C.MQQT_MODEL, "definition_type": C.MQQDT_TEMPORARY_DYNAMIC}
+    definitions.append((DEVELOPER_MODEL_QUEUE, model))
+    made = []
+    try:
+        for name, attributes in definitions:
+            try:
+                qmgr.define_queue(name, **attributes)
+            except pymqi.MQMIError as error:
+                if error.reason != RC.OBJECT_ALREADY_EXISTS:
+                    raise UserError(f"{name}: cannot define it: {error}") from None
+            else:
+                made.append(name)
+    finally:
+        qmgr.disconnect()
+    return made
 
 
 def next_steps(bootstrap: str, home: Path, bin_dir: Path, mqk_on_path: str | None) -> list[str]:

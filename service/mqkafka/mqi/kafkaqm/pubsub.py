@@ -36,6 +36,7 @@ from mqkafka.mq.commandoptions import option_names
 from mqkafka.mq.commands import PubOpt, RegOpt
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion
+from mqkafka.mqi.kafkaqm.blocks import end_block
 from mqkafka.mqi.kafkaqm.channel import text
 from mqkafka.mqi.kafkaqm.psclient import PubSub, raise_for
 from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager, _mqi, string_message
@@ -313,14 +314,14 @@ class Subscription:
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         """pymqi's ``with``: the subscription (MQCO_NONE) and its queue close, unless the
         block closed them already."""
-        try:
+
+        def close() -> None:
             if self._registered is not None:
                 self.close(close_sub_queue=True)
             elif self.sub_queue is not None and self.sub_queue.get_handle():
                 self.sub_queue.close()
-        except Exception:
-            if kind is None:  # the block's own exception is the one to see
-                raise
+
+        end_block(kind, close)
 
     def end_with_connection(self) -> None:
         """MQDISC: MQ removes the connection's non-durable subscriptions (durable ones stay)."""
@@ -447,13 +448,8 @@ class Topic:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
-        if not self._open:
-            return
-        try:
-            self.close()
-        except Exception:
-            if kind is None:  # the block's own exception is the one to see
-                raise
+        if self._open:
+            end_block(kind, self.close)
 
     # Collected, a Topic needs no __del__: its reply queue (a Queue) closes itself when it
     # is collected too, outside the collection (Connection.collected).

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm import transfer
+from mqkafka.mqi.kafkaqm.blocks import end_block
 from mqkafka.mqi.kafkaqm.channel import CD, CSP, client_bootstrap, environment_options, text
 from mqkafka.mqi.kafkaqm.connection import Connection, Handle
 from mqkafka.mqi.kafkaqm.inquire import inquire_qmgr, inquire_queue, set_queue
@@ -221,13 +222,8 @@ class QueueManager:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
-        if not self.is_connected:
-            return
-        try:
-            self.disconnect()
-        except Exception:
-            if kind is None:  # the block's own exception is the one to see
-                raise
+        if self.is_connected:
+            end_block(kind, self.disconnect)
 
     def disconnect(self) -> None:
         with _mqi():
@@ -606,13 +602,8 @@ class Queue:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
-        if self._handle is None or not self._handle.open or not self._qmgr.is_connected:
-            return
-        try:
-            self.close()
-        except Exception:
-            if kind is None:  # the block's own exception is the one to see
-                raise
+        if self._handle is not None and self._handle.open and self._qmgr.is_connected:
+            end_block(kind, self.close)
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, step_s: float = 0.1) -> bool:

@@ -42,6 +42,9 @@ _MAX_GROUPS = 4096  # distinct (queue topic, MQMD headers); forgotten all at onc
 # 1-10 (issue 21: at 256 heads, a 10,000-topic corpus went through the engine every time).
 _MAX_HEADS = 16384
 _MAX_COPIES = 100_000
+# Distinct copy headers shared between plans (CopyHeaders): one per subscriber identity
+# (queue, CorrelId ...), so far fewer than copies; forgotten all at once when full.
+_MAX_SHARED_HEADERS = 16384
 _new_record = tuple.__new__
 
 
@@ -220,7 +223,7 @@ class PublicationPlans:
                 return None
             shared = self._headers.get(parts)
             if shared is None:
-                if len(self._headers) >= _MAX_COPIES:
+                if len(self._headers) >= _MAX_SHARED_HEADERS:
                     self._headers.clear()  # plans keep theirs; new ones share anew
                 shared = self._headers[parts] = CopyHeaders(*parts)
             copies.append(

@@ -1,6 +1,7 @@
 """A Faust app that counts the records of one topic in a Table, exactly once, taking a while
-over each record (as a service worker awaits its sends). Run by test_faust_exactly_once.py:
-``python eos_probe_app.py worker --without-web`` with PROBE_ID, PROBE_TOPIC, PROBE_SECONDS."""
+over one record (as a service worker awaits its sends). Run by test_faust_exactly_once.py:
+``python eos_probe_app.py worker --without-web`` with PROBE_ID, PROBE_TOPIC, and PROBE_HOLD_AT
+(the count at which it holds the record it is working on, for PROBE_SECONDS)."""
 
 import asyncio
 import os
@@ -24,7 +25,8 @@ async def count(stream):
     async for _ in stream:
         counts["records"] += 1
         print(f"counted {counts['records']}", flush=True)
-        await asyncio.sleep(float(os.environ["PROBE_SECONDS"]))
+        if counts["records"] == int(os.environ["PROBE_HOLD_AT"]):
+            await asyncio.sleep(float(os.environ["PROBE_SECONDS"]))
 
 
 if __name__ == "__main__":

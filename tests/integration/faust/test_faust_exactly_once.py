@@ -8,7 +8,8 @@ is. Faust commits on a timer, in the middle of an agent's work on a record: the 
 takes the Table writes made so far, but only the offsets of records already finished. A worker
 that then crashes processes that record again on top of its committed effect (a RegSub applied
 twice, a DeregSub's removal kept while its reply is sent again). The probe app counts records
-and takes a few seconds over each, as a service worker awaits its sends.
+and holds the second one (as a service worker awaits its sends) longer than the test looks, so
+the commit timer always fires while that record is being worked on.
 """
 
 from __future__ import annotations
@@ -78,9 +79,13 @@ def test_a_tables_committed_changes_come_with_their_input_offsets(
     producer.flush(30)
     del producer  # not left retrying a broker the session has stopped
 
-    worker = faust_worker(PROBE, PROBE_ID=app_id, PROBE_TOPIC=topic, PROBE_SECONDS="2")
-    worker.wait_for("counted 2")
+    worker = faust_worker(
+        PROBE, PROBE_ID=app_id, PROBE_TOPIC=topic, PROBE_HOLD_AT="2", PROBE_SECONDS="600"
+    )
+    worker.wait_for("counted 2", timeout=120)
     # The second record is counted and being worked on; its count is committed...
     assert committed_count(config, f"{app_id}-counts-changelog", at_least=2) == 2
     # ...so, exactly once, its input offset is committed too (2: both records consumed).
-    assert committed_offset(config, app_id, topic) == 2
+    offset = committed_offset(config, app_id, topic)
+    worker.stop(timeout=5)  # it holds the record for minutes: no need to wait on it
+    assert offset == 2

@@ -69,7 +69,8 @@ if TYPE_CHECKING:
     from mqkafka.mqi.kafkaqm.pcf import CFBS, CFIF, CFIL, CFIN, CFSF, CFSL, CFST, Filter, PCFExecute
     from mqkafka.mqi.kafkaqm.psclient import PubSub
     from mqkafka.mqi.kafkaqm.pubsub import Subscription, Topic
-    from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager, connect
+    from mqkafka.mqi.kafkaqm.queue import Queue
+    from mqkafka.mqi.kafkaqm.queuemanager import QueueManager, connect
     from mqkafka.mqi.kafkaqm.settings import Settings
 
 # pymqi's CMQXC names are defined in rules.cmqxc and carried by CMQC, as pymqi's CMQC carries
@@ -85,9 +86,9 @@ for _group, _module in (("CMQC", CMQC), ("CMQCFC", CMQCFC), ("CMQXC", CMQXC)):
     sys.modules.setdefault(f"{__name__}.{_group}", _module)
 
 _LAZY = {
-    "connect": "mqkafka.mqi.kafkaqm.queue",
+    "connect": "mqkafka.mqi.kafkaqm.queuemanager",
     "Queue": "mqkafka.mqi.kafkaqm.queue",
-    "QueueManager": "mqkafka.mqi.kafkaqm.queue",
+    "QueueManager": "mqkafka.mqi.kafkaqm.queuemanager",
     "PubSub": "mqkafka.mqi.kafkaqm.psclient",
     "Subscription": "mqkafka.mqi.kafkaqm.pubsub",
     "Topic": "mqkafka.mqi.kafkaqm.pubsub",

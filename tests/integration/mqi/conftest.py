@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mqkafka.mqi.kafkaqm.queue import QueueManager
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 FAST = {"heartbeat_interval": 0.5, "liveness_timeout": 3.0}
 

@@ -11,7 +11,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 
 import mqkafka.mqi as pymqi
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.kafkaqm.queue import QueueManager
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 # (name, value as set, MQTYPE, the record header's text, its mqtype header)
 PROPERTIES: list[tuple[str, Any, int, bytes, bytes | None]] = [

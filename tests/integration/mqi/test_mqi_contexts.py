@@ -13,7 +13,7 @@ import pytest
 
 import mqkafka.mqi as pymqi
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.kafkaqm.queue import QueueManager
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 pytestmark = pytest.mark.kafka
 

@@ -17,7 +17,8 @@ import pytest
 import mqkafka.mqi as pymqi
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.kafkaqm.queue import QueueManager, wait_until
+from mqkafka.mqi.kafkaqm.queue import wait_until
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 pytestmark = pytest.mark.kafka
 

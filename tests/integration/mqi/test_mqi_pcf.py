@@ -11,7 +11,7 @@ import pytest
 
 import mqkafka.mqi as pymqi
 from mqkafka.mqi import CMQCFC
-from mqkafka.mqi.kafkaqm.queue import QueueManager
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 pytestmark = pytest.mark.kafka
 C = pymqi.CMQC

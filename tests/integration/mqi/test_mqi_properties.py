@@ -12,7 +12,7 @@ from confluent_kafka import Producer
 
 import mqkafka.mqi as pymqi
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.kafkaqm.queue import QueueManager
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from tests.integration.mqi.props import (
     EXPECTED,
     PROPERTIES,

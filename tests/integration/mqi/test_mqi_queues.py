@@ -13,7 +13,8 @@ import pytest
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, OD, PMO, MQMIError
-from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 pytestmark = pytest.mark.kafka
 

@@ -18,7 +18,8 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, PMO, SD, MQMIError
 from mqkafka.mqi.kafkaqm.pubsub import Subscription
-from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.mqi.rules.validation import RULES, Call, SubContext, first_violation
 
 pytestmark = pytest.mark.kafka

@@ -17,7 +17,8 @@ import pytest
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, OD, PMO, MQMIError
-from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager, wait_until
+from mqkafka.mqi.kafkaqm.queue import Queue, wait_until
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.mqi.kafkaqm.reaper import start_queue_manager
 from mqkafka.mqi.rules.catalogue import SYSTEM_PERMANENT_MODEL, QueueDefinition
 

@@ -17,7 +17,8 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import SD, MQMIError
 from mqkafka.mqi.kafkaqm.pubsub import PubSub, Subscription
-from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager, wait_until
+from mqkafka.mqi.kafkaqm.queue import Queue, wait_until
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.mqi.kafkaqm.reaper import reap_bound
 from mqkafka.mqi.kafkaqm.settings import Settings
 

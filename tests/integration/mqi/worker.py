@@ -23,7 +23,8 @@ from typing import Any
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, OD, MQMIError
-from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 FAST: dict[str, Any] = {"heartbeat_interval": 0.5, "liveness_timeout": 3.0}
 

@@ -100,7 +100,7 @@ class Handle:
 
 
 class Connection:
-    """A connected hconn. Built by :func:`mqkafka.mqi.kafkaqm.queue.connect`."""
+    """A connected hconn. Built by :func:`mqkafka.mqi.kafkaqm.queuemanager.connect`."""
 
     def __init__(self, settings: Settings, authority: DeleteAuthority = allow_all) -> None:
         self.settings = settings

@@ -30,7 +30,8 @@ from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT
 from mqkafka.mq.pscommands import CommandReply, encode_command, parse_reply
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion
-from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager, _mqi
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager, _mqi
 from mqkafka.mqi.rules import cmqc as C
 from mqkafka.mqi.rules.catalogue import SYSTEM_DEFAULT_MODEL
 from mqkafka.mqi.rules.errors import MQMIError, failed

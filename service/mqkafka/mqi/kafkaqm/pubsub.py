@@ -39,7 +39,8 @@ from mqkafka.mq.responses import Completion
 from mqkafka.mqi.kafkaqm.blocks import end_block
 from mqkafka.mqi.kafkaqm.channel import text
 from mqkafka.mqi.kafkaqm.psclient import PubSub, raise_for
-from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager, _mqi, string_message
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager, _mqi, string_message
 from mqkafka.mqi.rules import cmqc as C
 from mqkafka.mqi.rules.catalogue import SYSTEM_DURABLE_MODEL, SYSTEM_NDURABLE_MODEL
 from mqkafka.mqi.rules.errors import InterfaceMisuse, PYIFError, failed

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
-from mqkafka.mqi.kafkaqm import getter
+from mqkafka.mqi.kafkaqm import lane as lanes
 from mqkafka.mqi.kafkaqm.interrupts import LOST, Callbacks
 
 
@@ -87,8 +87,8 @@ class HangingConsumer:
 def test_mqclose_does_not_wait_for_ever_on_a_share_consumer_that_never_closes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(getter, "CLOSE_WAIT", 0.2)
-    lane = getter.Lane.__new__(getter.Lane)  # no client: only what close uses
+    monkeypatch.setattr(lanes, "CLOSE_WAIT", 0.2)
+    lane = lanes.Lane.__new__(lanes.Lane)  # no client: only what close uses
     lane.consumer, lane.topic, lane._acks = HangingConsumer(), "Q", []
     lane.close()  # returns: the leaving is left to finish in the background
     assert lane.consumer.closing.is_set()

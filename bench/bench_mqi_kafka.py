@@ -25,7 +25,8 @@ from confluent_kafka import AcknowledgeType, Producer, ShareConsumer
 from bench.kafka_env import kafka
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD
-from mqkafka.mqi.kafkaqm.queue import Queue, QueueManager
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 MASK = 1023  # bodies in the pool, less one
 PRODUCER = {"acks": "all", "enable.idempotence": True, "linger.ms": 5}

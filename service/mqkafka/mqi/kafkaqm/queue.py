@@ -251,8 +251,3 @@ def wait_until(predicate: Callable[[], bool], timeout: float, step_s: float = 0.
             return True
         time.sleep(step_s)
     return predicate()
-
-
-# QueueManager is still exported from here for bench/bench_mqi_kafka.py, which imports it
-# from this module (bench/ is edited apart from this split).
-__all__ = ["Queue", "QueueManager", "wait_until"]

@@ -55,11 +55,12 @@ class Service:
         state_dir: Path,
         *extra: str,
         env: dict[str, str] | None = None,
+        instance: str = "bench",
     ) -> None:
         self.env = {**os.environ, **(env or {})}
         self.args = [
             MQK, "serve", "--bootstrap-servers", bootstrap, "--namespace", namespace,
-            "--state-dir", str(state_dir), "--instance-id", "bench", *extra,
+            "--state-dir", str(state_dir), "--instance-id", instance, *extra,
         ]  # fmt: skip
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -189,6 +190,7 @@ def throughput(
     relays: bool = False,
     max_message_bytes: int | None = None,
     warm: bool = False,
+    workers: int = 1,
 ) -> float:
     """Publications per second through the service (fan-out copies counted once) on the
     corpus (``size`` 0: its mix; ``best``: the old repeated lz4 body); the service's CPU time
@@ -196,7 +198,9 @@ def throughput(
     ``bench_relay`` read the same stream first (``LAST_RELAYS``). With ``max_message_bytes``,
     the stream and the subscriber queues take records that large, and so does the service's
     producer. With ``warm``, one publication per topic of the tree goes first, and the
-    figures are of what follows it (a service that has seen its topics: plans made)."""
+    figures are of what follows it (a service that has seen its topics: plans made). With
+    ``workers``, that many ``mqk serve`` processes share the stream's 4 partitions (as an
+    operator scales out); the CPU figures are their sums."""
     del persistent, new_msg_ids  # the corpus is non-persistent, each publication its own MsgId
     ns = namespace_for(bootstrap)
     extra = [*(["--in-memory-state"] if memory else []), *([] if activity else ["--no-activity"])]
@@ -204,7 +208,11 @@ def throughput(
     if max_message_bytes:
         env = {"MQK_KAFKA_MESSAGE_MAX_BYTES": str(max_message_bytes + 100_000)}
     with tempfile.TemporaryDirectory() as state:
-        service = Service(bootstrap, ns, Path(state), *extra, env=env)
+        services = [
+            Service(bootstrap, ns, Path(state), *extra, env=env, instance=f"bench{i}")
+            for i in range(workers)
+        ]
+        service = services[0]
         queues = [f"BENCH.SUB{i}" for i in range(fanout)]
         stream = queue_to_topic(DEFAULT_STREAM, ns)
         if max_message_bytes:  # as an operator raises them: before the queues are used
@@ -228,25 +236,34 @@ def throughput(
         if relays:  # the same input, read by each relay's own group
             for name, relay in RELAYS.items():
                 LAST_RELAYS[name] = relay_rate(bootstrap, relay, stream, records + warmed)
-        service.start()
+        for worker in services:
+            worker.start()
         if warmed:  # the warm-ups are first in each partition: read once they are done
             wait_committed(bootstrap, ns + "mqk-broker", stream, warmed, interval=0.02)
         jvm = local_broker_pid(bootstrap)
         jvm_stat = None if jvm is None else f"/proc/{jvm}/stat"
-        before = (service.cpu_seconds(), service.main_thread_cpu_seconds())
+
+        def cpu() -> tuple[float, float]:  # the workers' processes and Python threads
+            return (
+                sum(w.cpu_seconds() for w in services),
+                sum(w.main_thread_cpu_seconds() for w in services),
+            )
+
+        before = cpu()
         jvm_before = 0.0 if jvm_stat is None else cpu_seconds(jvm_stat)
         # The copies are read once the service is done (their timestamps are when it wrote
         # them), so no reader competes with it for the CPU either.
         wait_committed(bootstrap, ns + "mqk-broker", stream, records + warmed)
-        total = service.cpu_seconds() - before[0]
-        main = service.main_thread_cpu_seconds() - before[1]
-        LAST_RSS[:] = [service.peak_rss_kb()]
+        after = cpu()
+        total, main = after[0] - before[0], after[1] - before[1]
+        LAST_RSS[:] = [max(w.peak_rss_kb() for w in services)]
         jvm_used = None if jvm_stat is None else cpu_seconds(jvm_stat) - jvm_before
         CPU_US.append(total / records * 1e6)
         per_copy = 1e6 / (records * fanout)  # µs per copy of one CPU second
         jvm_per_copy = None if jvm_used is None else jvm_used * per_copy
         CPU_SPLIT.append((main * per_copy, (total - main) * per_copy, jvm_per_copy))
-        service.stop()
+        for worker in services:
+            worker.stop()
         expect = (records + warmed) * fanout
         topics = [queue_to_topic(q, ns) for q in queues]
         seen, timed, span = delivered_span(bootstrap, topics, expect)
@@ -381,7 +398,7 @@ def cpu_per_copy(label: str, runs: list[tuple[float, float, float | None]]) -> d
 
 
 def side_by_side(
-    bootstrap: str, records: int, size: int, repeats: int, warm: bool = False
+    bootstrap: str, records: int, size: int, repeats: int, warm: bool = False, workers: int = 1
 ) -> dict[str, Any]:
     """Fan-out 1 on the corpus with the relays reading the same stream, ``repeats`` times
     (medians): publications/s, the ratios, CPU per publication and per record (the process,
@@ -390,7 +407,9 @@ def side_by_side(
     for name in RELAYS:
         runs[name], runs[f"{name} cpu"], runs[f"{name} main"], runs[f"{name} jvm"] = [], [], [], []
     for _ in range(repeats):
-        runs["service"].append(throughput(bootstrap, records, size, 1, relays=True, warm=warm))
+        runs["service"].append(
+            throughput(bootstrap, records, size, 1, relays=True, warm=warm, workers=workers)
+        )
         runs["cpu"].append(CPU_US[-1])
         main, _, jvm = CPU_SPLIT[-1]  # per copy: at fan-out 1, per publication
         runs["main"].append(main)
@@ -404,6 +423,7 @@ def side_by_side(
     plain = med["plain relay"]
     figures: dict[str, Any] = {
         "records": records,
+        "service workers": workers,
         "service publications/s": round(med["service"]),
         **{f"{name} records/s": round(med[name]) for name in RELAYS},
         **{f"service / {name}": round(med["service"] / med[name], 3) for name in RELAYS},
@@ -448,6 +468,9 @@ def main() -> None:
     parser.add_argument(
         "--warm", action="store_true", help="the service sees each topic once before timing"
     )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="mqk serve processes sharing the stream"
+    )
     parser.add_argument("--retained", type=int, default=1_000_000)
     parser.add_argument("--subscriptions", type=int, default=100_000)
     parser.add_argument(
@@ -474,7 +497,7 @@ def main() -> None:
         if want("throughput"):
             for size in args.sizes:
                 n = corpus.records_for(size, most=args.records)
-                figures = side_by_side(bootstrap, n, size, args.repeats, args.warm)
+                figures = side_by_side(bootstrap, n, size, args.repeats, args.warm, args.workers)
                 fan1[size] = figures["service publications/s"]
                 results[f"fan-out 1, {label(size)}"] = figures
                 print(json.dumps({label(size): figures}), flush=True)

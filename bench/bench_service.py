@@ -166,6 +166,28 @@ def wait_committed(
         consumer.close()
 
 
+def partitions_of(bootstrap: str, topic: str) -> int:
+    admin = clients.admin(load_client_config(bootstrap))
+    return len(admin.list_topics(topic, timeout=10).topics[topic].partitions)
+
+
+def wait_members(
+    bootstrap: str, group: str, topic: str, members: int, timeout: float = 120
+) -> None:
+    """Until ``group`` has ``members`` members, each assigned a partition of ``topic``."""
+    admin = clients.admin(load_client_config(bootstrap))
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = admin.describe_consumer_groups([group])[group].result(10).members or []
+        holding = [
+            m for m in found if any(tp.topic == topic for tp in m.assignment.topic_partitions)
+        ]
+        if len(found) == members and len(holding) == members:
+            return
+        time.sleep(0.2)
+    raise TimeoutError(f"{group} never had {members} members holding {topic}")
+
+
 def namespace_for(bootstrap: str) -> str:
     ns = f"b{uuid.uuid4().hex[:6]}."
     apply_catalogue(load_client_config(bootstrap), prefix=ns)
@@ -195,7 +217,7 @@ def throughput(
     """Publications per second through the service (fan-out copies counted once) on the
     corpus (``size`` 0: its mix; ``best``: the old repeated lz4 body); the service's CPU time
     per publication is left in ``CPU_US`` (µs). With ``relays``, the relays of
-    ``bench_relay`` read the same stream first (``LAST_RELAYS``). With ``max_message_bytes``,
+    ``bench_relay`` read the same stream after it (``LAST_RELAYS``). With ``max_message_bytes``,
     the stream and the subscriber queues take records that large, and so does the service's
     producer. With ``warm``, one publication per topic of the tree goes first, and the
     figures are of what follows it (a service that has seen its topics: plans made). With
@@ -225,21 +247,24 @@ def throughput(
         client = KafkaPubSub(load_client_config(bootstrap), namespace=ns)
         corpus.subscribe(client, queues)
         client.close()
-        # The stream is filled while the service is stopped, as the relay's input is filled
-        # before it runs: the producer does not compete with the service for the CPU.
         service.stop()
         limit = max_message_bytes + 100_000 if max_message_bytes else None
         producing = {"message.max.bytes": limit} if limit else {}
-        warmed = corpus.fill_warm_up(bootstrap, stream) if warm else 0
-        corpus.fill(bootstrap, stream, records, size, best=best, producer_config=producing)
-        LAST_RELAYS.clear()
-        if relays:  # the same input, read by each relay's own group
-            for name, relay in RELAYS.items():
-                LAST_RELAYS[name] = relay_rate(bootstrap, relay, stream, records + warmed)
+        # each worker sees every topic of the tree (more than one: in each partition)
+        spread = 1 if workers == 1 else partitions_of(bootstrap, stream)
+        warmed = corpus.fill_warm_up(bootstrap, stream, spread) if warm else 0
         for worker in services:
             worker.start()
+        group = ns + "mqk-broker"
+        wait_members(bootstrap, group, stream, workers)  # none takes another's share first
         if warmed:  # the warm-ups are first in each partition: read once they are done
-            wait_committed(bootstrap, ns + "mqk-broker", stream, warmed, interval=0.02)
+            wait_committed(bootstrap, group, stream, warmed, interval=0.02)
+        # The input shows all at once, the workers running: a full stream, as when a stopped
+        # service starts again, but the workers hold their partitions, and no producer
+        # competes with them for the CPU.
+        _, release = corpus.fill_held(
+            bootstrap, stream, records, size, best=best, producer_config=producing
+        )
         jvm = local_broker_pid(bootstrap)
         jvm_stat = None if jvm is None else f"/proc/{jvm}/stat"
 
@@ -251,9 +276,10 @@ def throughput(
 
         before = cpu()
         jvm_before = 0.0 if jvm_stat is None else cpu_seconds(jvm_stat)
+        release()
         # The copies are read once the service is done (their timestamps are when it wrote
         # them), so no reader competes with it for the CPU either.
-        wait_committed(bootstrap, ns + "mqk-broker", stream, records + warmed)
+        wait_committed(bootstrap, group, stream, records + warmed)
         after = cpu()
         total, main = after[0] - before[0], after[1] - before[1]
         LAST_RSS[:] = [max(w.peak_rss_kb() for w in services)]
@@ -264,6 +290,10 @@ def throughput(
         CPU_SPLIT.append((main * per_copy, (total - main) * per_copy, jvm_per_copy))
         for worker in services:
             worker.stop()
+        LAST_RELAYS.clear()
+        if relays:  # the same input, read by each relay's own group, the service stopped
+            for name, relay in RELAYS.items():
+                LAST_RELAYS[name] = relay_rate(bootstrap, relay, stream, records + warmed)
         expect = (records + warmed) * fanout
         topics = [queue_to_topic(q, ns) for q in queues]
         seen, timed, span = delivered_span(bootstrap, topics, expect)

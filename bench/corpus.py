@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import math
 import random
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -176,8 +177,10 @@ def best_case(count: int, size: int) -> Iterator[Publication]:
 WARM_UP = b"\0warm-up\0"  # the body of a warm-up publication (its copies end with it)
 
 
-def fill_warm_up(bootstrap: str, topic: str) -> int:
-    """One publication per leaf of the tree, ``WARM_UP`` as body; returns how many."""
+def fill_warm_up(bootstrap: str, topic: str, partitions: int = 1) -> int:
+    """One publication per leaf of the tree, ``WARM_UP`` as body; returns how many. With
+    ``partitions``, one per leaf in each of them: the corpus puts a topic's publications in
+    any partition, and a worker makes its own plans from what it reads."""
     producer = Producer(kafka_settings(bootstrap))
     md = MQMD(Persistence=MQPER.NOT_PERSISTENT)
     tree = leaves()
@@ -185,10 +188,11 @@ def fill_warm_up(bootstrap: str, topic: str) -> int:
         md = md.replace(MsgId=n.to_bytes(24, "big"))
         pairs = [("Command", "Publish"), ("Topic", topic_string)]
         md, value = command_message(pairs, body=WARM_UP, md=md)
-        producer.produce(topic, value=value, headers=mqmd_to_headers(md))
-        producer.poll(0)
+        for partition in range(partitions) if partitions > 1 else [-1]:
+            producer.produce(topic, value=value, headers=mqmd_to_headers(md), partition=partition)
+            producer.poll(0)
     assert producer.flush(60) == 0
-    return len(tree)
+    return len(tree) * partitions
 
 
 def records_for(size: int, budget: int = 160 << 20, most: int = 200_000) -> int:
@@ -208,14 +212,41 @@ def fill(
 ) -> int:
     """Produces ``count`` corpus publications to ``topic`` with librdkafka's default
     settings (uncompressed), or the best case lz4; returns the bytes of values written."""
-    settings = {
+    producer = Producer(_settings(bootstrap, best, producer_config))
+    return _produce_all(producer, topic, count, size, best)
+
+
+def fill_held(
+    bootstrap: str,
+    topic: str,
+    count: int,
+    size: int,
+    *,
+    best: bool = False,
+    producer_config: dict[str, Any] | None = None,
+) -> tuple[int, Callable[[], None]]:
+    """As ``fill``, in one transaction left open: read_committed readers (the service) see
+    none of it until the returned function commits it, and then all of it at once - a full
+    stream for workers already running, with no producer beside them."""
+    held = {"transactional.id": f"corpus-{uuid.uuid4().hex}", "transaction.timeout.ms": 600_000}
+    producer = Producer(_settings(bootstrap, best, {**(producer_config or {}), **held}))
+    producer.init_transactions(30)
+    producer.begin_transaction()
+    written = _produce_all(producer, topic, count, size, best)
+    return written, lambda: producer.commit_transaction(60)
+
+
+def _settings(bootstrap: str, best: bool, producer_config: dict[str, Any] | None) -> Any:
+    return {
         **kafka_settings(bootstrap),
         "queue.buffering.max.messages": 1_000_000,  # only the local queue: no wire effect
         "queue.buffering.max.kbytes": 2_000_000,
         **({"compression.type": "lz4", "linger.ms": 20} if best else {}),
         **(producer_config or {}),
     }
-    producer = Producer(settings)
+
+
+def _produce_all(producer: Any, topic: str, count: int, size: int, best: bool) -> int:
     written = 0
     source = best_case(count, size) if best else publications(count, size)
     for pub in source:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from queue import SimpleQueue
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 CLOSE_WAIT = 10.0  # seconds a replaced consumer's close may take before it is left to itself
 
@@ -38,11 +41,24 @@ class TxCaller:
         self._jobs.put(None)
 
 
-def close_in_background(consumer: Any) -> None:
+def close_in_background(consumer: Any, wait: float = CLOSE_WAIT) -> Future[None]:
     """A replaced consumer's close, which can wait for a coordinator that is gone, on a
-    daemon thread: given ``CLOSE_WAIT``, then left to itself (the process's exit does not
-    wait for it). Closed, it cannot rejoin the group under the instance id of its successor
-    (a static member that rejoins fences the member that holds the id)."""
-    closing = threading.Thread(target=consumer.close, name="mqk-close", daemon=True)
+    daemon thread (the process's exit does not wait for it): waited for up to ``wait``
+    seconds, then left to itself; the future is done once the close has returned. A consumer
+    still in its group is waited for: closed, it cannot rejoin the group under the instance
+    id of its successor (a static member that rejoins fences the member that holds the id).
+    One the group fenced cannot rejoin: nothing to wait for (``wait=0``)."""
+    closed: Future[None] = Future()
+
+    def close() -> None:
+        try:
+            consumer.close()
+        except Exception as error:  # fenced, or closed already: let go all the same
+            log.debug("closing a replaced consumer: %s", error)
+        closed.set_result(None)
+
+    closing = threading.Thread(target=close, name="mqk-close", daemon=True)
     closing.start()
-    closing.join(CLOSE_WAIT)
+    if wait > 0:
+        closing.join(wait)
+    return closed

@@ -107,7 +107,6 @@ class TransactionalLoop(OutageRecovery):
         self._resync = False
         self._fenced_renewals = 0  # fatal errors met right after Kafka was away, cured so
         self._back_at = -1e9  # when Kafka was last said to be back (monotonic)
-        self._consumer_renewals = 0  # consumers fenced right after Kafka was away, cured so
         self._producer_at = 0.0  # when the producer in use was initialised (monotonic)
         self._producer_fresh = False  # initialised, no transaction begun since
         self._failing_since: float | None = None  # recovery failing with Kafka answering
@@ -115,6 +114,7 @@ class TransactionalLoop(OutageRecovery):
         self._client = client
         self._calls = TxCaller()
         self._abandoned: list[Any] = []  # clients stuck in a call: kept, never destroyed
+        self._closing: list[Any] = []  # closes of replaced consumers not yet seen returned
         self._stuck: list[tuple[Any, Any]] = []  # abandoned producers, the call each is stuck in
         self._careful = CarefulMode(handler)
         self._consumer_settings: dict[str, Any] = {
@@ -142,6 +142,7 @@ class TransactionalLoop(OutageRecovery):
             **(consumer_config or {}),
         }
         self.consumer = clients.consumer(client, self._consumer_settings)
+        self._consumer_at = time.monotonic()  # when the consumer in use was made
         producer_settings: dict[str, Any] = {
             "linger.ms": 2,
             "batch.num.messages": 10000,

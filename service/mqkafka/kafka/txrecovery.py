@@ -55,6 +55,11 @@ TX_TIMEOUT = 10.0
 # run on a helper thread and are given up after this long: the producer is then abandoned
 # (left to its stuck thread, never destroyed under it) and a new one takes over.
 TX_GIVE_UP = TX_TIMEOUT + 5.0
+# Replaced consumers whose close has not returned, at most. A fenced consumer's close returns
+# at once (librdkafka 2.16, the broker up: a few ms), so this many still closing means
+# librdkafka is stuck: a further fence ends the loop rather than piling up clients and their
+# threads (a restarted process starts clean).
+MAX_CLOSING = 4
 
 
 class OutageRecovery:
@@ -69,6 +74,7 @@ class OutageRecovery:
     _producer_settings: dict[str, Any]
     _calls: TxCaller
     _abandoned: list[Any]  # clients stuck in a call: kept, never destroyed
+    _closing: list[Future[None]]  # closes of replaced consumers, until seen to have returned
     _stuck: list[tuple[Any, Future[Any]]]  # abandoned producers and the call they are stuck in
     _abort_pending: bool  # an abort that failed: done before the next begin
     _away_since: float | None  # Kafka away, as a failed batch found
@@ -80,7 +86,7 @@ class OutageRecovery:
     _resync: bool
     _fenced_renewals: int  # fatal errors met right after Kafka was away, cured so
     _back_at: float  # when Kafka was last said to be back (monotonic)
-    _consumer_renewals: int  # consumers fenced right after Kafka was away, cured so
+    _consumer_at: float  # when the consumer in use was made (monotonic)
     _producer_at: float  # when the producer in use was initialised (monotonic)
     _producer_fresh: bool  # initialised, no transaction begun since
     _failing_since: float | None  # recovery steps failing with Kafka answering, since
@@ -91,19 +97,36 @@ class OutageRecovery:
 
     def _consumer_fenced(self, error: KafkaError) -> None:
         """The consumer met a fatal error: a static member fenced by one with its instance
-        id. Right after an outage that member is this worker itself: its consumer, back,
-        rejoined under a new member id and the group then fenced its old one (the service
-        was a member holding every partition and answered nothing). A new consumer cures
-        that, once per outage; at any other time another worker took the id: the loop ends."""
-        if not self._outage_recent() or self._consumer_renewals >= 1:
+        id. While Kafka is away or lately back that member is this worker itself: its
+        consumer, its session lost, rejoined under a new member id and the group then fenced
+        its old one (the service was a member holding every partition and answered nothing).
+        A new consumer cures that, as often as it recurs (a flapping broker, an outage long
+        enough for two rejoins), unless it comes too soon (``_fenced_by_another``); at any
+        other time another worker took the id: the loop ends."""
+        if not self._outage_recent() or self._fenced_by_another():
             raise KafkaException(error)
-        self._consumer_renewals += 1
+        self._closing = [closed for closed in self._closing if not closed.done()]
+        if len(self._closing) >= MAX_CLOSING:
+            stuck = f"{error.str()} (and {MAX_CLOSING} consumers replaced before have not closed)"
+            raise KafkaException(KafkaError(error.code(), stuck, fatal=True))
         self._replaced("a new consumer (the group fenced the old one after its own rejoin)")
-        self._abandoned.append(self.consumer)  # never closed: a fenced consumer's close hangs
+        # not waited for: fenced, it cannot rejoin and fence its successor
+        self._closing.append(close_in_background(self.consumer, wait=0))
         self._new_consumer()
+
+    def _fenced_by_another(self) -> bool:
+        """Whether the consumer in use was fenced within one session of its making. Its own
+        rejoin can fence it only after its session ran out (``session.timeout.ms`` without
+        the coordinator), so self-fencings are at least a session apart however often the
+        broker flaps; another worker with this instance id fences it within a join and a
+        heartbeat (a few seconds). Spaced so, renewals stay bounded in rate, and in number by
+        the outage's window (``_outage_recent``)."""
+        session = float(self._consumer_settings.get("session.timeout.ms", 10_000)) / 1000.0
+        return time.monotonic() - self._consumer_at < session
 
     def _new_consumer(self) -> None:
         self.consumer = clients.consumer(self._client, self._consumer_settings)
+        self._consumer_at = time.monotonic()
         self.consumer.subscribe(self.topics, on_assign=self._assigned)
         self._resync = self.transactional
         # a producer whose transaction carried the old member's id goes too; one initialised
@@ -238,7 +261,8 @@ class OutageRecovery:
         except KafkaException as error:
             failure = failure_of(error)
             if reading and isinstance(failure, KafkaError) and failure.fatal():
-                raise  # a consumer fenced by another worker with this id: the loop ends
+                self._consumer_fenced(failure)  # raises if another worker with this id did
+                return False
             self._recovery_failed(error, consumer=reading)
             return False
         self._resync = False
@@ -271,7 +295,7 @@ class OutageRecovery:
             self._replaced(f"a new consumer (the old one could not read its committed offsets "
                            f"{self._recovery_failures} times: {said(error)})")  # fmt: skip
             self._recovery_failures = 0
-            close_in_background(self.consumer)
+            self._closing.append(close_in_background(self.consumer))
             self._new_consumer()
 
     def _serve_consumer(self) -> None:
@@ -329,7 +353,7 @@ class OutageRecovery:
         # producer while the broker still starts) is the same outage, not a new one
         said = since is not None or now - self._back_at >= BACK_QUIET
         self._back_at = now
-        self._fenced_renewals = self._consumer_renewals = 0
+        self._fenced_renewals = 0
         took_over, self._took_over = self._took_over, []
         replaced = f" ({' and '.join(took_over)} took over)" if took_over else ""
         log.log(logging.WARNING if said else logging.DEBUG, "Kafka is back after %.0fs: serving "

@@ -72,7 +72,10 @@ class Loop(OutageRecovery):
         self._asked_at = 0.0
         self._failures = self._away_tries = self._recovery_failures = 0
         self._renew = self._resync = False
-        self._fenced_renewals = self._consumer_renewals = 0
+        self._fenced_renewals = 0
+        self._consumer_at = -1e9  # made long ago
+        self._consumer_settings = {"session.timeout.ms": 10_000}
+        self._closing = []
         self._back_at = -1e9
         self._producer_at = 0.0
         self._producer_fresh = False
@@ -121,17 +124,112 @@ def test_a_consumer_replaced_right_after_a_new_producer_does_not_renew_it_again(
     monkeypatch.setattr(clients, "consumer", lambda config, settings: made)
     fenced = KafkaError(KafkaError._FATAL, "fenced", fatal=True)
     loop = Loop(FakeConsumer({("control", 0): 1}, [FakeMessage(fenced)]))
-    loop._client, loop._consumer_settings = None, {}  # type: ignore[assignment]
+    loop._client = None  # type: ignore[assignment]
     loop._away_since = time.monotonic()  # the outage
     loop._producer_fresh, loop._resync = True, True
     assert loop._recovered()
     assert loop.consumer is made and not loop._renew
     loop._producer_fresh = False  # had it begun a transaction, it would go
     loop.consumer = FakeConsumer({}, [FakeMessage(fenced)])
-    loop._consumer_renewals = 0
+    loop._consumer_at -= 60.0  # a self-fencing comes a session after the consumer's making
     loop._resync = True
     loop._recovered()
     assert loop._renew
+
+
+class ClosingConsumer(FakeConsumer):
+    """A consumer whose close waits until ``release`` is set."""
+
+    def __init__(self, fetched: list[Any], release: threading.Event | None = None) -> None:
+        super().__init__({}, fetched)
+        self.closed = threading.Event()
+        self._release = release
+
+    def subscribe(self, topics: list[str], on_assign: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        if self._release is not None:
+            self._release.wait()
+        self.closed.set()
+
+
+FENCED = KafkaError(KafkaError._FATAL, "Static consumer fenced", fatal=True)
+
+
+def _fenced_loop(monkeypatch: pytest.MonkeyPatch) -> Loop:
+    """A loop in an outage whose every new consumer is made a session ago (self-fencings)."""
+    loop = Loop(ClosingConsumer([]))
+    loop._client = None  # type: ignore[assignment]
+    loop._away_since = time.monotonic()
+
+    monkeypatch.setattr(clients, "consumer", lambda config, settings: ClosingConsumer([]))
+    monkeypatch.setattr(Loop, "_new_consumer", _made_a_session_ago)
+    return loop
+
+
+def _made_a_session_ago(self: Loop) -> None:
+    OutageRecovery._new_consumer(self)
+    self._consumer_at -= 60.0
+
+
+def test_a_consumer_fenced_by_its_own_rejoins_is_replaced_each_time_in_an_outage(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A flapping broker, or an outage long enough for the group to drop the member twice,
+    fences it again after each rejoin: each time a new consumer takes over (the service
+    ended with exit 3 at the second), and the fenced ones are closed."""
+    loop = _fenced_loop(monkeypatch)
+    fenced = []
+    for _ in range(txrecovery.MAX_CLOSING + 2):
+        fenced.append(loop.consumer)
+        loop._consumer_fenced(FENCED)
+        assert loop.consumer is not fenced[-1] and loop._resync
+    for closed in loop._closing:
+        closed.result(30)  # a wait for the close threads, not a time measured
+    assert all(consumer.closed.is_set() for consumer in fenced)
+    assert loop._took_over == ["a new consumer (the group fenced the old one after its own rejoin)"]
+
+
+def test_a_consumer_fenced_within_a_session_of_its_making_ends_the_loop() -> None:
+    """Its own rejoin cannot fence a consumer before its session ran out: another worker with
+    the instance id did, outage or not."""
+    loop = Loop(ClosingConsumer([]))
+    loop._away_since = time.monotonic()
+    loop._consumer_at = time.monotonic()
+    with pytest.raises(KafkaException) as raised:
+        loop._consumer_fenced(FENCED)
+    assert raised.value.args[0] is FENCED
+
+
+def test_a_consumer_fenced_outside_an_outage_ends_the_loop() -> None:
+    loop = Loop(ClosingConsumer([]))
+    with pytest.raises(KafkaException):
+        loop._consumer_fenced(FENCED)
+
+
+def test_a_fenced_consumer_is_closed_without_waiting_for_its_close(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its close runs on a thread of its own; the loop goes on at once. Closes that do not
+    return are bounded: with MAX_CLOSING of them pending, a further fence ends the loop."""
+    loop = _fenced_loop(monkeypatch)
+    release = threading.Event()
+    try:
+        for _ in range(txrecovery.MAX_CLOSING):
+            stuck = ClosingConsumer([], release)
+            loop.consumer = stuck
+            loop._consumer_fenced(FENCED)  # returns while its close waits
+            assert not stuck.closed.is_set()
+        loop.consumer = ClosingConsumer([], release)
+        with pytest.raises(KafkaException, match="have not closed"):
+            loop._consumer_fenced(FENCED)
+    finally:
+        release.set()
+    for closed in loop._closing:
+        closed.result(30)
+    loop._consumer_fenced(FENCED)  # the closes returned: a fence is cured again
+    assert len(loop._closing) == 1
 
 
 def test_a_failure_while_kafka_cannot_be_reached_is_the_outage_not_a_retry_counted() -> None:

@@ -270,6 +270,7 @@ class TransactionalLoop(OutageRecovery):
                 self.producer.begin_transaction()
                 self._producer_fresh = False
         except KafkaException as error:
+            self._outage_met(error)  # before the handler hears of the abort: it says less then
             self._rewind(batch)
             if hooks is not None:
                 hooks.aborted()
@@ -331,6 +332,8 @@ class TransactionalLoop(OutageRecovery):
                 self.consumer.commit(offsets=offsets, asynchronous=False)
         except KafkaException as error:
             learned = self._careful.learn(self.producer, consumed or batch, careful)
+            if not learned:
+                self._outage_met(error)  # before the handler hears of the abort
             self._abort(consumed or batch, hooks)
             if learned:  # progress: the next careful try writes around what was refused
                 return

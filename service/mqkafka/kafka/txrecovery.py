@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as WaitedTooLong
@@ -151,6 +152,21 @@ class OutageRecovery:
             return True
         return time.monotonic() - self._back_at < 120.0
 
+    def _outage_met(self, error: KafkaException) -> bool:
+        """Whether a failed transaction met Kafka away; an outage is said as it begins. Asked
+        before the abort, so that what the handler says of the abort knows (``kafka_away``)."""
+        failure = failure_of(error)
+        if isinstance(failure, KafkaError) and failure.fatal():
+            return False
+        # a failure while this process's clients cannot reach Kafka is the outage's too (a
+        # commit whose records timed out fails as _INCONSISTENT, "failed delivery")
+        away = clients.is_away(failure) or clients.kafka_away_since() is not None
+        if away and self._away_since is None:
+            self._away_since = time.monotonic()
+            _waiting.add(self)
+            clients.say_away(log, "Kafka is away (%s): the batch waits for it", said(error))
+        return away
+
     def _retry_after(self, error: KafkaException) -> bool:
         """Whether the batch, rewound by the abort, is to be tried again: yes after a failure
         that the next transaction can escape (a topic deleted under a record written to it,
@@ -161,15 +177,10 @@ class OutageRecovery:
         failure = error.args[0] if error.args else None
         if isinstance(failure, KafkaError) and failure.fatal():
             return self._fenced_by_the_outage(failure)
-        # a failure while this process's clients cannot reach Kafka is the outage's too (a
-        # commit whose records timed out fails as _INCONSISTENT, "failed delivery")
-        away = clients.is_away(failure) or clients.kafka_away_since() is not None
+        away = self._outage_met(error)
         if self.transactional and (away or _timed_out(failure)):
             self._renew = True
         if away:  # however long: not counted against MAX_RETRIES
-            if self._away_since is None:
-                self._away_since = time.monotonic()
-                clients.say_away(log, "Kafka is away (%s): the batch waits for it", said(error))
             self._away_tries += 1
             self._stop.wait(min(5.0, 0.1 * 2 ** min(self._away_tries, 6)))
             return True
@@ -343,6 +354,7 @@ class OutageRecovery:
         if self._stuck:
             self._release_abandoned()
         since, self._away_since = self._away_since, None
+        _waiting.discard(self)
         gone = clients.kafka_is_back()
         if since is None and (gone is None or gone < 5.0):
             self._took_over.clear()  # replaced during that moment: said at debug already
@@ -378,6 +390,16 @@ class OutageRecovery:
         except KafkaException:
             return
         self._heard_from_kafka()
+
+
+# Loops of this process waiting for Kafka (a batch failed for an outage, none committed since)
+_waiting: weakref.WeakSet[OutageRecovery] = weakref.WeakSet()
+
+
+def kafka_away() -> bool:
+    """Whether this process's clients find Kafka away or a transactional loop of it waits for
+    Kafka: then the outage is said by the loop, and what it causes (an abort) is no news."""
+    return bool(_waiting) or clients.kafka_away_since() is not None
 
 
 def _let_go(clients_: list[Any]) -> None:

@@ -164,7 +164,11 @@ class Dispatcher:
             self.temporary_queues.give_back(self._forgetting)
             self._forgetting = set()
         self.metrics.aborts.inc()
-        log.warning("transaction aborted; %d state change(s) undone", undone)
+        from mqkafka.kafka.txrecovery import kafka_away
+
+        # while Kafka is away the loop says the outage in its own lines: an abort is no news
+        level = logging.DEBUG if kafka_away() else logging.WARNING
+        log.log(level, "transaction aborted; %d state change(s) undone", undone)
         if self._on_abort is not None:
             self._on_abort()
 

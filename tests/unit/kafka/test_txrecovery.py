@@ -370,3 +370,89 @@ def test_end_offsets_ask_through_a_new_admin_client_after_an_outage(
     limiter.unreachable_since = None  # an outage this reader did not ask through
     reader.end_offsets()
     assert len(made) == 3
+
+
+class Record:
+    def __init__(self, offset: int) -> None:
+        self._offset = offset
+
+    def error(self) -> None:
+        return None
+
+    def topic(self) -> str:
+        return "control"
+
+    def partition(self) -> int:
+        return 0
+
+    def offset(self) -> int:
+        return self._offset
+
+    def __len__(self) -> int:
+        return 1
+
+
+class AwayProducer:
+    """A transactional producer whose commit finds Kafka gone."""
+
+    def begin_transaction(self) -> None:
+        pass
+
+    def produce(self, *args: Any, **kw: Any) -> None:
+        pass
+
+    def poll(self, timeout: float) -> int:
+        return 0
+
+    def send_offsets_to_transaction(self, *args: Any) -> None:
+        raise KafkaException(KafkaError(KafkaError._TRANSPORT, "Connection refused"))
+
+    def abort_transaction(self, timeout: float) -> None:
+        pass
+
+
+class ListeningHandler:
+    """Notes, when it hears of an abort, whether the process knows Kafka is away."""
+
+    def __init__(self) -> None:
+        self.heard: list[bool] = []
+
+    def handle(self, batch: Any) -> list[Any]:
+        return []
+
+    def before_batch(self) -> None:
+        pass
+
+    def committed(self) -> None:
+        pass
+
+    def aborted(self) -> None:
+        self.heard.append(txrecovery.kafka_away())
+
+
+def test_the_handler_hears_of_an_abort_after_the_loop_knows_kafka_is_away(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """So the dispatcher says the abort as part of the outage (a debug line), not as a second
+    warning beside the loop's "Kafka is away"."""
+    from mqkafka.kafka.txloop import TransactionalLoop
+
+    monkeypatch.setattr(txrecovery, "_waiting", txrecovery.weakref.WeakSet())
+    consumer = FakeConsumer({}, [])
+    consumer.consumer_group_metadata = lambda: None  # type: ignore[attr-defined]
+    monkeypatch.setattr(clients, "consumer", lambda config, settings: consumer)
+    monkeypatch.setattr(clients, "producer", lambda config, settings: AwayProducer())
+    handler = ListeningHandler()
+    loop = TransactionalLoop(
+        client=None,  # type: ignore[arg-type]
+        group_id="g",
+        topics=["control"],
+        handler=handler,
+        transactional_id="tx",
+    )
+    loop.stop()  # no pause before the retry
+    assert not txrecovery.kafka_away()
+    loop._process([Record(5)], handler)
+    assert handler.heard == [True] and consumer.seeks == [("control", 0, 5)]
+    loop._heard_from_kafka()
+    assert not txrecovery.kafka_away()

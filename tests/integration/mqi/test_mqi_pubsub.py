@@ -421,3 +421,47 @@ def test_a_chain_of_publisher_headers_and_a_put_of_mqhrf2_data_reach_both_interf
     PubSub(subscriber).deregister_subscriber([topic_string], queue=regsub_queue)
     queue.close()
     sub.close()
+
+
+def managed_queues(qmgr: QueueManager) -> set[str]:
+    """The managed subscriptions' queues the catalogue holds (PCF, generic name)."""
+    args = {C.MQCA_Q_NAME: b"MQK.MANAGED.*", C.MQIA_Q_TYPE: C.MQQT_LOCAL}
+    try:
+        rows = pymqi.PCFExecute(qmgr).MQCMD_INQUIRE_Q(args)
+    except MQMIError:
+        return set()
+    return {row[C.MQCA_Q_NAME].decode().strip() for row in rows}
+
+
+def test_mqso_alter_of_a_durable_managed_subscription_keeps_its_managed_queue(
+    served: Callable[..., QueueManager],
+) -> None:
+    """MQSUB with MQSO_ALTER of a managed subscription goes on using its managed queue (as in
+    MQ): what was published before the alteration is still there to get, the same CorrelId
+    marks it, and no second managed queue is left behind."""
+    app, publisher = served(), served()
+    name, topic = f"ALTERED.{uuid.uuid4().hex[:8]}", f"Altered/{uuid.uuid4().hex[:8]}"
+    managed = C.MQSO_DURABLE | C.MQSO_MANAGED
+    first = Subscription(app).sub(
+        sub_desc=SD(
+            Options=C.MQSO_CREATE | managed, SubName=name.encode(), ObjectString=topic.encode()
+        )
+    )
+    assert first.sub_queue is not None and first.sub_desc is not None
+    queue, correl = first.sub_queue.name, first.sub_desc.SubCorrelId
+    first.close(sub_close_options=C.MQCO_KEEP_SUB, close_sub_queue=True)
+    Topic(publisher, topic_string=topic).pub(b"before the alteration")
+    before = managed_queues(app)
+    assert queue in before
+    sd = SD(Options=C.MQSO_ALTER | managed, SubName=name.encode(), ObjectString=topic.encode())
+    sd.SubUserData = b"altered"
+    altered = Subscription(app).sub(sub_desc=sd)
+    assert altered.sub_queue is not None and altered.sub_queue.name == queue
+    assert sd.SubCorrelId == correl
+    assert managed_queues(app) - before == set()  # no new managed queue, none orphaned
+    Topic(publisher, topic_string=topic).pub(b"after the alteration")
+    md = MD()
+    assert altered.get(None, md, WAIT) == b"before the alteration"
+    assert altered.get(None, MD(), WAIT) == b"after the alteration"
+    assert md.CorrelId == correl
+    altered.close(C.MQCO_REMOVE_SUB, close_sub_queue=True)

@@ -20,6 +20,7 @@ service keeps:
 | MQSO_NEW_PUBLICATIONS_ONLY | NewPubsOnly |
 | MQSO_ANY_USERID | VariableUserId |
 | MQSO_RESUME (with MQSO_CREATE: if the name exists) | SubName + NoAlter + FullResp: its queue |
+| MQSO_ALTER of a SubName that exists | its queue (a managed one kept) and CorrelId, from FullResp |
 | MQCLOSE with MQCO_REMOVE_SUB, or of a non-durable subscription | Deregister Subscriber |
 
 Reasons come back as the service answered them, the few with an MQI equivalent translated
@@ -34,6 +35,7 @@ from typing import Any
 
 from mqkafka.mq.commandoptions import option_names
 from mqkafka.mq.commands import PubOpt, RegOpt
+from mqkafka.mq.pscommands import CommandReply
 from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion
 from mqkafka.mqi.kafkaqm.blocks import end_block
@@ -174,8 +176,11 @@ class Subscription:
         if name and not options & (C.MQSO_RESUME | C.MQSO_ALTER) and self._exists(name):
             # a RegSub would re-point the name; MQSUB with MQSO_CREATE alone refuses it
             raise failed(RC.SUB_ALREADY_EXISTS, f"subscription {name} exists")
-        queue = self._destination(sd, sub_queue, durable)
-        correl = self._correl_id(sd)
+        # MQSO_ALTER changes a subscription, not where it delivers: its managed queue (which
+        # holds what was published meanwhile; a new one would orphan it) and its CorrelId
+        altered = self._altered(name) if options & C.MQSO_ALTER and name else None
+        queue = self._destination(sd, sub_queue, durable, altered)
+        correl = self._correl_id(sd, altered)
         reg = RegOpt.CORREL_ID_AS_IDENTITY
         for flag, opt in SUB_REG_OPTIONS:
             if options & flag:
@@ -198,8 +203,14 @@ class Subscription:
         self.qmgr.subscriptions.add(self)
         return self
 
-    def _destination(self, sd: SD, sub_queue: Queue | None, durable: bool) -> Queue:
+    def _destination(
+        self, sd: SD, sub_queue: Queue | None, durable: bool, altered: CommandReply | None
+    ) -> Queue:
         if sd.Options & C.MQSO_MANAGED:
+            kept = self._managed_queue_of(altered)
+            if kept is not None:
+                self._managed = True
+                return kept
             model = SYSTEM_DURABLE_MODEL if durable else SYSTEM_NDURABLE_MODEL
             od = OD(ObjectName=model, DynamicQName=b"MQK.MANAGED.*")
             self._managed = True
@@ -208,13 +219,40 @@ class Subscription:
             raise failed(RC.HOBJ_ERROR, "MQSUB without MQSO_MANAGED needs a subscriber queue")
         return sub_queue
 
-    def _correl_id(self, sd: SD) -> bytes:
+    def _managed_queue_of(self, altered: CommandReply | None) -> Queue | None:
+        """The managed queue of the subscription MQSO_ALTER alters (a dynamic queue), opened
+        as MQSUB opens one; None when it has none (a queue the program provided)."""
+        name = altered.attribute("QName") if altered is not None else None
+        if not name:
+            return None
+        mine = self.sub_queue
+        if mine is not None and mine.get_handle() and mine.name == name:
+            return mine  # this Subscription's own handle to it (altered through the same object)
+        definition = self.qmgr.connection.replica.lookup(name)
+        if definition is None or not definition.is_dynamic:
+            return None
+        return Queue(self.qmgr, name, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
+
+    def _correl_id(self, sd: SD, altered: CommandReply | None = None) -> bytes:
         if sd.Options & C.MQSO_SET_CORREL_ID:
             given = bytes(sd.SubCorrelId).ljust(24, b"\0")
             if not any(given):
                 raise failed(RC.CORREL_ID_ERROR, "MQSO_SET_CORREL_ID with a zero SubCorrelId")
             return given
+        kept = altered.attribute("CorrelId") if altered is not None else None
+        if kept:
+            return bytes.fromhex(kept)  # the subscription's, kept (a new one re-points it)
         return self.qmgr.connection.ids.new()
+
+    def _altered(self, name: str) -> CommandReply | None:
+        """The subscription MQSO_ALTER alters, as the service holds it (FullResp: its queue
+        and CorrelId); None when there is none."""
+        reply = self.pubsub.register_subscriber(
+            [], options=RegOpt.NO_ALTERATION | RegOpt.FULL_RESPONSE, sub_name=name
+        )
+        if reply is None or reply.completion is Completion.ERROR:
+            return None
+        return reply
 
     def _original_options(self, sd: SD, name: str | None) -> int | None:
         """The Options of the subscription MQSO_ALTER alters, when a rule needs them: seed 003

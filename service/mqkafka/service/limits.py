@@ -21,6 +21,10 @@ about, or headers beyond the MQMD (forwarded from the publisher) take the exact 
 Limits are asked with ``describe_configs``, for every topic known at once, when first needed
 and again every ``refresh_seconds`` or after ``expire()`` (a transaction aborted: a limit may
 have changed under it). A topic the cluster does not describe is taken at Kafka's default.
+The batch waits ``timeout`` at most for an answer, for all topics together; one that comes
+later is taken before a later batch, without waiting. While the cluster does not answer, the
+limits known are kept, that is said once (a debug line while Kafka is away: the loop says the
+outage), and they are asked again after ``retry_seconds``, not before every batch.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -41,6 +46,10 @@ KAFKA_MAX_MESSAGE_BYTES = 1_048_588  # the broker's default max.message.bytes
 # Key and headers of any record made from an MQMD: its 24 fields at their longest are under
 # 1,900 bytes, a dead letter's mqk.* headers ~1,100 more, the key 24.
 HEADROOM = 4096
+RETRY_SECONDS = 30.0  # after an ask the cluster did not answer, limits are asked again after this
+# Seconds the cluster may take to answer an ask: the batch waits for it only ``timeout`` (5 s),
+# later batches take a later answer (under load one took longer than 5 s).
+REQUEST_TIMEOUT = 60.0
 
 Header = tuple[str, bytes | None]
 
@@ -68,23 +77,28 @@ class TopicLimits:
         *,
         producer_max: int = PRODUCER_MAX_MESSAGE_BYTES,
         refresh_seconds: float = 300.0,
+        retry_seconds: float = RETRY_SECONDS,
         timeout: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._admin = admin
         self.producer_max = producer_max
         self.refresh_seconds = refresh_seconds
+        self.retry_seconds = retry_seconds
         self._timeout = timeout
         self._clock = clock
         self.rooms: dict[str, int] = {}  # topic → longest value with HEADROOM beside it
         self._limits: dict[str, int] = {}  # topic → largest wire_size it takes
         self._asked_at = clock()
         self.generation = 0  # moves whenever a known limit changes
-        self._unanswered = False  # said once while the cluster does not answer, not per ask
+        self._unanswered = False  # no answer lately: no wait for the next, none hurried
+        self._said = False  # said once while the cluster does not answer, not per ask
+        # answers on their way: per topic, when it was asked and its answer to come
+        self._pending: dict[str, tuple[float, Future[Any]]] = {}
 
     def limit(self, topic: str) -> int:
         limit = self._limits.get(topic)
-        if limit is None:
+        if limit is None:  # asked alone; known at Kafka's default if no answer comes in time
             self._ask([topic])
             limit = self._limits[topic]
         return limit
@@ -94,34 +108,88 @@ class TopicLimits:
         return wire_size(value, key, headers) <= self.limit(topic)
 
     def expire(self) -> None:
-        """Ask again before the next batch (``refresh_if_due``)."""
-        self._asked_at = float("-inf")
+        """Ask again before the next batch (``refresh_if_due``), unless an ask is on its way or
+        went unanswered lately (every abort of an outage would wait ``timeout`` again)."""
+        if not self._pending and not self._unanswered:
+            self._asked_at = float("-inf")
 
     def refresh_if_due(self) -> None:
-        if self._limits and self._clock() - self._asked_at >= self.refresh_seconds:
+        """Before a batch: answers come since are taken; every known topic is asked again
+        when due. Never raises, and waits ``timeout`` at most."""
+        if self._pending:
+            self._collect(wait=0.0)
+        elif self._limits and self._clock() - self._asked_at >= self.refresh_seconds:
+            self._asked_at = self._clock()
             self._ask(list(self._limits))
 
     def _ask(self, topics: list[str]) -> None:
         from mqkafka.kafka.clients import ConfigResource
 
-        self._asked_at = self._clock()
-        found: dict[str, int] = {}
+        sent_at = self._clock()
         try:
             futures = self._admin.describe_configs(
                 [ConfigResource(ConfigResource.Type.TOPIC, topic) for topic in topics],
-                request_timeout=self._timeout,
+                request_timeout=REQUEST_TIMEOUT,
             )
-            for resource, future in futures.items():
-                try:
-                    entry = future.result(self._timeout)["max.message.bytes"]
-                    found[resource.name] = int(entry.value)
-                except Exception as error:  # this topic only: not there (yet), not allowed
-                    log.debug("max.message.bytes of %s unknown: %s", resource.name, error)
-            self._unanswered = False
-        except Exception as error:  # the cluster did not answer: keep what is known
-            if not self._unanswered:
-                log.warning("could not ask the cluster for topic limits: %s", error)
-            self._unanswered = True
+        except Exception as error:  # the request could not be made: keep what is known
+            self._unanswered_ask(error)
+        else:
+            self._pending.update((r.name, (sent_at, f)) for r, f in futures.items())
+            # no wait while the cluster is known not to answer: a later batch takes the answer
+            self._collect(wait=0.0 if self._unanswered else self._timeout)
+        # a topic first met is taken at Kafka's default until its answer comes
+        self._apply([topic for topic in topics if topic not in self._limits], {})
+
+    def _collect(self, wait: float) -> None:
+        """Takes the answers come within ``wait`` seconds, one wait for all topics (a wait per
+        topic made the batch wait ``timeout`` times the topics)."""
+        from mqkafka.kafka.clients import is_away
+
+        deadline = self._clock() + wait
+        found: dict[str, int] = {}
+        unanswered: BaseException | None = None
+        for topic, (sent_at, future) in list(self._pending.items()):
+            try:
+                entry = future.result(max(0.0, deadline - self._clock()))["max.message.bytes"]
+                found[topic] = int(entry.value)
+            except TimeoutError:
+                if self._clock() - sent_at < REQUEST_TIMEOUT:
+                    continue  # not yet: taken before a later batch
+                unanswered = unanswered or TimeoutError(f"no answer in {REQUEST_TIMEOUT:.0f}s")
+            except Exception as error:
+                failure = error.args[0] if error.args else None
+                if is_away(failure):  # no answer from the cluster, not this topic's own
+                    unanswered = unanswered or error
+                else:  # this topic only: not there (yet), not allowed
+                    log.debug("max.message.bytes of %s unknown: %s", topic, error)
+            del self._pending[topic]
+        if unanswered is not None:
+            self._unanswered_ask(unanswered)
+        elif wait > 0 and self._pending:  # slow (under load): taken when it comes
+            log.debug("topic limits not answered in %.0fs: taken when they come", wait)
+            self._unanswered_ask(None)
+        elif found:
+            self._unanswered = self._said = False
+        self._apply(list(found), found)
+
+    def _unanswered_ask(self, error: BaseException | None) -> None:
+        """No answer in the batch's wait, or (``error``) none at all: the latter said once
+        until the cluster answers again. Answers on their way are still taken; the limits are
+        asked again ``retry_seconds`` after, without a wait (``expire`` does not hurry that)."""
+        from mqkafka.kafka.txrecovery import kafka_away
+
+        if error is not None and not self._said:
+            level = logging.DEBUG if kafka_away() else logging.WARNING
+            log.log(level, "could not ask the cluster for topic limits (%s): the known ones "
+                    "are kept until it answers", error)  # fmt: skip
+            self._said = True
+        self._unanswered = True
+        retry_at = self._clock() - self.refresh_seconds + self.retry_seconds
+        self._asked_at = min(self._asked_at, retry_at)  # not put off by a later failure
+
+    def _apply(self, topics: list[str], found: dict[str, int]) -> None:
+        """Each of ``topics`` at its answered limit (``found``), or, if never known, at
+        Kafka's default."""
         changed = False
         for topic in topics:
             if topic in found:

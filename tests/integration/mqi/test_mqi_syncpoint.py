@@ -79,8 +79,6 @@ def test_curdepth_counts_puts_not_yet_committed_as_mq_does(
     assert reason(lambda: watcher.get(None, MD(), wait(ms=1500))) == RC.NO_MSG_AVAILABLE
     assert watcher.inquire(C.MQIA_CURRENT_Q_DEPTH) == 2  # the two not yet committed
     putter.backout()
-    # (asked by the connection that got "committed": another may still count it until
-    # Kafka's share-group start passes it, as before this issue)
     assert watcher.inquire(C.MQIA_CURRENT_Q_DEPTH) == 0 and pcf_depth(other) == 0
     out.put(b"open 3", MD(), SYNC_PUT)
     assert watcher.inquire(C.MQIA_CURRENT_Q_DEPTH) == 1
@@ -187,3 +185,38 @@ def test_competing_getters_in_two_processes_get_each_message_once(
     everything = received[0] + received[1]
     assert sorted(everything) == sorted(bodies)  # every message, none twice
     assert qmgr.queue_depth(name) == 0
+
+
+def test_curdepth_asked_by_another_connection_does_not_count_what_one_got(
+    connect: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    """CURDEPTH is what is left to get, whoever asks: a connection that got nothing does not
+    count the messages another connection got (outside syncpoint, or under it once
+    committed), though the getter sends a non-syncpoint MQGET's acknowledgement to Kafka
+    with its next poll, or within ACK_FLUSH."""
+    name = new_queue()
+    getter, watcher = connect(), connect()
+    queue = Queue(getter, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+    looking = Queue(watcher, name, C.MQOO_INQUIRE)
+    for n in range(4):
+        queue.put(f"m{n}".encode())
+
+    def pcf_depth() -> int:
+        args = {C.MQCA_Q_NAME: name.encode(), C.MQIA_Q_TYPE: C.MQQT_LOCAL}
+        (row,) = pymqi.PCFExecute(watcher).MQCMD_INQUIRE_Q(args)
+        depth: int = row[C.MQIA_CURRENT_Q_DEPTH]
+        return depth
+
+    assert looking.inquire(C.MQIA_CURRENT_Q_DEPTH) == 4
+    # two gets at once: the second's acknowledgement would wait for the getter's next poll
+    assert queue.get(None, MD(), wait()) == b"m0"
+    assert queue.get(None, MD(), wait()) == b"m1"
+    assert looking.inquire(C.MQIA_CURRENT_Q_DEPTH) == 2
+    assert watcher.queue_depth(name) == 2 and pcf_depth() == 2
+    assert queue.get(None, MD(), wait(C.MQGMO_SYNCPOINT)) == b"m2"
+    assert looking.inquire(C.MQIA_CURRENT_Q_DEPTH) == 2  # got, not yet committed: counted
+    getter.commit()
+    assert looking.inquire(C.MQIA_CURRENT_Q_DEPTH) == 1 and pcf_depth() == 1
+    assert queue.get(None, MD(), wait(C.MQGMO_SYNCPOINT)) == b"m3"
+    getter.backout()  # back on the queue: counted again
+    assert looking.inquire(C.MQIA_CURRENT_Q_DEPTH) == 1

@@ -21,6 +21,7 @@ import socket
 import threading
 import time
 import uuid
+import weakref
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from mqkafka.kafka.probe import KafkaUnusable, check_cluster
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.admin import QueueAdmin
-from mqkafka.mqi.kafkaqm.getter import Getter
+from mqkafka.mqi.kafkaqm.getter import ACK_FLUSH, Getter
 from mqkafka.mqi.kafkaqm.heartbeat import Heartbeat, QueueUse
 from mqkafka.mqi.kafkaqm.logreader import Consumed, LogReader
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
@@ -70,6 +71,10 @@ log = logging.getLogger(__name__)
 
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 KEEPER_TICK = 0.25
+# The connections of this process (weakly: a collected one is not kept), whose unsent puts
+# and acknowledgements a depth asked here settles first (Connection.settle_acks).
+_LIVE: weakref.WeakSet[Connection] = weakref.WeakSet()
+_LIVE_LOCK = threading.Lock()  # a set must not change while another thread copies it
 _SYSTEM_PARTITIONS = {"SYSTEM.BROKER.CONTROL.QUEUE": 4, "SYSTEM.BROKER.DEFAULT.STREAM": 4}
 
 
@@ -159,6 +164,8 @@ class Connection:
         self._keeper = threading.Thread(target=self._keep, name="mqk-mqi-keeper", daemon=True)
         self._keeper.start()
         self.connected = True
+        with _LIVE_LOCK:
+            _LIVE.add(self)
 
     # ---- system objects ------------------------------------------------------------------
 
@@ -346,13 +353,32 @@ class Connection:
         )
 
     def settle_acks(self, name: str) -> None:
-        """Commit this connection's waiting acknowledgements on queue ``name``, so that a
-        depth asked next does not count messages it already got."""
+        """Before a depth of queue ``name`` is asked of Kafka: this connection's waiting
+        acknowledgements committed and its puts delivered, and the same of every other
+        connection of this process, so that the depth neither counts a message one of them
+        got nor misses one it put (a non-syncpoint MQGET's acknowledgement waits for the
+        getter's next poll, up to ACK_FLUSH; a put waits for the producer's linger). A
+        connection in another process still has that window."""
+        self._settle(name, patience=-1)
+        with _LIVE_LOCK:
+            others = list(_LIVE)
+        for other in others:
+            if other is not self and other.connected:
+                try:
+                    # another thread may be in an MQGET holding the getter: its poll carries
+                    # the acknowledgements, so do not wait on it longer than they would
+                    other._settle(name, patience=ACK_FLUSH)
+                except MQError as error:  # that connection's failure is its own to report
+                    log.debug("settling another connection's acknowledgements: %s", error)
+
+    def _settle(self, name: str, *, patience: float) -> None:
         if len(self.producer):
-            self.producer.flush(30)  # and its own puts are on the queue
+            # its puts are on the queue (not waiting longer on a producer another thread keeps
+            # filling: its depth is a moving figure anyway)
+            self.producer.flush(30 if patience < 0 else patience)
         for handle in list(self.handles.values()):
             if handle.name == name and handle.getter is not None:
-                handle.getter.flush(force=True)
+                handle.getter.flush(force=True, patience=patience)
 
     def current_depth(self, name: str, topic: str, group: str) -> int:
         """CURDEPTH of queue ``name`` (on ``topic``) as MQ counts it: the committed messages
@@ -537,6 +563,8 @@ class Connection:
                     log.warning("closing handle %s at MQDISC: %s", hobj, error)
         finally:
             self.connected = False
+            with _LIVE_LOCK:
+                _LIVE.discard(self)
             self._stop.set()
             self._keeper.join(10)
             for getter in self._orphans:

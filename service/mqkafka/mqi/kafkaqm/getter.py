@@ -408,9 +408,13 @@ class Getter:
         with self.lock:
             taken.lane.pending.appendleft(taken.rec)
 
-    def flush(self, *, force: bool = False) -> None:
-        """Commit acknowledgements that have waited (the keeper thread), or all (``force``)."""
-        if not self.lock.acquire(blocking=force):
+    def flush(self, *, force: bool = False, patience: float = -1) -> None:
+        """Commit acknowledgements that have waited (the keeper thread), or all (``force``,
+        waiting at most ``patience`` seconds for a call in another thread; -1: for ever)."""
+        if force and not any(lane.unsent for lane in self.lanes):
+            return  # nothing to send: no need to wait for the lock
+        acquired = self.lock.acquire(timeout=patience) if force else self.lock.acquire(False)
+        if not acquired:
             return  # the application is in a call; it will flush
         try:
             for lane in self.lanes:

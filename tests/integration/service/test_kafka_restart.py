@@ -28,8 +28,10 @@ import pytest
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.clients import KafkaError, NewTopic
 from mqkafka.kafka.localbroker import BrokerError, LocalBroker, port_in_use
 from mqkafka.kafka.provision import apply_catalogue
+from mqkafka.kafka.txcalls import close_in_background
 from mqkafka.mq.commands import DEFAULT_STREAM
 from mqkafka.mq.mqmd import MQMD, MQPER
 from mqkafka.wire.headers import mqmd_to_headers
@@ -196,3 +198,41 @@ def test_a_fenced_transactional_id_ends_the_service_in_one_line_with_exit_3(
     finally:
         client.close()
         service.kill()
+
+
+def test_a_consumer_fenced_by_a_successor_with_its_instance_id_is_closed(
+    broker: LocalBroker,
+) -> None:
+    """The loop closes a consumer the group fenced after its own rejoin, on a thread of its
+    own (it kept every one, never closed, for fear the close would hang): with a real group
+    the close of a fenced static member returns."""
+    info = broker.info()
+    assert info is not None
+    config = ClientConfig(info.bootstrap)
+    topic = f"fenced-{uuid.uuid4().hex[:6]}"
+    admin = clients.admin(config)
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(60)
+    settings = {
+        "group.id": f"g-{topic}",
+        "group.instance.id": "worker-1",
+        "session.timeout.ms": 10_000,
+        "partition.assignment.strategy": "cooperative-sticky",
+    }
+    fenced = clients.consumer(config, settings)
+    fenced.subscribe([topic])
+    assert wait_until(lambda: bool(fenced.consume(10, 0.2) or fenced.assignment()), 120)
+    successor = clients.consumer(config, settings)
+    successor.subscribe([topic])
+    errors: list[KafkaError] = []
+
+    def fenced_now() -> bool:
+        successor.consume(10, 0.1)
+        errors.extend(m.error() for m in fenced.consume(10, 0.1) if m.error() is not None)
+        return any(e.code() == KafkaError._FATAL for e in errors)
+
+    try:
+        assert wait_until(fenced_now, 120), errors
+        closed = close_in_background(fenced, wait=0)
+        closed.result(120)  # a close that hung would leave this future undone
+    finally:
+        successor.close()

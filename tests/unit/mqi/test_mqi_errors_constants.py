@@ -9,6 +9,7 @@ from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC, MQMIError
 from mqkafka.mqi.rules import cmqc as C
+from mqkafka.mqi.rules import cmqcfc
 
 
 def test_mqmierror_carries_completion_code_and_reason_like_pymqi() -> None:
@@ -108,11 +109,12 @@ def test_constant_has_mq_real_value(name: str, value: int) -> None:
     assert getattr(CMQC, name) == value
 
 
-def test_every_reason_code_has_its_cmqc_name() -> None:
+def test_every_reason_code_has_its_cmqcfc_name() -> None:
+    # CMQCFC: CMQC and the PCF reasons (MQRCCF_PARM_MISSING ...) that only pymqi's CMQCFC has
     for member in RC:
         prefix = "MQRCCF_" + member.name[3:] if member.name.startswith("CF_") else None
         name = prefix or "MQRC_" + member.name
-        assert getattr(C, name) is member, name
+        assert getattr(cmqcfc, name) is member, name
 
 
 @pytest.mark.parametrize(

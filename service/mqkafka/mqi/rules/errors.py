@@ -12,18 +12,6 @@ from mqkafka.mq.reasons import CC, name_of
 _PREFIX = {CC.OK: "OK", CC.WARNING: "WARNING: ", CC.FAILED: "FAILED: "}
 
 
-def reason_name(reason: int) -> str:
-    """MQ's name of a reason, the PCF ones (``MQRCCF_*``, answers of PCFExecute) included."""
-    name = name_of(reason)
-    if name[len("MQRC_") :].isdigit():
-        from mqkafka.mqi.rules import cmqcfc  # the PCF names: only for a code MQRC lacks
-
-        for key, value in vars(cmqcfc).items():
-            if key.startswith("MQRCCF_") and value == reason:
-                return key
-    return name
-
-
 class MQMIError(MQError):
     """An MQI call ended with completion code ``comp`` and reason code ``reason``.
 
@@ -55,7 +43,7 @@ class MQMIError(MQError):
     def errorAsString(self) -> str:  # pymqi spells it so
         """``FAILED: MQRC_OPTIONS_ERROR`` (``OK`` for a completion code of 0), as in pymqi."""
         prefix = _PREFIX.get(self.comp, "UNKNOWN: ")
-        return prefix if self.comp == CC.OK else prefix + reason_name(self.reason)
+        return prefix if self.comp == CC.OK else prefix + name_of(self.reason)
 
     def __str__(self) -> str:
         text = f"MQI Error. Comp: {int(self.comp)}, Reason {self.reason}: {self.errorAsString()}"
@@ -111,5 +99,4 @@ __all__ = [
     "PYIFError",
     "StructFieldError",
     "failed",
-    "reason_name",
 ]

@@ -220,6 +220,7 @@ class TransactionalLoop(OutageRecovery):
                 self._on_joined()
 
     def _close(self) -> None:
+        self._waits_no_more()
         self._calls.stop()
         try:
             self.producer.flush(10)

@@ -167,6 +167,10 @@ class OutageRecovery:
             clients.say_away(log, "Kafka is away (%s): the batch waits for it", said(error))
         return away
 
+    def _waits_no_more(self) -> None:
+        """The loop stops: it waits for Kafka no more (``kafka_away``)."""
+        _waiting.discard(self)
+
     def _retry_after(self, error: KafkaException) -> bool:
         """Whether the batch, rewound by the abort, is to be tried again: yes after a failure
         that the next transaction can escape (a topic deleted under a record written to it,

@@ -91,6 +91,7 @@ def kafka_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
     """The process-wide record of librdkafka's lines, fresh for each test."""
     fresh = RepeatFilter()
     monkeypatch.setattr(clients, "_repeat_filter", lambda: fresh)
+    monkeypatch.setattr(txrecovery, "_waiting", txrecovery.weakref.WeakSet())
 
 
 def test_reading_resumes_from_the_committed_offsets_after_serving_the_consumer() -> None:
@@ -437,7 +438,6 @@ def test_the_handler_hears_of_an_abort_after_the_loop_knows_kafka_is_away(
     warning beside the loop's "Kafka is away"."""
     from mqkafka.kafka.txloop import TransactionalLoop
 
-    monkeypatch.setattr(txrecovery, "_waiting", txrecovery.weakref.WeakSet())
     consumer = FakeConsumer({}, [])
     consumer.consumer_group_metadata = lambda: None  # type: ignore[attr-defined]
     monkeypatch.setattr(clients, "consumer", lambda config, settings: consumer)

@@ -438,7 +438,8 @@ def test_mqso_alter_of_a_durable_managed_subscription_keeps_its_managed_queue(
 ) -> None:
     """MQSUB with MQSO_ALTER of a managed subscription goes on using its managed queue (as in
     MQ): what was published before the alteration is still there to get, the same CorrelId
-    marks it, and no second managed queue is left behind."""
+    marks it, and no second managed queue is left behind; altering it to a queue of the
+    program's is MQRC_DEST_CLASS_NOT_ALTERABLE (its managed queue would be orphaned)."""
     app, publisher = served(), served()
     name, topic = f"ALTERED.{uuid.uuid4().hex[:8]}", f"Altered/{uuid.uuid4().hex[:8]}"
     managed = C.MQSO_DURABLE | C.MQSO_MANAGED
@@ -459,6 +460,12 @@ def test_mqso_alter_of_a_durable_managed_subscription_keeps_its_managed_queue(
     assert altered.sub_queue is not None and altered.sub_queue.name == queue
     assert sd.SubCorrelId == correl
     assert managed_queues(app) - before == set()  # no new managed queue, none orphaned
+    provided = Queue(app, "SYSTEM.DEFAULT.LOCAL.QUEUE", C.MQOO_INPUT_AS_Q_DEF)
+    unmanaged = SD(Options=C.MQSO_ALTER | C.MQSO_DURABLE, SubName=name.encode())
+    unmanaged.ObjectString = topic.encode()
+    with pytest.raises(MQMIError) as raised:  # MQSO_MANAGED cannot be altered away
+        Subscription(app).sub(sub_desc=unmanaged, sub_queue=provided)
+    assert raised.value.reason == RC.DEST_CLASS_NOT_ALTERABLE
     Topic(publisher, topic_string=topic).pub(b"after the alteration")
     md = MD()
     assert altered.get(None, md, WAIT) == b"before the alteration"

@@ -20,7 +20,7 @@ service keeps:
 | MQSO_NEW_PUBLICATIONS_ONLY | NewPubsOnly |
 | MQSO_ANY_USERID | VariableUserId |
 | MQSO_RESUME (with MQSO_CREATE: if the name exists) | SubName + NoAlter + FullResp: its queue |
-| MQSO_ALTER of a SubName that exists | its queue (a managed one kept) and CorrelId, from FullResp |
+| MQSO_ALTER of a SubName that exists | its queue (managed: kept) and CorrelId, by FullResp |
 | MQCLOSE with MQCO_REMOVE_SUB, or of a non-durable subscription | Deregister Subscriber |
 
 Reasons come back as the service answered them, the few with an MQI equivalent translated
@@ -49,6 +49,8 @@ from mqkafka.mqi.rules.errors import InterfaceMisuse, PYIFError, failed
 from mqkafka.mqi.rules.rfh2class import with_headers
 from mqkafka.mqi.rules.structs import OD, SD, mqchars
 from mqkafka.mqi.rules.validation import Call, SubContext, check_sub_options, first_violation
+
+MANAGED_QUEUES = b"MQK.MANAGED."  # DynamicQName prefix of MQSO_MANAGED's queues
 
 # The MQSUB options that are RegSub options (module table), both ways.
 SUB_REG_OPTIONS: tuple[tuple[int, RegOpt], ...] = (
@@ -206,32 +208,40 @@ class Subscription:
     def _destination(
         self, sd: SD, sub_queue: Queue | None, durable: bool, altered: CommandReply | None
     ) -> Queue:
-        if sd.Options & C.MQSO_MANAGED:
-            kept = self._managed_queue_of(altered)
+        managed = bool(sd.Options & C.MQSO_MANAGED)
+        if altered is not None:
+            kept = self._managed_name_of(altered)
+            if managed != (kept is not None):
+                # MQ refuses an MQSO_ALTER that changes the use of MQSO_MANAGED (and here a
+                # managed queue given up would be left behind, orphaned)
+                raise failed(RC.DEST_CLASS_NOT_ALTERABLE, "MQSO_MANAGED cannot be altered")
             if kept is not None:
                 self._managed = True
-                return kept
+                mine = self.sub_queue
+                if mine is not None and mine.get_handle() and mine.name == kept:
+                    return mine  # this Subscription's own handle (altered through it)
+                return Queue(self.qmgr, kept, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
+        if managed:
             model = SYSTEM_DURABLE_MODEL if durable else SYSTEM_NDURABLE_MODEL
-            od = OD(ObjectName=model, DynamicQName=b"MQK.MANAGED.*")
+            od = OD(ObjectName=model, DynamicQName=MANAGED_QUEUES + b"*")
             self._managed = True
             return Queue(self.qmgr, od, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
         if sub_queue is None:
             raise failed(RC.HOBJ_ERROR, "MQSUB without MQSO_MANAGED needs a subscriber queue")
         return sub_queue
 
-    def _managed_queue_of(self, altered: CommandReply | None) -> Queue | None:
-        """The managed queue of the subscription MQSO_ALTER alters (a dynamic queue), opened
-        as MQSUB opens one; None when it has none (a queue the program provided)."""
-        name = altered.attribute("QName") if altered is not None else None
-        if not name:
+    def _managed_name_of(self, altered: CommandReply) -> str | None:
+        """The managed queue of the subscription MQSO_ALTER alters (a dynamic queue MQSUB
+        made); None when it delivers to a queue the program provided."""
+        name = altered.attribute("QName")
+        if not name or not name.startswith(MANAGED_QUEUES.decode()):
             return None
-        mine = self.sub_queue
-        if mine is not None and mine.get_handle() and mine.name == name:
-            return mine  # this Subscription's own handle to it (altered through the same object)
-        definition = self.qmgr.connection.replica.lookup(name)
-        if definition is None or not definition.is_dynamic:
-            return None
-        return Queue(self.qmgr, name, C.MQOO_INPUT_AS_Q_DEF | C.MQOO_BROWSE)
+        replica = self.qmgr.connection.replica
+        definition = replica.lookup(name)
+        if definition is None:
+            replica.sync()  # made a moment ago elsewhere, perhaps
+            definition = replica.lookup(name)
+        return name if definition is not None and definition.is_dynamic else None
 
     def _correl_id(self, sd: SD, altered: CommandReply | None = None) -> bytes:
         if sd.Options & C.MQSO_SET_CORREL_ID:

@@ -472,3 +472,23 @@ def test_mqso_alter_of_a_durable_managed_subscription_keeps_its_managed_queue(
     assert altered.get(None, MD(), WAIT) == b"after the alteration"
     assert md.CorrelId == correl
     altered.close(C.MQCO_REMOVE_SUB, close_sub_queue=True)
+
+
+@pytest.mark.parametrize("create", [False, True], ids=["alter alone", "alter and create"])
+def test_mqso_alter_of_a_name_nobody_holds_needs_mqso_create(
+    served: Callable[..., QueueManager], create: bool
+) -> None:
+    """MQSO_ALTER of a subscription that does not exist is MQRC_NO_SUBSCRIPTION (2428), as in
+    MQ; with MQSO_CREATE too, the subscription is made."""
+    app = served()
+    name, topic = f"NOBODY.{uuid.uuid4().hex[:8]}", f"Nobody/{uuid.uuid4().hex[:8]}"
+    options = C.MQSO_ALTER | C.MQSO_DURABLE | C.MQSO_MANAGED | (C.MQSO_CREATE if create else 0)
+    sd = SD(Options=options, SubName=name.encode(), ObjectString=topic.encode())
+    if not create:
+        with pytest.raises(MQMIError) as raised:
+            Subscription(app).sub(sub_desc=sd)
+        assert raised.value.reason == RC.NO_SUBSCRIPTION
+        return
+    made = Subscription(app).sub(sub_desc=sd)
+    assert made.sub_queue is not None
+    made.close(C.MQCO_REMOVE_SUB, close_sub_queue=True)

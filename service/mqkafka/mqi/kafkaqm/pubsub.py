@@ -181,6 +181,9 @@ class Subscription:
         # MQSO_ALTER changes a subscription, not where it delivers: its managed queue (which
         # holds what was published meanwhile; a new one would orphan it) and its CorrelId
         altered = self._altered(name) if options & C.MQSO_ALTER and name else None
+        if altered is None and name and options & C.MQSO_ALTER and not options & C.MQSO_CREATE:
+            # MQ: MQSO_ALTER of a name nobody holds fails unless MQSO_CREATE may make it
+            raise failed(RC.NO_SUBSCRIPTION, f"subscription {name} does not exist")
         queue = self._destination(sd, sub_queue, durable, altered)
         correl = self._correl_id(sd, altered)
         reg = RegOpt.CORREL_ID_AS_IDENTITY

@@ -43,6 +43,7 @@ from mqkafka.engine.state import EngineState
 from mqkafka.engine.undelivered import answer_again
 from mqkafka.identity.guard import IdentityGuard, Refused
 from mqkafka.kafka.txloop import OutRecord
+from mqkafka.kafka.txrecovery import kafka_away
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQMD, MQMD_DEFAULT
 from mqkafka.mq.reasons import RC
@@ -164,8 +165,6 @@ class Dispatcher:
             self.temporary_queues.give_back(self._forgetting)
             self._forgetting = set()
         self.metrics.aborts.inc()
-        from mqkafka.kafka.txrecovery import kafka_away
-
         # while Kafka is away the loop says the outage in its own lines: an abort is no news
         level = logging.DEBUG if kafka_away() else logging.WARNING
         log.log(level, "transaction aborted; %d state change(s) undone", undone)

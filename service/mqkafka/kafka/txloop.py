@@ -105,7 +105,6 @@ class TransactionalLoop(OutageRecovery):
         # have completed: the batch rewound was then handed out twice), reading resumes from
         # the committed offsets, Kafka's word, before the next batch is read.
         self._resync = False
-        self._fenced_renewals = 0  # fatal errors met right after Kafka was away, cured so
         self._back_at = -1e9  # when Kafka was last said to be back (monotonic)
         self._producer_at = 0.0  # when the producer in use was initialised (monotonic)
         self._producer_fresh = False  # initialised, no transaction begun since

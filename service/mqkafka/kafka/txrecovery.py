@@ -85,7 +85,6 @@ class OutageRecovery:
     _recovery_failures: int  # recovery steps failed in a row with Kafka answering
     _renew: bool
     _resync: bool
-    _fenced_renewals: int  # fatal errors met right after Kafka was away, cured so
     _back_at: float  # when Kafka was last said to be back (monotonic)
     _consumer_at: float  # when the consumer in use was made (monotonic)
     _producer_at: float  # when the producer in use was initialised (monotonic)
@@ -199,11 +198,16 @@ class OutageRecovery:
         """A fatal error while Kafka was away or just back: the coordinator aborted the
         transaction that the outage held open (its timeout), and with it fenced this
         producer's epoch; no other worker has this transactional id (the instance-in-use
-        check at start). A new producer cures that, once per outage; a fatal error at any
-        other time (another worker took the id, credentials refused) ends the loop."""
-        if not self.transactional or not self._outage_recent() or self._fenced_renewals >= 1:
+        check at start). A new producer cures that each time (a broker that flaps can do it
+        again to the new one), but only for a producer at least one transaction timeout old:
+        the coordinator fences a producer for the outage only once a transaction it began
+        was open that long, so a younger one was fenced by something else. A fatal error
+        at any other time (another worker took the id, credentials refused) ends the loop."""
+        if not self.transactional or not self._outage_recent():
             return False
-        self._fenced_renewals += 1
+        timeout = float(self._producer_settings.get("transaction.timeout.ms", 60_000)) / 1000.0
+        if time.monotonic() - self._producer_at < timeout:
+            return False
         log.debug("fenced after the outage: %s", failure.str())
         self._replaced("a new producer (Kafka had aborted the transaction the outage held open,"
                        " fencing the old one)")  # fmt: skip
@@ -369,7 +373,6 @@ class OutageRecovery:
         # producer while the broker still starts) is the same outage, not a new one
         said = since is not None or now - self._back_at >= BACK_QUIET
         self._back_at = now
-        self._fenced_renewals = 0
         took_over, self._took_over = self._took_over, []
         replaced = f" ({' and '.join(took_over)} took over)" if took_over else ""
         log.log(logging.WARNING if said else logging.DEBUG, "Kafka is back after %.0fs: serving "

@@ -72,9 +72,9 @@ class Loop(OutageRecovery):
         self._asked_at = 0.0
         self._failures = self._away_tries = self._recovery_failures = 0
         self._renew = self._resync = False
-        self._fenced_renewals = 0
         self._consumer_at = -1e9  # made long ago
         self._consumer_settings = {"session.timeout.ms": 10_000}
+        self._producer_settings = {"transaction.timeout.ms": 10_000}
         self._closing = []
         self._back_at = -1e9
         self._producer_at = 0.0
@@ -201,6 +201,31 @@ def test_a_consumer_fenced_within_a_session_of_its_making_ends_the_loop() -> Non
     with pytest.raises(KafkaException) as raised:
         loop._consumer_fenced(FENCED)
     assert raised.value.args[0] is FENCED
+
+
+PRODUCER_FENCED = KafkaError(KafkaError._FENCED, "Producer fenced by newer instance", fatal=True)
+
+
+def test_a_producer_fenced_by_the_outage_is_renewed_each_time() -> None:
+    """The coordinator aborts a transaction an outage held open past its timeout and fences
+    its producer; a broker that flaps does it again to the new one: renewed each time (it
+    was renewed once per outage, and the loop ended at the second)."""
+    loop = Loop(ClosingConsumer([]))
+    loop._away_since = time.monotonic()
+    for _ in range(3):
+        loop._producer_at = time.monotonic() - 11.0  # its transaction was open past 10 s
+        loop._renew = False
+        assert loop._fenced_by_the_outage(PRODUCER_FENCED) and loop._renew
+
+
+@pytest.mark.parametrize("away", [True, False], ids=["in an outage", "outside an outage"])
+def test_a_producer_fenced_otherwise_ends_the_loop(away: bool) -> None:
+    """Younger than a transaction timeout, no outage could have fenced it (another worker
+    took the transactional id); outside an outage neither."""
+    loop = Loop(ClosingConsumer([]))
+    loop._away_since = time.monotonic() if away else None
+    loop._producer_at = time.monotonic() - (1.0 if away else 60.0)
+    assert not loop._fenced_by_the_outage(PRODUCER_FENCED) and not loop._renew
 
 
 def test_a_consumer_fenced_outside_an_outage_ends_the_loop() -> None:

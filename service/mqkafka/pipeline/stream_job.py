@@ -152,6 +152,12 @@ def run(
                 (on_progress or _log_progress)(seen[max(seen)])
     except KeyboardInterrupt:
         query.stop()
+    except Exception:
+        # Ctrl-C cancels the batch in flight (the CLI's Interrupts), which ends the query
+        # with an error: that is the stop asked for, not a failure of the job
+        if not stop_requested():
+            raise
+        query.stop()
     _collect(query, seen)
     if query.exception() is not None and not stop_requested():
         raise query.exception()

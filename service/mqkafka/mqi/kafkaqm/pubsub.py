@@ -277,12 +277,8 @@ class Subscription:
         first = first_violation(Call.MQSUB, sd.Options, SubContext(None, sd.SubLevel))
         if first is None or first.name != "sub.new_publications_only_with":
             return None
-        reply = self.pubsub.register_subscriber(
-            [], options=RegOpt.NO_ALTERATION | RegOpt.FULL_RESPONSE, sub_name=name
-        )
-        if reply is None or reply.completion is Completion.ERROR:
-            return None
-        return sub_options_of(reply.attributes)
+        reply = self._altered(name)
+        return None if reply is None else sub_options_of(reply.attributes)
 
     def _exists(self, name: str) -> bool:
         """Whether a subscription has this SubName (a RegSub that alters nothing)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import secrets
 import subprocess
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from typing import Any
 
 from confluent_kafka.admin import (
     AclBinding,
+    AclBindingFilter,
     AclOperation,
     AclPermissionType,
     ResourcePatternType,
@@ -221,12 +223,32 @@ def acl_bindings(
 
 
 def apply_acls(admin: Any, bindings: list[Any] | None = None, timeout: float = 30.0) -> int:
-    """Create the ACLs (as an admin user); returns how many bindings were set."""
+    """Create the ACLs (as an admin user) and return, with how many bindings were set, once
+    the broker lists them all: the controller commits ACLs before a broker's authorizer has
+    them, and an application started at once was refused (TOPIC_AUTHORIZATION_FAILED)."""
     unique = {str(b): b for b in bindings or acl_bindings()}  # an empty namespace repeats some
     bindings = list(unique.values())
     for future in admin.create_acls(bindings, request_timeout=timeout).values():
         future.result()
+    _await_listed(admin, set(unique), time.monotonic() + timeout)
     return len(bindings)
+
+
+def _await_listed(admin: Any, wanted: set[str], deadline: float) -> None:
+    everything = AclBindingFilter(
+        ResourceType.ANY, None, ResourcePatternType.ANY, None, None,
+        AclOperation.ANY, AclPermissionType.ANY,
+    )  # fmt: skip
+    while True:
+        listed = {str(b) for b in admin.describe_acls(everything).result()}
+        missing = wanted - listed
+        if not missing:
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(
+                f"the broker lists {len(wanted) - len(missing)} of {len(wanted)} ACLs"
+            )
+        time.sleep(0.1)
 
 
 def describe(bindings: list[Any]) -> list[str]:

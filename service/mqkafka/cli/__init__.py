@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from mqkafka.cli import common, console, identity, local, ops, output, pipeline, queues, serve
+from mqkafka.cli import common, console, identity, local, logs, ops, output, pipeline, queues, serve
 from mqkafka.kafka.clients import KafkaEdgeError, KafkaException
 
 
@@ -38,6 +38,7 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    logs.plain_setup()
     try:
         return int(args.func(args) or 0)
     except (common.UserError, KafkaEdgeError) as error:

@@ -6,6 +6,7 @@ subscription commands, against the real broker (issue 23)."""
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 import uuid
@@ -118,6 +119,31 @@ def test_every_way_pymqi_connects_reaches_the_queue_manager(
         qmgr.disconnect()
     with pytest.raises(pymqi.PYIFError):
         qmgr.get_handle()
+
+
+def test_a_connection_list_whose_first_host_refuses_connects_quietly(
+    conn_name: str, new_queue: Callable[..., str], namespace: str
+) -> None:
+    """MQ tries a CONNAME list's hosts in turn and says nothing of one that refuses: nor
+    does a pymqi program here (no librdkafka line on its stderr) when the next one answers."""
+    name = new_queue()
+    program = (
+        "import sys\n"
+        "import mqkafka.mqi as pymqi  # for IBM MQ itself: import pymqi\n"
+        "qmgr = pymqi.connect('QM1', 'DEV.APP.SVRCONN', sys.argv[1])\n"
+        "pymqi.Queue(qmgr, sys.argv[2]).put(b'through the second host')\n"
+        "print(pymqi.Queue(qmgr, sys.argv[2]).get().decode())\n"
+        "qmgr.disconnect()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQK_") and k != "MQSERVER"}
+    env["MQK_NAMESPACE"] = namespace
+    done = subprocess.run(
+        [sys.executable, "-c", program, f"127.0.0.1(1),{conn_name}", name],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "through the second host\n"
+    assert done.stderr == ""
 
 
 def test_the_user_given_is_the_connections_user(conn_name: str, client_env: None) -> None:

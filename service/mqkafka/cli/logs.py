@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 import time
 
 
@@ -35,21 +34,11 @@ def setup(level: str = "INFO") -> None:
     root.setLevel(level.upper())
 
 
-class _StderrLines(logging.Handler):
-    """Warnings as plain lines on whatever ``sys.stderr`` is when one is written, as Python's
-    last-resort handler prints them."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            print(self.format(record), file=sys.stderr)
-        except Exception:  # logging never raises into the caller
-            self.handleError(record)
-
-
 def plain_setup() -> None:
     """An ``mqk`` command's warnings (Kafka away, a refused client) as plain lines on stderr,
     unless logging is configured already: the package's NullHandler keeps programs that
-    import it quiet, and commands are programs that speak."""
+    import it quiet, and commands are programs that speak, through Python's own last-resort
+    handler (warnings, the message alone, on whatever ``sys.stderr`` is at the time)."""
     root = logging.getLogger()
-    if not root.handlers:
-        root.addHandler(_StderrLines(logging.WARNING))
+    if not root.handlers and logging.lastResort is not None:
+        root.addHandler(logging.lastResort)

@@ -1,0 +1,256 @@
+"""Binary MQOD, MQPMO and MQGMO (every version, either byte order) and the MQMD's binary
+form as the channel carries it (version 1 or 2, through :mod:`mqkafka.mq.mqmd`).
+
+The layouts are the MQI reference's (notes a.8): MQOD v1 168, v2 200, v3 336, v4 400 bytes;
+MQPMO v1 128, v2 152, v3 176; MQGMO v1 72, v2 80, v3 100, v4 112. A decoded structure is a
+:class:`WireStruct`: its version and every field by name, pointers, counters and reserved
+bytes included, so that the reply gives back what the client sent with the changed fields
+over it. :meth:`WireStruct.to_mqi` makes the MQI's structure (:mod:`mqkafka.mqi.rules.structs`)
+from the fields it knows, :meth:`WireStruct.updated` takes them back after the call.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Final
+
+from mqkafka.channel.codec.segments import STATUS_PROTOCOL_ERROR, ChannelError
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.mqmd import MQMD, MQMD_STRUC_ID
+from mqkafka.mqi.rules.structs import GMO, MD, OD, PMO, MQStruct
+
+Layout = tuple[tuple[str, str], ...]  # (field, struct code) in offset order
+
+
+def _charv(name: str) -> Layout:
+    """An MQCHARV as it travels from a 32-bit layout: pointer, offset, buffer size, length,
+    CCSID (20 bytes); the string itself is not inside the structure."""
+    parts = ("Ptr", "Offset", "BufSize", "Length", "CCSID")
+    return tuple((f"{name}.{part}", "i") for part in parts)
+
+
+OD_VERSIONS: Final[tuple[Layout, ...]] = (
+    (
+        ("StrucId", "4s"),
+        ("Version", "i"),
+        ("ObjectType", "i"),
+        ("ObjectName", "48s"),
+        ("ObjectQMgrName", "48s"),
+        ("DynamicQName", "48s"),
+        ("AlternateUserId", "12s"),
+    ),
+    (
+        ("RecsPresent", "i"),
+        ("KnownDestCount", "i"),
+        ("UnknownDestCount", "i"),
+        ("InvalidDestCount", "i"),
+        ("ObjectRecOffset", "i"),
+        ("ResponseRecOffset", "i"),
+        ("ObjectRecPtr", "i"),
+        ("ResponseRecPtr", "i"),
+    ),
+    (("AlternateSecurityId", "40s"), ("ResolvedQName", "48s"), ("ResolvedQMgrName", "48s")),
+    _charv("ObjectString") + _charv("SelectionString") + _charv("ResObjectString")
+    + (("ResolvedType", "i"),),
+)  # fmt: skip
+PMO_VERSIONS: Final[tuple[Layout, ...]] = (
+    (
+        ("StrucId", "4s"),
+        ("Version", "i"),
+        ("Options", "i"),
+        ("Timeout", "i"),
+        ("Context", "i"),
+        ("KnownDestCount", "i"),
+        ("UnknownDestCount", "i"),
+        ("InvalidDestCount", "i"),
+        ("ResolvedQName", "48s"),
+        ("ResolvedQMgrName", "48s"),
+    ),
+    (
+        ("RecsPresent", "i"),
+        ("PutMsgRecFields", "i"),
+        ("PutMsgRecOffset", "i"),
+        ("ResponseRecOffset", "i"),
+        ("PutMsgRecPtr", "i"),
+        ("ResponseRecPtr", "i"),
+    ),
+    (("OriginalMsgHandle", "q"), ("NewMsgHandle", "q"), ("Action", "i"), ("PubLevel", "i")),
+)
+GMO_VERSIONS: Final[tuple[Layout, ...]] = (
+    (
+        ("StrucId", "4s"),
+        ("Version", "i"),
+        ("Options", "i"),
+        ("WaitInterval", "i"),
+        ("Signal1", "i"),
+        ("Signal2", "i"),
+        ("ResolvedQName", "48s"),
+    ),
+    (
+        ("MatchOptions", "i"),
+        ("GroupStatus", "B"),
+        ("SegmentStatus", "B"),
+        ("Segmentation", "B"),
+        ("Reserved1", "1s"),
+    ),
+    (("MsgToken", "16s"), ("ReturnedLength", "i")),
+    (("Reserved2", "i"), ("MsgHandle", "q")),
+)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One structure type: its eye-catcher, versions and MQI class."""
+
+    name: str
+    struc_id: bytes
+    versions: tuple[Layout, ...]
+    mqi: type[MQStruct]
+    binary: frozenset[str] = frozenset()  # character fields that are not text
+
+    def size(self, version: int) -> int:
+        return struct.calcsize("<" + "".join(c for lay in self.versions[:version] for _, c in lay))
+
+    def codes(self, version: int, order: str) -> struct.Struct:
+        return struct.Struct(order + "".join(c for lay in self.versions[:version] for _, c in lay))
+
+    def names(self, version: int) -> tuple[str, ...]:
+        return tuple(name for lay in self.versions[:version] for name, _ in lay)
+
+
+OD_KIND: Final = Kind("MQOD", b"OD  ", OD_VERSIONS, OD, frozenset({"AlternateSecurityId"}))
+PMO_KIND: Final = Kind("MQPMO", b"PMO ", PMO_VERSIONS, PMO)
+GMO_KIND: Final = Kind("MQGMO", b"GMO ", GMO_VERSIONS, GMO, frozenset({"MsgToken", "Reserved1"}))
+assert [OD_KIND.size(v) for v in (1, 2, 3, 4)] == [168, 200, 336, 400]
+assert [PMO_KIND.size(v) for v in (1, 2, 3)] == [128, 152, 176]
+assert [GMO_KIND.size(v) for v in (1, 2, 3, 4)] == [72, 80, 100, 112]
+
+
+@dataclass
+class WireStruct:
+    """A decoded structure: its kind, version and every field (bytes kept as sent)."""
+
+    kind: Kind
+    version: int
+    values: dict[str, int | bytes] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return self.kind.size(self.version)
+
+    def __getitem__(self, name: str) -> int | bytes:
+        return self.values[name]
+
+    def int(self, name: str) -> int:
+        value = self.values[name]
+        assert isinstance(value, int)
+        return value
+
+    def to_bytes(self, order: str) -> bytes:
+        names = self.kind.names(self.version)
+        return self.kind.codes(self.version, order).pack(*(self.values[n] for n in names))
+
+    def to_mqi(self) -> MQStruct:
+        """The MQI's structure from the fields it has (text without its blank padding)."""
+        known = self.kind.mqi().get()
+        out = self.kind.mqi()
+        for name, value in self.values.items():
+            if name not in known or name == "StrucId":
+                continue
+            if isinstance(value, bytes) and name not in self.kind.binary:
+                value = value.split(b"\0", 1)[0].rstrip(b" ")
+            setattr(out, name, value)
+        return out
+
+    def updated(self, mqi: MQStruct) -> WireStruct:
+        """This structure with the MQI structure's output fields over it (same version)."""
+        values = dict(self.values)
+        codes = dict(c for lay in self.kind.versions[: self.version] for c in lay)
+        for name, value in mqi.get().items():
+            if name not in values or name in ("StrucId", "Version"):
+                continue
+            code = codes[name]
+            if code.endswith("s") and isinstance(value, bytes):
+                width = int(code[:-1])
+                pad = b"\0" if name in self.kind.binary else b" "
+                value = value[:width].ljust(width, pad)
+            values[name] = value
+        return WireStruct(self.kind, self.version, values)
+
+
+def parse_struct(kind: Kind, data: bytes, order: str, at: int = 0) -> WireStruct:
+    """The structure of ``kind`` at ``at``; wrong id, version or length → ChannelError."""
+    if len(data) < at + 8 or data[at : at + 4] != kind.struc_id:
+        raise ChannelError(STATUS_PROTOCOL_ERROR, f"{kind.name} expected at offset {at}")
+    (version,) = struct.unpack_from(order + "i", data, at + 4)
+    if not 1 <= version <= len(kind.versions):
+        raise ChannelError(STATUS_PROTOCOL_ERROR, f"{kind.name} version {version}")
+    size = kind.size(version)
+    if len(data) < at + size:
+        raise ChannelError(STATUS_PROTOCOL_ERROR, f"{kind.name} v{version} cut short")
+    fields = kind.codes(version, order).unpack_from(data, at)
+    return WireStruct(kind, version, dict(zip(kind.names(version), fields, strict=True)))
+
+
+def new_struct(kind: Kind, version: int, order: str, **values: int | bytes) -> WireStruct:
+    """A structure of ``kind`` at ``version`` from the MQI's defaults and ``values``."""
+    base = WireStruct(kind, version, {})
+    zeros = kind.codes(version, order).unpack(bytes(kind.size(version)))
+    base.values = dict(zip(kind.names(version), zeros, strict=True))
+    base.values.update(StrucId=kind.struc_id, Version=version)
+    mqi = kind.mqi()
+    for name, value in values.items():
+        setattr(mqi, name, value)
+    return base.updated(mqi)
+
+
+# ---- MQMD ------------------------------------------------------------------------------
+
+MD_V1_LENGTH: Final = 324
+MD_V2_LENGTH: Final = 364
+
+
+def md_version(data: bytes, order: str, at: int = 0) -> int:
+    if len(data) < at + 8 or data[at : at + 4] != MQMD_STRUC_ID:
+        raise ChannelError(STATUS_PROTOCOL_ERROR, f"MQMD expected at offset {at}")
+    (version,) = struct.unpack_from(order + "i", data, at + 4)
+    if version not in (1, 2):
+        raise ChannelError(STATUS_PROTOCOL_ERROR, f"MQMD version {version}")
+    return int(version)
+
+
+def parse_md(data: bytes, order: str, at: int = 0) -> tuple[MD, int]:
+    """The MQI's MD from a binary MQMD at ``at`` and its size (324 or 364)."""
+    version = md_version(data, order, at)
+    encoding = 0x111 if order == ">" else 0x222
+    try:
+        mqmd = MQMD.from_bytes(data[at:], encoding)
+    except MQError as error:
+        raise ChannelError(STATUS_PROTOCOL_ERROR, f"MQMD: {error.detail}") from None
+    md = MD.from_mqmd(mqmd)
+    md.Version = version
+    return md, MD_V1_LENGTH if version == 1 else MD_V2_LENGTH
+
+
+def md_bytes(md: MD, order: str, version: int) -> bytes:
+    """An MD as a binary MQMD of ``version`` (1: the first 324 bytes, Version 1)."""
+    encoding = 0x111 if order == ">" else 0x222
+    full = bytearray(md.to_mqmd().to_bytes(encoding))
+    if version == 1:
+        del full[MD_V1_LENGTH:]
+        struct.pack_into(order + "i", full, 4, 1)
+    return bytes(full)
+
+
+__all__ = [
+    "GMO_KIND",
+    "OD_KIND",
+    "PMO_KIND",
+    "Kind",
+    "WireStruct",
+    "md_bytes",
+    "new_struct",
+    "parse_md",
+    "parse_struct",
+]

@@ -1,0 +1,120 @@
+"""SPI (segment 0x8C) structures, as far as JMS migration mode uses them (notes a.9).
+
+Request body after the API header: verb 4, version 4, length 4 (of the out-structure the
+client expects), then an in-out structure ``SPxU`` and an in structure ``SPxI``; each
+structure starts id 4, version 4, length 4. The reply is the SPI header, the in-out
+structure and an out structure ``SPxO``.
+
+- QUERY (1): SPQU + SPQI in; reply SPQU + SPQO v1 with a verb count (0 is accepted).
+- PUT (2): SPPU = 12 + MQMD v2 + MQPMO v1 (504 bytes); SPPI = 12 + options 4 + message
+  length 4 + the message. Option 0x04 *deferred*: the queue manager holds the message and
+  puts it only if the connection ends without an ACTIVATE cancelling it. Reply: SPPU with
+  the MD's output fields, SPPO (12 bytes).
+- ACTIVATE (4): SPAU + SPAI (options, then the MsgId and names of the deferred message);
+  reply SPAU + an SPAO. Which deferred message it names is recognised by its MsgId.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Final
+
+from mqkafka.channel.codec.segments import STATUS_PROTOCOL_ERROR, ChannelError
+
+SPI_QUERY: Final = 1
+SPI_PUT: Final = 2
+SPI_ACTIVATE: Final = 4
+SPI_HEADER: Final = 12
+SPPI_DEFERRED: Final = 0x04
+SPPI_SYNCPOINT: Final = 0x02
+
+
+@dataclass(frozen=True)
+class SpiRequest:
+    verb: int
+    version: int
+    out_length: int
+    inout: bytes  # the SPxU structure, whole
+    inp: bytes  # the SPxI structure, whole (with its trailing data for PUT)
+
+
+def _struct_at(rest: bytes, at: int, order: str) -> tuple[bytes, int]:
+    if len(rest) < at + 12:
+        raise ChannelError(STATUS_PROTOCOL_ERROR, "SPI structure cut short")
+    (length,) = struct.unpack_from(order + "i", rest, at + 8)
+    if length < 12 or len(rest) < at + length:
+        raise ChannelError(STATUS_PROTOCOL_ERROR, f"SPI structure length {length}")
+    return rest[at : at + length], at + length
+
+
+def parse_spi(rest: bytes, order: str) -> SpiRequest:
+    """An SPI request after its API header."""
+    if len(rest) < SPI_HEADER:
+        raise ChannelError(STATUS_PROTOCOL_ERROR, "SPI body shorter than its header")
+    verb, version, out_length = struct.unpack_from(order + "iii", rest)
+    inout, at = _struct_at(rest, SPI_HEADER, order)
+    inp = rest[at:]
+    return SpiRequest(verb, version, out_length, inout, inp)
+
+
+def spi_struct(struc_id: bytes, order: str, payload: bytes = b"", version: int = 1) -> bytes:
+    """An SPI structure: id, version, length, then ``payload``."""
+    return struc_id + struct.pack(order + "ii", version, 12 + len(payload)) + payload
+
+
+def spi_reply(request: SpiRequest, order: str, inout: bytes, out: bytes) -> bytes:
+    """The SPI reply body after the API header."""
+    head = struct.pack(order + "iii", request.verb, request.version, request.out_length)
+    return head + inout + out
+
+
+def query_out(order: str) -> bytes:
+    """SPQO v1 saying no verbs (accepted by the client, which then uses what it needs)."""
+    return spi_struct(b"SPQO", order, struct.pack(order + "i", 0))
+
+
+@dataclass(frozen=True)
+class SpiPut:
+    """SPI PUT's parts: offsets of the MQMD and MQPMO inside SPPU, the options and data."""
+
+    md_at: int  # inside ``inout``
+    options: int
+    data: bytes
+
+
+def parse_put(request: SpiRequest, order: str) -> SpiPut:
+    if request.inout[:4] != b"SPPU" or request.inp[:4] != b"SPPI":
+        raise ChannelError(STATUS_PROTOCOL_ERROR, "SPI PUT without SPPU/SPPI")
+    if len(request.inp) < 20:
+        raise ChannelError(STATUS_PROTOCOL_ERROR, "SPPI cut short")
+    options, length = struct.unpack_from(order + "ii", request.inp, 12)
+    data = request.inp[20 : 20 + length]  # the message follows the five fields
+    if length < 0 or len(data) != length:
+        raise ChannelError(STATUS_PROTOCOL_ERROR, f"SPI PUT message length {length}")
+    return SpiPut(md_at=12, options=options, data=data)
+
+
+def put_out(order: str) -> bytes:
+    return spi_struct(b"SPPO", order)
+
+
+def activate_out(order: str) -> bytes:
+    return spi_struct(b"SPAO", order, struct.pack(order + "i", 0))
+
+
+__all__ = [
+    "SPI_ACTIVATE",
+    "SPI_PUT",
+    "SPI_QUERY",
+    "SPPI_DEFERRED",
+    "SpiPut",
+    "SpiRequest",
+    "activate_out",
+    "parse_put",
+    "parse_spi",
+    "put_out",
+    "query_out",
+    "spi_reply",
+    "spi_struct",
+]

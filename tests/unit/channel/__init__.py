@@ -1,0 +1,1 @@
+"""Tests of the MQ client channel listener's pure codec and session rules."""

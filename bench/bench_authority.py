@@ -67,16 +67,16 @@ def acl_100() -> AclPolicy:
     rules = []
     for i in range(24):
         rules += [
-            f"deny  subscribe dept{i} Dept{i}/Secret/*",
-            f"allow subscribe dept{i} Dept{i}/*",
-            f"allow publish   dept{i} Dept{i}/*",
+            f"deny  subscribe dept{i} Dept{i}/Secret/#",
+            f"allow subscribe dept{i} Dept{i}/#",
+            f"allow publish   dept{i} Dept{i}/#",
             f"allow put       dept{i} DEPT{i}.*",
         ]
     rules += [
         "allow put       *   SYSTEM.BROKER.*",
         "allow put       *   BENCH.*",
-        "allow subscribe sub* Bench/*",
-        "allow publish   pub Bench/*",
+        "allow subscribe sub* Bench/#",
+        "allow publish   pub Bench/#",
     ]
     assert len(rules) == 100
     return AclPolicy.parse("\n".join(rules))

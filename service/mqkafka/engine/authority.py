@@ -9,8 +9,8 @@ service reads the file: ``service.aclfile``):
 
     # comment                          (blank lines and lines starting # are ignored)
     allow  put        *      SYSTEM.BROKER.CONTROL.QUEUE
-    allow  subscribe  alice  Sport/*
-    deny   publish    *      Sport/Secret/*
+    allow  subscribe  alice  Sport/#
+    deny   publish    *      Sport/Secret/#
     allow  *          admin  *
     allow  setid      bridge *
 
@@ -20,13 +20,21 @@ Each rule is ``allow|deny ACTION USER RESOURCE``:
   (resource: a topic), ``setid`` (resource: the userid a sender may claim in
   ``mqmd.UserIdentifier`` when identity assurance is on: MQ's set-identity authority) or ``*``
   for all but ``setid`` (which a rule must name: ``allow * * *`` grants no one another's
-  identity);
-* USER and RESOURCE are shell-style patterns (``*`` any run, ``?`` one character, ``[..]``
-  a set; ``fnmatch`` with case kept), matched against the userid and the resource text;
+  identity); a ``*`` rule's resource is ``*`` (queue names and topics are written differently);
+* USER, a queue and a setid RESOURCE are shell-style patterns (``*`` any run, ``?`` one
+  character, ``[..]`` a set; ``fnmatch`` with case kept);
+* a topic RESOURCE is an MQ topic filter, as subscriptions write them (``#`` any number of
+  levels, ``+`` one level, each a whole level; ``*`` alone is every topic): ``Secret/#`` is
+  ``Secret`` and everything below it. Shell characters (``*``, ``?``, ``[``) or a ``#``/``+``
+  inside a level are refused (``Secret/*`` would otherwise be the literal topic and deny
+  nothing);
 * a topic in a namespace other than the root is matched as ``<namespace>/<topic>``, the MQ v7
   unified-tree spelling of a stream or subpoint topic (reference §1.4);
-* a subscription's topic is matched as written: the pattern ``Sport/*`` allows the
-  subscription ``Sport/Soccer/#`` because its text starts with ``Sport/``.
+* a subscription is judged by what it could receive: a rule applies to it when the rule's
+  filter covers the subscription's (``Sport/#`` covers ``Sport/+/Results``, not ``#``). So
+  under ``deny subscribe carol Secret/#`` then ``allow subscribe * #``, carol's ``#`` is
+  accepted, and each publication's own topic is checked when it is matched to the
+  subscription: the ``Secret/...`` ones never reach her (retained copies included).
 
 The first rule that matches decides; when none matches the answer is no (a file of rules is
 a whitelist). Subscribe authority is asked for every copy a publication would make (issue 20):
@@ -44,6 +52,7 @@ from dataclasses import dataclass
 
 from mqkafka.engine.ports import AuthorityPort
 from mqkafka.engine.topicspace import Namespace
+from mqkafka.mq.topics import covers
 
 
 class AllowAll:
@@ -75,6 +84,7 @@ def grants_everything(port: AuthorityPort) -> bool:
 
 
 ACTIONS = frozenset({"put", "browse", "subscribe", "publish", "setid"})
+TOPIC_ACTIONS = frozenset({"subscribe", "publish"})
 _ACTION_LIST = "put, browse, subscribe, publish, setid or *"
 _CACHE_LIMIT = 200_000  # decisions kept; past it the cache starts again (bounded memory)
 
@@ -89,15 +99,42 @@ class AclRule:
     allow: bool
     action: str  # one of ACTIONS, or "*"
     user: re.Pattern[str]
-    resource: re.Pattern[str]
+    resource: re.Pattern[str]  # queues and userids (a topic rule: its filter, below)
     line: int
+    topics: str | None = None  # a topic rule's MQ topic filter; None: every topic
 
     def applies(self, action: str, user_id: str, resource: str) -> bool:
-        return (
+        if not (
             (self.action == action or (self.action == "*" and action != "setid"))
             and self.user.fullmatch(user_id) is not None
-            and self.resource.fullmatch(resource) is not None
+        ):
+            return False
+        if action in TOPIC_ACTIONS:
+            return self.topics is None or covers(self.topics, resource)
+        return self.resource.fullmatch(resource) is not None
+
+
+_SHELL = frozenset("*?[]")
+
+
+def _topic_problem(action: str, text: str) -> str | None:
+    """Why a rule's resource cannot be read as its action needs, None when it can."""
+    if action == "*" and text != "*":
+        return (
+            f"action * takes the resource * only, not {text!r}: queue names and topics are "
+            "written differently, so give one rule per action"
         )
+    if action not in TOPIC_ACTIONS or text == "*":
+        return None
+    for level in text.split("/"):
+        if _SHELL & set(level):
+            return (
+                f"topic {text!r} is not an MQ topic filter: write # for any levels and + for "
+                "one level, each a whole level (Secret/# is Secret and all below it)"
+            )
+        if level not in ("#", "+") and ("#" in level or "+" in level):
+            return f"topic {text!r}: # and + are wildcards only as a whole level"
+    return None
 
 
 def _problem(words: list[str]) -> str | None:
@@ -109,7 +146,7 @@ def _problem(words: list[str]) -> str | None:
         return f"a rule is 'allow|deny ACTION USER RESOURCE': {len(words)} words, not 4"
     if words[1] != "*" and words[1] not in ACTIONS:
         return f"unknown action {words[1]!r} (one of {_ACTION_LIST})"
-    return None
+    return _topic_problem(words[1], words[3])
 
 
 def _pattern(text: str) -> re.Pattern[str]:
@@ -135,8 +172,11 @@ class AclPolicy:
             if problem is not None:
                 raise AclError(f"{source}:{number}: {problem}")
             verdict, action, user, resource = line.split()
+            topics = None if resource == "*" else resource
             rules.append(
-                AclRule(verdict == "allow", action, _pattern(user), _pattern(resource), number)
+                AclRule(
+                    verdict == "allow", action, _pattern(user), _pattern(resource), number, topics
+                )
             )
         return cls(tuple(rules))
 

@@ -335,6 +335,33 @@ def _match_levels(pattern: tuple[str, ...], topic: tuple[str, ...]) -> bool:
     return match(0, 0)
 
 
+def covers(outer: str, inner: str) -> bool:
+    """True when every topic the topic-scheme filter ``inner`` selects is selected by
+    ``outer`` (a topic without wildcards is a filter selecting itself, so then this is
+    ``matches``). Authority rules are filters, and a subscription is judged by what it could
+    receive: a rule ``Sport/#`` covers the subscription ``Sport/+/Results``, not ``#``."""
+    return _cover_levels(tuple(outer.split(LEVEL_SEPARATOR)), tuple(inner.split(LEVEL_SEPARATOR)))
+
+
+def _cover_levels(rule: tuple[str, ...], sub: tuple[str, ...]) -> bool:
+    @cache
+    def cover(p: int, t: int) -> bool:
+        if p == len(rule):
+            return t == len(sub)
+        if rule[p] == MULTI_LEVEL:  # absorbs any run of the inner filter's levels
+            return cover(p + 1, t) or (t < len(sub) and cover(p, t + 1))
+        if t == len(sub):
+            return False
+        if sub[t] == MULTI_LEVEL:
+            # zero levels, and any one level more: only `+` takes an arbitrary level
+            return cover(p, t + 1) and rule[p] == SINGLE_LEVEL and cover(p + 1, t)
+        if sub[t] == SINGLE_LEVEL:
+            return rule[p] == SINGLE_LEVEL and cover(p + 1, t + 1)
+        return rule[p] in (SINGLE_LEVEL, sub[t]) and cover(p + 1, t + 1)
+
+    return cover(0, 0)
+
+
 @lru_cache(maxsize=4096)
 def _char_regex(text: str) -> re.Pattern[str]:
     """Reference §7.3: `*` → `.*`, `?` → `.`, `%x` → literal x, anchored (fullmatch);
@@ -359,6 +386,7 @@ __all__ = [
     "Scheme",
     "TopicFilter",
     "TopicString",
+    "covers",
     "escape_char_literal",
     "matches",
     "parse_char_pattern",

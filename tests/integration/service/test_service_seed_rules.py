@@ -56,7 +56,7 @@ def alice_subscribes_and_publishes(alice: KafkaPubSub) -> None:
         (
             # each user's reply queue: a ReplyToQ is a queue its userid must be able to put to
             "allow * alice *\nallow put * SYSTEM.BROKER.*\nallow put * APP.*.REPLY\n"
-            "allow * * Sport/*\n",
+            "allow subscribe * Sport/#\nallow publish * Sport/#\n",
             RC.CF_NOT_AUTHORIZED,  # bob may neither browse the stream nor put to APP.ALICE
             [],
         ),

@@ -36,6 +36,17 @@ def test_serve_with_a_malformed_acl_file_says_where_in_one_line_and_exits_2(
     )
 
 
+def test_serve_refuses_a_shell_pattern_for_a_topic_in_one_line_and_exits_2(
+    tmp_path: Path,
+) -> None:
+    """Issue 35: ``Secret/*`` was a literal topic and denied nothing; now it stops the start."""
+    acl = tmp_path / "rules.txt"
+    acl.write_text("allow put * *\ndeny subscribe carol Secret/*\n", encoding="utf-8")
+    ran = mqk("serve", "--acl", str(acl), *NOWHERE, "--in-memory-state")
+    assert ran.returncode == 2 and ran.stderr.count("\n") == 1
+    assert ran.stderr.startswith(f"mqk: {acl}:2: topic 'Secret/*' is not an MQ topic filter")
+
+
 def test_a_malformed_catalogue_says_where_in_one_line_and_exits_2(tmp_path: Path) -> None:
     catalogue = tmp_path / "catalogue.toml"
     catalogue.write_text('[[queue]]\nname = "Q1"\npartitions = 0\n', encoding="utf-8")

@@ -21,8 +21,8 @@ allow put      fred   FRED.*
 allow put      *      APP.REPLY
 allow browse   fred   *
 # topics
-deny  subscribe *     Sport/Secret*
-allow subscribe *     Sport/*
+deny  subscribe *     Sport/Secret/#
+allow subscribe *     Sport/#
 allow publish   fred  *
 allow *         admin *
 """
@@ -140,7 +140,7 @@ def test_denied_put_to_the_control_queue_is_an_error() -> None:
 
 def test_partial_publish_and_delete_are_warnings() -> None:
     broker = BrokerDriver(
-        authority=AclPolicy.parse("allow put * *\nallow publish * Open*\nallow subscribe * *")
+        authority=AclPolicy.parse("allow put * *\nallow publish * Open/#\nallow subscribe * *")
     )
     broker.register_subscriber("#", queue="Q")
     outcome = broker.publish("Open/1", "Closed/1", retain=True)
@@ -148,3 +148,48 @@ def test_partial_publish_and_delete_are_warnings() -> None:
     assert [m.topic for m in broker.drain("Q")] == ["Open/1"]
     deleted = broker.delete_publication("Open/1", "Closed/1")
     assert deleted.completion is Completion.WARNING and len(broker.state.retained) == 0
+
+
+@pytest.mark.parametrize(
+    ("rule", "problem"),
+    [
+        ("deny subscribe carol Secret/*", "topic 'Secret/*' is not an MQ topic filter"),
+        ("allow publish * Sport?", "topic 'Sport?' is not an MQ topic filter"),
+        ("allow publish * [AB]/x", "topic '[AB]/x' is not an MQ topic filter"),
+        ("deny subscribe * Secret#", "topic 'Secret#': # and + are wildcards only as a whole"),
+        ("deny subscribe * a/b+/c", "topic 'a/b+/c': # and + are wildcards only as a whole"),
+        ("deny * * Secret*", "action * takes the resource * only, not 'Secret*'"),
+    ],
+)
+def test_a_topic_rule_that_is_no_mq_topic_filter_is_refused(rule: str, problem: str) -> None:
+    """Issue 35 point 2: a shell pattern would be a literal topic and deny nothing."""
+    with pytest.raises(AclError) as raised:
+        AclPolicy.parse(f"# rules\n{rule}", "acl.txt")
+    assert str(raised.value).startswith(f"acl.txt:2: {problem}")
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("flt", "allowed"),
+    [
+        ("#", True),  # overlaps the denied filter: accepted, each publication checked
+        ("+/Plans", True),
+        ("Secret", False),  # all it could receive is denied
+        ("Secret/#", False),
+        ("Secret/+/Plans", False),
+        ("Public/#", True),
+    ],
+)
+def test_a_subscription_is_judged_by_the_rule_that_covers_it(flt: str, allowed: bool) -> None:
+    policy = AclPolicy.parse("deny subscribe carol Secret/#\nallow subscribe * #")
+    assert policy.may_subscribe("carol", ROOT, flt) is allowed
+    assert policy.may_subscribe("alice", ROOT, flt) is True
+
+
+@pytest.mark.parametrize(
+    ("topic", "allowed"),
+    [("Secret", False), ("Secret/Plans", False), ("Secret/a/b", False), ("Secrets", True)],
+)
+def test_a_publication_topic_is_matched_as_mq_matches_it(topic: str, allowed: bool) -> None:
+    policy = AclPolicy.parse("deny subscribe carol Secret/#\nallow subscribe * *")
+    assert policy.may_subscribe("carol", ROOT, topic) is allowed

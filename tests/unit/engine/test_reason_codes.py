@@ -21,7 +21,8 @@ from tests.unit.engine.fakes import EqualsFilterPort
 
 A = b"A" * 24
 ACL = AclPolicy.parse(
-    "deny * * Secret*\nallow put * *\nallow subscribe * *\nallow publish * *\nallow browse * *"
+    "deny put * Secret*\ndeny subscribe * Secret/#\ndeny publish * Secret/#\n"
+    "allow put * *\nallow subscribe * *\nallow publish * *\nallow browse * *"
 )
 
 

@@ -57,7 +57,7 @@ def test_needs_put_authority_to_the_control_queue() -> None:
 
 def test_needs_access_authority_for_the_topic() -> None:
     """ "in addition to access authority for the topic in the request update" """
-    acl = AclPolicy.parse("allow put * *\nallow publish * *\nallow subscribe * Sport/*")
+    acl = AclPolicy.parse("allow put * *\nallow publish * *\nallow subscribe * Sport/#")
     broker = BrokerDriver(authority=acl)
     assert broker.register_subscriber("News/#", queue="RESULTS").reason == RC.CF_NOT_AUTHORIZED
     assert broker.register_subscriber(SCORES, queue="RESULTS").ok

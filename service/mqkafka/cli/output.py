@@ -14,6 +14,8 @@ Exit codes of every mqk command (``EXIT_*``):
 | 2 | could not run: bad arguments, Kafka unreachable, no broker service answering |
 | 3 | ``mqk kafka status``: the local broker is not running |
 | 4 | nothing matched: no such queue, subscription or retained publication |
+| 5 | the queue is empty: ``get`` or ``browse`` found no message (MQRC_NO_MSG_AVAILABLE) |
+| 6 | the command message was put but no reply came: do not re-send, the service applies it |
 | 130 | interrupted (Ctrl-C) |
 | 141 | the reader of the output went away (``mqk ... | head -1``) |
 """
@@ -35,7 +37,20 @@ from rich.console import Console
 from rich.table import Table
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR, EXIT_NOT_RUNNING, EXIT_NOT_FOUND = 0, 1, 2, 3, 4
+EXIT_EMPTY, EXIT_NO_REPLY = 5, 6
 EXIT_INTERRUPTED, EXIT_CLOSED_PIPE = 130, 141
+# The table above, for ``mqk --help`` (its epilog) and the README.
+EXIT_CODES = (
+    (EXIT_OK, "done (a broker warning included)"),
+    (EXIT_REFUSED, "the broker or the queue manager refused: its reason code is printed"),
+    (EXIT_ERROR, "could not run: bad arguments, Kafka unreachable, no broker service running"),
+    (EXIT_NOT_RUNNING, "mqk kafka status: the local broker is not running"),
+    (EXIT_NOT_FOUND, "nothing matched: no such queue, subscription or retained publication"),
+    (EXIT_EMPTY, "the queue is empty: get or browse found no message"),
+    (EXIT_NO_REPLY, "put, but no reply came: the service applies it when it runs; do not re-send"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C)"),
+    (EXIT_CLOSED_PIPE, "the reader of the output went away (mqk ... | head -1)"),
+)
 PIPE_WIDTH = 100_000  # a pipe has no width: rows are as wide as their values
 
 
@@ -145,10 +160,13 @@ def closed_pipe() -> int:
 
 __all__ = [
     "EXIT_CLOSED_PIPE",
+    "EXIT_CODES",
+    "EXIT_EMPTY",
     "EXIT_ERROR",
     "EXIT_INTERRUPTED",
     "EXIT_NOT_FOUND",
     "EXIT_NOT_RUNNING",
+    "EXIT_NO_REPLY",
     "EXIT_OK",
     "EXIT_REFUSED",
     "Column",

@@ -11,11 +11,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from mqkafka.cli import queueadmin
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.cli.output import (
-    EXIT_NOT_FOUND,
+    EXIT_EMPTY,
     EXIT_OK,
-    EXIT_REFUSED,
     Column,
     console,
     note,
@@ -47,6 +47,7 @@ def register(sub: Any) -> None:
     show.add_argument("queue")
     _common(show)
     show.set_defaults(func=queue_show)
+    queueadmin.register_actions(queue_sub)
 
     browse = sub.add_parser("browse", help="show the messages on a queue without taking them")
     browse.add_argument("queue")
@@ -113,9 +114,11 @@ def queue_show(args: argparse.Namespace) -> int:
         found = reader.show(args.queue)
     finally:
         reader.close()
-    if found is None:
-        note(f"mqk: no queue {args.queue} (no topic carries it, no definition names it)")
-        return EXIT_NOT_FOUND
+    if found is None:  # no topic carries it, no definition names it
+        from mqkafka.mq.errors import MQError
+        from mqkafka.mq.reasons import RC
+
+        return _mq_failure(MQError(RC.UNKNOWN_OBJECT_NAME), args.queue)
     if args.json:
         print_json(_queue_json(found))
         return EXIT_OK
@@ -135,6 +138,8 @@ def queue_show(args: argparse.Namespace) -> int:
 
 
 def browse_cmd(args: argparse.Namespace) -> int:
+    from mqkafka.mq.errors import MQError
+    from mqkafka.mq.reasons import RC
     from mqkafka.query.messages import UnknownQueue, browse
 
     try:
@@ -143,8 +148,7 @@ def browse_cmd(args: argparse.Namespace) -> int:
             wait=args.wait,
         )  # fmt: skip
     except UnknownQueue:
-        note(f"mqk: no queue {args.queue}")
-        return EXIT_NOT_FOUND
+        return _mq_failure(MQError(RC.UNKNOWN_OBJECT_NAME), args.queue)
     if args.json:
         print_json(browsed.messages)
     else:
@@ -152,7 +156,7 @@ def browse_cmd(args: argparse.Namespace) -> int:
             print_message(view, f"message {number} on {args.queue}")
     more = " (more on the queue: --count)" if browsed.more else ""
     note(f"{len(browsed.messages)} message(s) browsed{more}")
-    return EXIT_OK
+    return EXIT_OK if browsed.messages else EXIT_EMPTY
 
 
 def print_message(view: QueueMessageView, title: str) -> None:
@@ -193,11 +197,13 @@ def _connect(args: argparse.Namespace) -> Any:
     )  # fmt: skip
 
 
-def _mq_failure(error: Any) -> int:
-    from mqkafka.mq.reasons import name_of
+def _mq_failure(error: Any, queue: str) -> int:
+    """The MQI's failure as one line naming the queue (cli/explain.py), and its exit code."""
+    from mqkafka.cli.explain import queue_failure
 
-    print(f"error: {name_of(error.reason)} ({error.reason})", file=sys.stderr)
-    return EXIT_REFUSED
+    line, exit_code = queue_failure(error.reason, queue, str(getattr(error, "detail", "")))
+    print(f"mqk: {line}", file=sys.stderr)
+    return exit_code
 
 
 def get_cmd(args: argparse.Namespace) -> int:
@@ -228,14 +234,14 @@ def get_cmd(args: argparse.Namespace) -> int:
         finally:
             qmgr.disconnect()
     except pymqi.MQMIError as error:
-        return _mq_failure(error)
+        return _mq_failure(error, args.queue)
     if args.json:
         print_json(views)
     else:
         for number, view in enumerate(views, 1):
             print_message(view, f"message {number} got from {args.queue}")
     note(f"{len(views)} message(s) got" + ("" if views else " (MQRC_NO_MSG_AVAILABLE)"))
-    return EXIT_OK
+    return EXIT_OK if views else EXIT_EMPTY
 
 
 def put_cmd(args: argparse.Namespace) -> int:
@@ -266,6 +272,6 @@ def put_cmd(args: argparse.Namespace) -> int:
         finally:
             qmgr.disconnect()
     except pymqi.MQMIError as error:
-        return _mq_failure(error)
+        return _mq_failure(error, args.queue)
     print(f"put {len(data)} bytes to {args.queue}, MsgId {bytes(md.MsgId).hex()}")
     return EXIT_OK

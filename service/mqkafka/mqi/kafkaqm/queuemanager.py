@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
-from mqkafka.mqi.kafkaqm import transfer
+from mqkafka.mqi.kafkaqm import objectadmin, transfer
 from mqkafka.mqi.kafkaqm.blocks import end_block
 from mqkafka.mqi.kafkaqm.channel import CD, CSP, client_bootstrap, environment_options, text
 from mqkafka.mqi.kafkaqm.connection import Connection, Handle
@@ -257,8 +257,11 @@ class QueueManager:
 
     # ---- administration (MQSC's DEFINE QLOCAL / QMODEL and DELETE QLOCAL) ----
 
-    def define_queue(self, definition: QueueDefinition | str, **attributes: Any) -> QueueDefinition:
-        """Define a local or model queue (``QueueDefinition`` fields as keywords)."""
+    def define_queue(
+        self, definition: QueueDefinition | str, *, partitions: int | None = None, **attributes: Any
+    ) -> QueueDefinition:
+        """Define a local or model queue (``QueueDefinition`` fields as keywords); a local
+        queue's topic gets ``partitions`` (default: the settings' ``queue_partitions``)."""
         with _mqi():
             conn = self.connection
             if isinstance(definition, str):
@@ -268,7 +271,7 @@ class QueueManager:
                 raise failed(RC.OBJECT_ALREADY_EXISTS, f"{definition.name} is defined")
             if not definition.is_model:
                 topic = conn.settings.topic_of(definition.name)
-                _create_queue_topic(conn, topic)
+                _create_queue_topic(conn, topic, partitions)
                 conn.admin.configure_share_group(conn.settings.share_group_of(topic))
             conn.replica.define(definition)
             return definition
@@ -307,6 +310,33 @@ class QueueManager:
             conn.replica.sync()
             return conn.replica.lookup(name)
 
+    def alter_queue(
+        self, name: str, *, partitions: int | None = None, **changes: Any
+    ) -> QueueDefinition:
+        """ALTER QLOCAL/QMODEL: ``QueueDefinition`` fields as keywords (module objectadmin)."""
+        with _mqi():
+            return objectadmin.alter_queue(self.connection, name, changes, partitions)
+
+    def clear_queue(self, name: str) -> int:
+        """CLEAR QLOCAL: the committed messages discarded (refused while the queue is open,
+        2042); how many there were."""
+        with _mqi():
+            conn = self.connection
+            conn.finish_collected()
+            conn.replica.sync()
+            definition = conn.definition(name)
+            state = assemble(
+                definition,
+                own={
+                    h.hobj: _open_handle(conn, h) for h in conn.handles.values() if h.name == name
+                },
+                others=conn.replica.connections.uses(name, exclude=conn.id),
+                own_connection=conn.id,
+                own_work=conn.uow.work().get(name, (0, 0)),
+                depth=0 if definition.is_model else _depth(conn, name),
+            )
+            return objectadmin.clear_queue(conn, definition, state)
+
     def queue_depth(self, name: str) -> int:
         """CURDEPTH of a queue, without opening it."""
         with _mqi():
@@ -329,12 +359,12 @@ def _disconnect_at_exit() -> None:
             logging.getLogger(__name__).debug("MQDISC at exit: %s", error)
 
 
-def _create_queue_topic(conn: Connection, topic: str) -> None:
+def _create_queue_topic(conn: Connection, topic: str, partitions: int | None = None) -> None:
     """The queue's topic, made now. A topic of the name that another client is deleting
     (DELETE then DEFINE of one name) goes within moments and is made again; one that stays
     was made outside the MQI (``mqk topics apply``) and is adopted."""
     deadline = time.monotonic() + TOPIC_DELETION_GRACE
-    while not conn.admin.create_topic(topic, conn.settings.queue_partitions):
+    while not conn.admin.create_topic(topic, partitions or conn.settings.queue_partitions):
         if time.monotonic() > deadline:
             return
         time.sleep(0.1)

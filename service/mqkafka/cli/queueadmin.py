@@ -17,7 +17,7 @@ from typing import Any
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.cli.explain import queue_failure
 from mqkafka.cli.output import EXIT_OK
-from mqkafka.mqi.rules import cmqc as C
+from mqkafka.mqi import CMQC as C
 
 PARTITIONS = "partitions"  # the one attribute that is the topic's, not the definition's
 Q_DESC_LENGTH = 64  # MQ_Q_DESC_LENGTH

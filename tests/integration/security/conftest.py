@@ -1,5 +1,6 @@
 """One ``mqk serve --identity hmac --acl`` for a module, in a namespace of its own, with the
-users of issue 20: alice and bob (keys of their own), and a bridge that may claim any userid."""
+users of issue 20: alice and bob (keys of their own), and a bridge that may claim any userid;
+carol may not subscribe to or publish on ``Secret/#`` (issue 35)."""
 
 from __future__ import annotations
 
@@ -31,10 +32,11 @@ allow put       *      MQK.PSREPLY.*
 allow put       *      MQK.CLIENT.REPLY
 allow put       alice  ALICE.*
 allow put       bob    BOB.*
+allow put       carol  CAROL.*
 allow put       bridge *
-deny  subscribe bob    Secret/*
-deny  publish   bob    Secret/*
-allow subscribe *      *
+deny  subscribe carol  Secret/#
+deny  publish   carol  Secret/#
+allow subscribe *      #
 allow publish   *      *
 """
 
@@ -81,7 +83,7 @@ def secured(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> I
     folder = tmp_path_factory.mktemp("identity")
     namespace = f"t{uuid.uuid4().hex[:8]}."
     apply_catalogue(kafka_bootstrap, prefix=namespace)
-    keys = {user: new_key(user) for user in ("alice", "bob", "bridge")}
+    keys = {user: new_key(user) for user in ("alice", "bob", "carol", "bridge")}
     (folder / "keys").write_text("".join(k.line() + "\n" for k in keys.values()))
     (folder / "acl.txt").write_text(ACL)
     service = ServiceProcess(kafka_bootstrap, namespace, folder / "state", "1")

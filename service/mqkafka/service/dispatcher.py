@@ -62,12 +62,8 @@ from mqkafka.service.plans import (
 from mqkafka.service.replica import EngineStateReplica
 from mqkafka.service.tempqueues import TemporaryQueueWatch
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_from_split, split_msg_id
-from mqkafka.wire.messagecodec import (
-    CommandReader,
-    encode_delivery,
-    encode_reply,
-    process_message,
-)
+from mqkafka.wire.kafkanative import PSC_PREFIX, has_psc
+from mqkafka.wire.messagecodec import CommandReader, encode_reply, process_message
 from mqkafka.wire.names import topic_to_queue
 
 log = logging.getLogger(__name__)
@@ -136,6 +132,8 @@ class Dispatcher:
             self._limits_seen = limits.generation
             if self.plans is not None:
                 self.plans = PublicationPlans()
+        if self.outputs.refresh_formats() and self.plans is not None:  # copies made anew
+            self.plans = PublicationPlans()
 
     def committed(self) -> None:
         self.journal.clear()
@@ -295,14 +293,17 @@ class Dispatcher:
             effects = process_message(
                 self.state, value, md, queue, self.ctx, outcomes,
                 apply=False, refusal=refusal, reader=self.reader,
+                headers=others if others and queue in self._streams else None,
             )  # fmt: skip
         except Exception as error:
             self._engine_failure(message, md, value, queue, error, out)
             return
         # headers that are not the MQMD (trace context, an application's own) go on with the
         # publication to its subscribers (wire contract §2); retained copies sent for a
-        # command are not this message's
+        # command are not this message's; a Kafka-native Publish's mqpsc.* are its command
         forwarded = others if others and queue in self._streams else None
+        if forwarded is not None and has_psc(forwarded):
+            forwarded = [header for header in forwarded if not header[0].startswith(PSC_PREFIX)]
         built = self._records(effects, queue, forwarded)
         if built is None:  # a record would not fit its topic: answered before anything is written
             effects, built = self._refit(message, queue, effects, outcomes, forwarded)
@@ -391,7 +392,7 @@ class Dispatcher:
             record = record_of(effect, queue)
             size = len(record.value or b"")
             if forwarded is not None and type(effect) is Deliver:
-                record = record._replace(headers=[*(record.headers or ()), *forwarded])
+                record = record._replace(headers=_forward(record.headers, forwarded))
                 size += extra  # rooms leave HEADROOM for the MQMD's headers only
             if size > rooms.get(record.topic, -1) and not exact(
                 record.topic, record.value, record.key, record.headers
@@ -425,16 +426,16 @@ class Dispatcher:
                 continue
             record = outputs.record(effect, queue)
             if forwarded is not None and kind is Deliver:
-                record = record._replace(headers=[*(record.headers or ()), *forwarded])
+                record = record._replace(headers=_forward(record.headers, forwarded))
             if outputs.fits(record):
                 kept.append(effect)
                 built.append(record)
             elif isinstance(effect, Deliver):
                 refused += 1
-                copy_md, copy = encode_delivery(effect)
+                copy_md, copy, copy_headers = outputs.copy_of(effect)
                 detail = f"a {len(copy)}-byte copy does not fit queue {effect.queue}"
                 dead = DeadLetter(copy_md, RC.MSG_TOO_BIG_FOR_Q, detail, copy)
-                self._dead_letter(message, dead, effect.queue, kept, built)
+                self._dead_letter(message, dead, effect.queue, kept, built, copy_headers)
             elif kind is Retain:
                 refused += 1  # the retained store keeps what it had
             else:
@@ -465,9 +466,10 @@ class Dispatcher:
         queue: str,
         kept: list[Effect],
         built: list[OutRecord],
+        headers: list[tuple[str, bytes]] | None = None,
     ) -> None:
         record = self.outputs.dead_letter(
-            dead.md, dead.value or b"", dead.reason, queue, dead.detail
+            dead.md, dead.value or b"", dead.reason, queue, dead.detail, extra_headers=headers
         )
         if self.outputs.fits(record):
             kept.append(dead)
@@ -558,3 +560,11 @@ class Dispatcher:
                 len(value),
                 len(body),
             )
+
+
+def _forward(headers: Any, forwarded: list[Any]) -> list[Any]:
+    """A copy's headers and the publication's own after them, each name once: a copy to a
+    Kafka-native queue already carries the properties the publication's headers may repeat."""
+    mine = headers or ()
+    names = {name for name, _ in mine}
+    return [*mine, *(header for header in forwarded if header[0] not in names)]

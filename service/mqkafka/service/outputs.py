@@ -8,6 +8,10 @@
 * State effects: the changelog records of the compacted state topics (a tombstone for a
   removal), so that every worker, and any Kafka consumer, can rebuild the state.
 
+A queue whose message format is KAFKA (issue 37, ``wire.kafkanative``) gets each copy, reply
+and (when it is the dead-letter queue) dead letter as the data alone, what MQ puts in headers
+before it as record headers; the queue catalogue says which queues (``refresh_formats``).
+
 Every effect is one record. ``fits`` says whether a record will fit its topic (``limits``);
 the dispatcher asks before anything is written.
 """
@@ -16,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from mqkafka.engine.delivery import put_time
 from mqkafka.engine.effects import (
@@ -35,7 +39,19 @@ from mqkafka.service.limits import FixedLimits, TopicLimits
 from mqkafka.service.queues import QueueDirectory
 from mqkafka.state.kinds import STATE_KINDS, StateKinds
 from mqkafka.wire.headers import mqmd_to_headers
+from mqkafka.wire.kafkanative import native_delivery, native_reply
 from mqkafka.wire.messagecodec import encode_delivery, encode_reply
+
+Headers = list[tuple[str, bytes]]
+
+
+class QueueFormats(Protocol):
+    """What outputs read of the queue catalogue (``mqi.kafkaqm.cataloguereader``)."""
+
+    @property
+    def changes(self) -> int: ...  # records applied so far
+
+    def kafka_native_names(self) -> frozenset[str]: ...
 
 
 class Outputs:
@@ -45,6 +61,7 @@ class Outputs:
         queues: QueueDirectory,
         limits: TopicLimits | None = None,
         kinds: StateKinds = STATE_KINDS,
+        formats: QueueFormats | None = None,
     ) -> None:
         self.config = config
         self.queues = queues
@@ -52,6 +69,27 @@ class Outputs:
         self.dead_letter_topic = queues.topic_of(config.dead_letter_queue)
         self.kinds = kinds
         self.state_topics = {kind.name: config.topic(kind.topic) for kind in kinds}
+        self._formats = formats
+        self._format_changes = -1
+        self.native: frozenset[str] = frozenset()  # queues of message format KAFKA
+        self.refresh_formats()
+
+    def refresh_formats(self) -> bool:
+        """Read again which queues are Kafka-native if the catalogue changed; whether they
+        did (records already made for the old formats, a kept plan's, are then stale)."""
+        formats = self._formats
+        if formats is None or formats.changes == self._format_changes:
+            return False
+        self._format_changes = formats.changes
+        native, self.native = self.native, formats.kafka_native_names()
+        return native != self.native
+
+    def copy_of(self, effect: Deliver) -> tuple[MQMD, bytes, Headers]:
+        """A copy as its queue holds it: (MQMD, value, headers besides the MQMD's)."""
+        if effect.queue in self.native:
+            return native_delivery(effect)
+        md, value = encode_delivery(effect)
+        return md, value, []
 
     def records(self, effect: Effect, source_queue: str) -> Iterator[OutRecord]:
         """The records that carry out ``effect`` of a message consumed from ``source_queue``."""
@@ -60,9 +98,13 @@ class Outputs:
     def record(self, effect: Effect, source_queue: str) -> OutRecord:
         """The one record that carries out ``effect`` (see ``records``)."""
         if isinstance(effect, Deliver):
+            if effect.queue in self.native:
+                return self._to_queue(effect.queue, effect.q_mgr_name, *native_delivery(effect))
             md, value = encode_delivery(effect)
             return self._to_queue(effect.queue, effect.q_mgr_name, md, value)
         if isinstance(effect, Reply):
+            if effect.queue in self.native:
+                return self._to_queue(effect.queue, effect.q_mgr_name, *native_reply(effect))
             md, value = encode_reply(effect)
             return self._to_queue(effect.queue, effect.q_mgr_name, md, value)
         if isinstance(effect, DeadLetter):
@@ -86,18 +128,23 @@ class Outputs:
             return True
         return self.limits.fits(topic, value, record.key, record.headers)
 
-    def _to_queue(self, queue: str, q_mgr: str, md: MQMD, value: bytes) -> OutRecord:
+    def _to_queue(
+        self, queue: str, q_mgr: str, md: MQMD, value: bytes, extra: Headers | None = None
+    ) -> OutRecord:
         if q_mgr and q_mgr != self.config.qmgr_name:
             # Remote queue managers are not reachable from this emulation.
             return self.dead_letter(
-                md, value, RC.UNKNOWN_REMOTE_Q_MGR, queue, f"queue manager {q_mgr}", q_mgr
+                md, value, RC.UNKNOWN_REMOTE_Q_MGR, queue, f"queue manager {q_mgr}", q_mgr, extra
             )
         topic = self.queues.ensure(queue)
         if topic is None:
             return self.dead_letter(
-                md, value, RC.UNKNOWN_OBJECT_NAME, queue, "no such queue", q_mgr
+                md, value, RC.UNKNOWN_OBJECT_NAME, queue, "no such queue", q_mgr, extra
             )
-        return OutRecord(topic, value, _key(md), mqmd_to_headers(md))
+        headers = mqmd_to_headers(md)
+        if extra:
+            headers.extend(extra)
+        return OutRecord(topic, value, _key(md), headers)
 
     def dead_letter(
         self,
@@ -122,7 +169,8 @@ class Outputs:
             put_date=stamp.date,
             put_time=stamp.time,
         )
-        dead_md = md.replace(Format=MQFMT_DEAD_LETTER_HEADER)
+        native = self.config.dead_letter_queue in self.native  # the reason in headers only
+        dead_md = md if native else md.replace(Format=MQFMT_DEAD_LETTER_HEADER)
         headers: list[tuple[str, bytes]] = [
             *mqmd_to_headers(dead_md),
             ("mqk.reason", str(int(reason)).encode()),
@@ -131,9 +179,9 @@ class Outputs:
         if detail:
             headers.append(("mqk.detail", detail.encode("utf-8", "replace")[:1000]))
         headers.extend(extra_headers or ())
-        return OutRecord(
-            self.dead_letter_topic, header.encode(md.Encoding) + value, _key(md), headers
-        )
+        if not native:
+            value = header.encode(md.Encoding) + value
+        return OutRecord(self.dead_letter_topic, value, _key(md), headers)
 
 
 def _key(md: MQMD) -> bytes | None:

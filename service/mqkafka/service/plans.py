@@ -140,14 +140,17 @@ class Plan:
         self.max_value = 1 << 62
 
 
+Order = Literal["little", "big"] | None  # None: no RFH, a Kafka-native Publish (issue 37)
+
+
 class _Group:
     """Plans of one (queue topic, headers): by the RFH header bytes, whose StrucLength is
-    read in ``order``."""
+    read in ``order``; with no RFH (Kafka-native: its headers are its command), one plan."""
 
     __slots__ = ("copies", "order", "plans")
 
-    def __init__(self, order: Literal["little", "big"]) -> None:
-        self.order: Literal["little", "big"] = order
+    def __init__(self, order: Order) -> None:
+        self.order: Order = order
         self.plans: dict[bytes, Plan] = {}
         self.copies = 0
 
@@ -176,7 +179,8 @@ class PublicationPlans:
         group = self._groups.get(key)
         if group is None:
             return None
-        head = value[: int.from_bytes(value[8:12], group.order)]  # the RFH's StrucLength
+        order = group.order
+        head = value[: int.from_bytes(value[8:12], order)] if order is not None else b""
         plan = group.plans.get(head)
         if plan is None:
             return None
@@ -246,9 +250,13 @@ class PublicationPlans:
         )
         # Plans are found by the header's own length (StrucLength, in the message's integer
         # encoding), so topics of any length share a group; a message whose headers before
-        # the body are not one MQRFH2/MQRFH goes through the engine every time.
-        if int.from_bytes(value[8:12], "little") == length:
-            order: Literal["little", "big"] = "little"
+        # the body are not one MQRFH2/MQRFH goes through the engine every time. One with none
+        # before the body is a Kafka-native Publish, whose command is in its headers (the key).
+        order: Order
+        if length == 0:
+            order = None
+        elif int.from_bytes(value[8:12], "little") == length:
+            order = "little"
         elif int.from_bytes(value[8:12], "big") == length:
             order = "big"
         else:

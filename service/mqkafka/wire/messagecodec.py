@@ -7,6 +7,8 @@ value ``handle`` takes and writes the message effects it returns.
   MQRC_RFH_ERROR (2334) / MQRC_RFH_STRING_ERROR (2335) / MQRC_RFH_FORMAT_ERROR (2421), an
   MQMD Format that is not an RFH is MQRCCF_MD_FORMAT_ERROR (3023), and the command rules are
   ``mqkafka.mq.commandparse``'. ``decode_command`` is the same with an ``MQError`` raised.
+  Given the record's other headers, a message with no RFH whose headers say a ``<psc>``
+  (``mqpsc.*``) is a Kafka-native Publish of its value (``mqkafka.wire.kafkanative``).
 * ``process_message(state, value, md, queue, ctx)`` reads, steps the engine and returns its
   effects; DeadLetter effects get the message's bytes.
 * ``encode_delivery`` / ``encode_reply`` turn message effects into the MQMD and record value
@@ -45,6 +47,7 @@ from mqkafka.mq.reasons import CC, RC
 from mqkafka.mq.responses import Response, ResponseItem
 from mqkafka.mq.rfh1 import Rfh1, format_name_values
 from mqkafka.mq.rfh2 import Rfh2
+from mqkafka.wire.kafkanative import TOPIC_HEADER, has_psc, properties_folder, psc_pairs
 
 _PSC = ("psc", "pscr")  # "the broker ignores pscr in messages it receives" (§2.1.6)
 # "except for MQRC_RFH_ERROR and MQRCCF_MSG_LENGTH_ERROR" the command is echoed (§3.4).
@@ -119,6 +122,21 @@ def _read_general(value: bytes, md: MQMD) -> _Read:
         name_value_ccsid=header.name_value_ccsid,
     )
     return _Read(Interface.RFH2, command.pairs(), content, "")
+
+
+def _read_native(value: bytes, md: MQMD, headers: Sequence[tuple[str, bytes | None]]) -> _Read:
+    """A record with no RFH whose ``mqpsc.*`` headers are its command: the whole value is the
+    publication's data, in the MQMD's Format, Encoding and CCSID."""
+    pairs = psc_pairs(headers)
+    usr = properties_folder(headers)
+    content = PublicationContent(
+        body=bytes(value),
+        folders=(usr,) if usr is not None else (),
+        encoding=md.Encoding,
+        ccsid=md.CodedCharSetId,
+        format=md.Format,
+    )
+    return _Read(Interface.RFH2, pairs, content, "")
 
 
 # ---- the fast path -------------------------------------------------------------------------
@@ -249,9 +267,16 @@ class CommandReader:
         self._pairs: dict[str, tuple[tuple[str, str], ...] | None] = {}
         self._templates: dict[tuple[str, str, str, str, str, bool], list[Any]] = {}
 
-    def decode(self, value: bytes, md: MQMD, queue: str, local_qmgr: str = "") -> Command:
+    def decode(
+        self,
+        value: bytes,
+        md: MQMD,
+        queue: str,
+        local_qmgr: str = "",
+        headers: Sequence[tuple[str, bytes | None]] | None = None,
+    ) -> Command:
         """The command a message put to ``queue`` carries; ``MQError`` when it has none."""
-        return self._build(self._read(value, md), md, queue, local_qmgr)
+        return self._build(self._read(value, md, headers), md, queue, local_qmgr)
 
     def read(
         self,
@@ -260,12 +285,14 @@ class CommandReader:
         queue: str,
         local_qmgr: str = "",
         refusal: MQError | None = None,
+        headers: Sequence[tuple[str, bytes | None]] | None = None,
     ) -> Command | InvalidCommand:
         """The command, or why there is none. ``refusal``: the adapter refuses the command
-        (its sender may not claim its userid): it is answered with that error."""
+        (its sender may not claim its userid): it is answered with that error. ``headers``:
+        the record's headers other than the MQMD's, for a Kafka-native Publish."""
         read: _Read | None = None
         try:
-            read = self._read(value, md)
+            read = self._read(value, md, headers)
             command = self._build(read, md, queue, local_qmgr)
             if refusal is not None:
                 raise refusal
@@ -280,9 +307,17 @@ class CommandReader:
             return InvalidCommand(md, queue, interface, response, echo, error.reason, error.detail)
         return command
 
-    def _read(self, value: bytes, md: MQMD) -> _Read:
+    def _read(
+        self, value: bytes, md: MQMD, headers: Sequence[tuple[str, bytes | None]] | None = None
+    ) -> _Read:
         if md.Format not in (MQFMT_RF_HEADER_2, MQFMT_RF_HEADER_1):
-            raise MQError(RC.CF_MD_FORMAT_ERROR, f"MQMD Format {md.Format!r} is not an RFH")
+            if has_psc(headers):
+                assert headers is not None
+                return _read_native(value, md, headers)
+            raise MQError(
+                RC.CF_MD_FORMAT_ERROR,
+                f"MQMD Format {md.Format!r} is not an RFH, and no {TOPIC_HEADER} header",
+            )
         if md.Format == MQFMT_RF_HEADER_2:
             fast = _read_plain_rfh2(value, md.Encoding, self._formats, self._plain_pairs)
             if fast is not None:
@@ -348,13 +383,14 @@ def process_message(
     apply: bool = True,
     refusal: MQError | None = None,
     reader: CommandReader | None = None,
+    headers: Sequence[tuple[str, bytes | None]] | None = None,
 ) -> list[Effect]:
     """Read a message put to ``queue``, step the engine, return the effects to carry out;
     with ``outcomes``, also say what became of it there (see ``handle``). ``apply=False``
     leaves the state effects to the caller (an adapter that journals them for undo).
     ``refusal``: see ``CommandReader.read``. ``reader``: the one that remembers (a new one
-    when not given)."""
-    command = (reader or CommandReader()).read(value, md, queue, ctx.qmgr_name, refusal)
+    when not given). ``headers``: the record's others than the MQMD's (``CommandReader.read``)."""
+    command = (reader or CommandReader()).read(value, md, queue, ctx.qmgr_name, refusal, headers)
     effects = (step if apply else handle)(state, command, ctx, outcomes)
     for index, effect in enumerate(effects):
         if type(effect) is DeadLetter and effect.value is None:

@@ -68,6 +68,10 @@ class CatalogueTail:
         self._reader.poll(self._apply, 0.0)
         return self.catalogue.temporary_dynamic_names()
 
+    def kafka_native_names(self) -> frozenset[str]:
+        """The queues of message format KAFKA (issue 37), as ``changes`` last read them."""
+        return self.catalogue.kafka_native_names()
+
     def close(self) -> None:
         self._reader.close()
 

@@ -38,6 +38,14 @@ SYSTEM_NDURABLE_MODEL = "SYSTEM.NDURABLE.MODEL.QUEUE"  # TEMPDYN; name UNCERTAIN
 DEFAULT_MAX_DEPTH = 5000
 DEFAULT_MAX_MSG_LENGTH = 4 * 1024 * 1024
 
+# How publications lie on a subscriber queue's topic (issue 37; MQ's nearest is PROPCTL):
+# "MQ", an MQRFH2 (or MQRFH) header before the publisher's data, as MQ programs expect;
+# "KAFKA", the publisher's data alone, with the topic, properties and MQMD as record headers,
+# for Kafka Connect, ksqlDB, Flink... MQINQ/MQSET/PCF say it as MQKIA_MSG_FORMAT.
+MQ_FORMAT = "MQ"
+KAFKA_FORMAT = "KAFKA"
+MESSAGE_FORMATS = {C.MQKMF_MQ: MQ_FORMAT, C.MQKMF_KAFKA: KAFKA_FORMAT}
+
 # Which definition types each queue type may have (reference §9.2, §9.5).
 _ALLOWED_DEFINITION_TYPES = {
     # A model's DEFTYPE says what MQOPEN of it creates; SHAREDYN is z/OS queue-sharing-group
@@ -83,9 +91,12 @@ class QueueDefinition:
     # MQSET's PUT(DISABLED) / GET(DISABLED): MQPUT fails with 2051, MQGET with 2016.
     inhibit_put: bool = False
     inhibit_get: bool = False
+    message_format: str = MQ_FORMAT  # MQ_FORMAT or KAFKA_FORMAT; a model's, its queues'
 
     def __post_init__(self) -> None:
         check_object_name(self.name)
+        if self.message_format not in (MQ_FORMAT, KAFKA_FORMAT):
+            raise MQError(RC.OBJECT_DAMAGED, f"{self.name}: message format MQ or KAFKA")
         allowed = _ALLOWED_DEFINITION_TYPES.get(self.queue_type)
         if allowed is None:
             raise MQError(RC.Q_TYPE_ERROR, f"{self.name}: only local and model queues exist")
@@ -103,6 +114,10 @@ class QueueDefinition:
             raise MQError(RC.OBJECT_DAMAGED, f"{self.name}: a dynamic queue needs its creator")
         if self.model is not None:
             check_object_name(self.model)
+
+    @property
+    def kafka_native(self) -> bool:
+        return self.message_format == KAFKA_FORMAT
 
     @property
     def is_model(self) -> bool:
@@ -130,7 +145,7 @@ class QueueDefinition:
             **{
                 name: getattr(self, name)
                 for name in _FIELD_NAMES
-                if name not in _ONLY_WHEN_SET or getattr(self, name)
+                if _OMITTED_AT.get(name, _ALWAYS) != getattr(self, name)
             },
         }
         return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
@@ -161,8 +176,13 @@ class QueueDefinition:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(QueueDefinition))
-# Written only when true, so a queue never altered keeps the bytes it always had.
-_ONLY_WHEN_SET = frozenset({"inhibit_put", "inhibit_get"})
+# Written only when not these, so a queue never altered keeps the bytes it always had.
+_ALWAYS = object()
+_OMITTED_AT: dict[str, object] = {
+    "inhibit_put": False,
+    "inhibit_get": False,
+    "message_format": MQ_FORMAT,
+}
 
 
 def _fits(value: object, annotation: str) -> bool:
@@ -265,6 +285,11 @@ class Catalogue:
         values are copied in one step (under the GIL), not looked up name by name."""
         return [d.name for d in list(self._by_name.values()) if d.is_temporary_dynamic]
 
+    def kafka_native_names(self) -> frozenset[str]:
+        """The queues whose publications are the publisher's data alone (``KAFKA_FORMAT``).
+        Copied in one step, as ``temporary_dynamic_names``."""
+        return frozenset(d.name for d in list(self._by_name.values()) if d.kafka_native)
+
     def created_by_connection(self, connection: str) -> list[QueueDefinition]:
         return [d for d in self.definitions() if d.creator == connection]
 
@@ -291,6 +316,9 @@ class Catalogue:
 
 __all__ = [
     "CATALOGUE_TOPIC",
+    "KAFKA_FORMAT",
+    "MESSAGE_FORMATS",
+    "MQ_FORMAT",
     "SYSTEM_DEFAULT_MODEL",
     "SYSTEM_DEFINITIONS",
     "SYSTEM_DURABLE_MODEL",

@@ -779,4 +779,10 @@ MQQT_ALL = 1001
 MQSRO_NONE = 0x00000000
 MQSRO_FAIL_IF_QUIESCING = 0x00002000
 
+# --- The emulator's own (no MQ name): a queue's message format on Kafka (issue 37) -----------
+# MQINQ / MQSET / PCF selector, in MQ's unused integer-attribute range (MQIA_LAST is 2000).
+MQKIA_MSG_FORMAT = 1901
+MQKMF_MQ = 0  # publications as MQ delivers them: MQRFH2 (or MQRFH) header, then the data
+MQKMF_KAFKA = 1  # the publisher's data alone, its topic and properties as record headers
+
 # fmt: on

@@ -111,7 +111,9 @@ class BrokerService:
             state=self.state,
             ctx=self.ctx,
             replica=self.replica,
-            outputs=Outputs(config, self.queues, _topic_limits(config, self.admin)),
+            outputs=Outputs(
+                config, self.queues, _topic_limits(config, self.admin), formats=self.catalogue
+            ),
             metrics=self.metrics,
             namespace=config.namespace,
             on_commit=self._after_commit,

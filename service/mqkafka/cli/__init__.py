@@ -13,7 +13,19 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from mqkafka.cli import common, console, identity, local, logs, ops, output, pipeline, queues, serve
+from mqkafka.cli import (
+    common,
+    console,
+    identity,
+    local,
+    logs,
+    mqsc,
+    ops,
+    output,
+    pipeline,
+    queues,
+    serve,
+)
 from mqkafka.kafka.clients import KafkaEdgeError, KafkaException
 
 
@@ -21,10 +33,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mqk",
         description="The IBM WebSphere MQ queued publish/subscribe broker, emulated on Kafka.",
+        epilog="exit codes:\n"
+        + "\n".join(f"  {code:>3}  {meaning}" for code, meaning in output.EXIT_CODES),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"mqk {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (local, serve, ops, queues, console, pipeline, identity):
+    for module in (local, serve, ops, queues, mqsc, console, pipeline, identity):
         module.register(sub)
     return parser
 

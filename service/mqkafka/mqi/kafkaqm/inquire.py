@@ -18,7 +18,7 @@ from dataclasses import replace
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.connection import INPUT, Connection, Handle
 from mqkafka.mqi.rules import cmqc as C
-from mqkafka.mqi.rules.catalogue import DEFAULT_MAX_MSG_LENGTH, QueueDefinition
+from mqkafka.mqi.rules.catalogue import DEFAULT_MAX_MSG_LENGTH, MESSAGE_FORMATS, QueueDefinition
 from mqkafka.mqi.rules.errors import MQMIError, failed
 
 Value = int | bytes
@@ -111,7 +111,13 @@ def queue_attributes(
         C.MQIA_TRIGGER_MSG_PRIORITY: lambda: 0,
         C.MQIA_RETENTION_INTERVAL: lambda: 999999999,
         C.MQIA_DIST_LISTS: lambda: C.MQDL_NOT_SUPPORTED,
+        C.MQKIA_MSG_FORMAT: lambda: _format_value(definition),
     }
+
+
+def _format_value(definition: QueueDefinition) -> int:
+    """The queue's message format as MQKIA_MSG_FORMAT says it (issue 37)."""
+    return C.MQKMF_KAFKA if definition.kafka_native else C.MQKMF_MQ
 
 
 def _depth(conn: Connection, handle: Handle) -> int:
@@ -166,6 +172,7 @@ _QUEUE_ONLY = frozenset(
         C.MQIA_TRIGGER_DEPTH,
         C.MQIA_TRIGGER_MSG_PRIORITY,
         C.MQIA_RETENTION_INTERVAL,
+        C.MQKIA_MSG_FORMAT,
     }
 )
 
@@ -219,6 +226,9 @@ def set_queue(conn: Connection, handle: Handle, selector: int, value: object) ->
     definition = _current(conn, handle)
     if not handle.options & C.MQOO_SET:
         raise failed(RC.NOT_OPEN_FOR_SET, f"{handle.name} is not open for set")
+    if selector == C.MQKIA_MSG_FORMAT:
+        _set_format(conn, handle, definition, value)
+        return
     settable = _SETTABLE.get(selector) if isinstance(selector, int) else None
     if settable is None:
         raise failed(RC.SELECTOR_ERROR, f"attribute {selector!r} cannot be set here")
@@ -234,6 +244,20 @@ def set_queue(conn: Connection, handle: Handle, selector: int, value: object) ->
         definition = replace(definition, inhibit_get=on)
     conn.replica.define(definition)
     conn.replica.sync()  # this connection's next MQPUT / MQGET sees it
+
+
+def _set_format(
+    conn: Connection, handle: Handle, definition: QueueDefinition, value: object
+) -> None:
+    """MQSET of MQKIA_MSG_FORMAT: MQKMF_MQ or MQKMF_KAFKA, else MQRC_INHIBIT_VALUE_ERROR
+    (MQ's reason for an integer attribute value MQSET does not take)."""
+    fmt = MESSAGE_FORMATS.get(value) if type(value) is int else None
+    if fmt is None:
+        raise failed(RC.INHIBIT_VALUE_ERROR, f"message format {value!r}: MQKMF_MQ or MQKMF_KAFKA")
+    conn.replica.sync()
+    definition = conn.replica.lookup(handle.name) or definition
+    conn.replica.define(replace(definition, message_format=fmt))
+    conn.replica.sync()
 
 
 __all__ = ["inquire_qmgr", "inquire_queue", "padded", "set_queue"]

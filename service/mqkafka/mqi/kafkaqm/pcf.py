@@ -27,7 +27,7 @@ from mqkafka.mq.commands import RegOpt
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.rules import cmqc as C
 from mqkafka.mqi.rules import cmqcfc as F
-from mqkafka.mqi.rules.catalogue import QueueDefinition
+from mqkafka.mqi.rules.catalogue import MESSAGE_FORMATS, QueueDefinition
 from mqkafka.mqi.rules.errors import MQMIError, PYIFError
 
 Params = dict[int, Any]
@@ -261,6 +261,11 @@ class PCFExecute:
             if selector in args:
                 value = args[selector]
                 fields[field] = _text(value) if field == "description" else value
+        if C.MQKIA_MSG_FORMAT in args:  # the emulator's own (issue 37): MQKMF_MQ | MQKMF_KAFKA
+            fmt = MESSAGE_FORMATS.get(args[C.MQKIA_MSG_FORMAT])
+            if fmt is None:
+                raise _failed(F.MQRCCF_ATTR_VALUE_ERROR, "MQKIA_MSG_FORMAT: MQKMF_MQ or _KAFKA")
+            fields["message_format"] = fmt
         try:
             definition = QueueDefinition(name, **fields)
         except (TypeError, ValueError) as error:
@@ -311,6 +316,7 @@ class PCFExecute:
             C.MQIA_INHIBIT_GET: C.MQQA_GET_INHIBITED
             if definition.inhibit_get
             else C.MQQA_GET_ALLOWED,
+            C.MQKIA_MSG_FORMAT: C.MQKMF_KAFKA if definition.kafka_native else C.MQKMF_MQ,
         }
         wants_depth = F.MQIACF_ALL in attrs or C.MQIA_CURRENT_Q_DEPTH in attrs
         if definition.queue_type == C.MQQT_LOCAL and wants_depth:

@@ -128,7 +128,10 @@ def _value(text: str, pos: int) -> tuple[str, int]:
     while pos < size:
         char = text[pos]
         if char == ")":
-            return "".join(out).strip(), pos + 1
+            return "".join(out), pos + 1
+        if char in " \t":  # blanks count only inside quotes: DESCR( 'x' ) is DESCR('x')
+            pos += 1
+            continue
         if char == "'":
             quoted, pos = _quoted(text, pos + 1)
             out.append(quoted)

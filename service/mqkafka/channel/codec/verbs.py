@@ -20,6 +20,7 @@ FOPA_ID: Final = b"FOPA"
 FOPA_LENGTH: Final = 28
 MQCA_FIRST: Final = 2001  # selectors at or above are character attributes
 MAX_SELECTORS: Final = 256  # MQ's own limit on one MQINQ's selectors
+FUNCTION_NOT_SUPPORTED: Final = 2298  # MQRC_FUNCTION_NOT_SUPPORTED: a verb not offered
 
 
 @dataclass(frozen=True)

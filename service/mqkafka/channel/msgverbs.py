@@ -1,0 +1,96 @@
+"""MQPUT, MQPUT1 and MQGET bodies (notes a.7) onto the MQI's Queue and QueueManager.
+
+MQPUT: MQMD, MQPMO, data length, data; the reply gives the MQMD and MQPMO back with what the
+put filled in (MsgId, put date and time ...) and data length 0 (the data need not come
+back). MQPUT1 adds the MQOD in front. MQGET: MQMD, MQGMO, buffer length; the reply is the
+message's MQMD, the MQGMO, the message's whole length, and at most a buffer of data.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from mqkafka.channel.codec import verbs
+from mqkafka.channel.codec.mqstructs import (
+    GMO_KIND,
+    OD_KIND,
+    PMO_KIND,
+    WireStruct,
+    md_bytes,
+    parse_md,
+    parse_struct,
+)
+from mqkafka.channel.codec.segments import STATUS_PROTOCOL_ERROR, ChannelError
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+from mqkafka.mqi.rules.errors import MQMIError
+from mqkafka.mqi.rules.structs import GMO, MD, OD, PMO
+
+
+def _message(rest: bytes, order: str, at: int, max_message: int) -> bytes:
+    length = verbs.int_at(rest, order, at)
+    data = rest[at + 4 : at + 4 + length]
+    if length < 0 or len(data) != length:
+        raise ChannelError(STATUS_PROTOCOL_ERROR, f"message length {length}, {len(data)} sent")
+    if length > max_message:
+        raise MQMIError(2, RC.MSG_TOO_BIG_FOR_Q_MGR, f"{length} bytes > {max_message}")
+    return data
+
+
+def _md_pmo(rest: bytes, order: str, at: int) -> tuple[MD, int, WireStruct, PMO]:
+    md, md_size = parse_md(rest, order, at)
+    pmo_wire = parse_struct(PMO_KIND, rest, order, at + md_size)
+    pmo = pmo_wire.to_mqi()
+    assert isinstance(pmo, PMO)
+    # the client's handles (context, message handles) mean nothing to the MQI
+    pmo.set(Context=0, OriginalMsgHandle=0, NewMsgHandle=0)
+    return md, md_size, pmo_wire, pmo
+
+
+def do_put(queue: Queue, order: str, api: verbs.ApiHeader, rest: bytes, max_message: int) -> bytes:
+    md, md_size, pmo_wire, pmo = _md_pmo(rest, order, 0)
+    version = md.Version
+    data = _message(rest, order, md_size + pmo_wire.size, max_message)
+    queue.put(data, md, pmo)
+    out = md_bytes(md, order, version) + pmo_wire.updated(pmo).to_bytes(order)
+    return verbs.reply_body(order, 0, 0, api.hobj, out + struct.pack(order + "i", 0))
+
+
+def do_put1(
+    qmgr: QueueManager, order: str, api: verbs.ApiHeader, rest: bytes, max_message: int
+) -> bytes:
+    od_wire = parse_struct(OD_KIND, rest, order)
+    od = od_wire.to_mqi()
+    assert isinstance(od, OD)
+    md, md_size, pmo_wire, pmo = _md_pmo(rest, order, od_wire.size)
+    version = md.Version
+    data = _message(rest, order, od_wire.size + md_size + pmo_wire.size, max_message)
+    qmgr.put1(od, data, md, pmo)
+    out = od_wire.updated(od).to_bytes(order) + md_bytes(md, order, version)
+    out += pmo_wire.updated(pmo).to_bytes(order) + struct.pack(order + "i", 0)
+    return verbs.reply_body(order, 0, 0, 0, out)
+
+
+def do_get(queue: Queue, order: str, api: verbs.ApiHeader, rest: bytes) -> bytes:
+    md, md_size = parse_md(rest, order)
+    version = md.Version
+    gmo_wire = parse_struct(GMO_KIND, rest, order, md_size)
+    buffer = verbs.int_at(rest, order, md_size + gmo_wire.size)
+    gmo = gmo_wire.to_mqi()
+    assert isinstance(gmo, GMO)
+    gmo.MsgHandle = 0
+    comp = reason = 0
+    try:
+        data = queue.get(max(buffer, 0), md, gmo)
+        whole = len(data)
+    except MQMIError as error:
+        comp, reason = int(error.comp), error.reason
+        whole = error.original_length or 0
+        # 2079: the buffer's worth, the message gone; 2080: no data at all (a client that
+        # gets data bytes with 2080 fails); anything else: nothing got
+        data = (error.message or b"") if reason == RC.TRUNCATED_MSG_ACCEPTED else b""
+    out = md_bytes(md, order, version) + gmo_wire.updated(gmo).to_bytes(order)
+    return verbs.reply_body(
+        order, comp, reason, api.hobj, out + struct.pack(order + "i", whole) + data
+    )

@@ -1,0 +1,275 @@
+"""The TCP listener: a thread per client connection, so a parked MQGET with wait holds only
+its own connection's thread; the accept loop never runs protocol code.
+
+One connection: the initial data is answered with the agreed values, the user id recorded,
+then every verb (reassembled from its segments) goes to its :class:`Session` and the reply
+goes back in segments of the agreed size. Bad input (a malformed, truncated or oversized
+segment, an unknown segment type, a negotiation that cannot be agreed) ends that connection
+only, with a STATUS segment and one log line. A stop ends each connection with the status a
+quiescing queue manager sends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+
+from mqkafka.channel.codec import initial, verbs
+from mqkafka.channel.codec.segments import (
+    STATUS_MAX_CONNS,
+    STATUS_PROTOCOL_ERROR,
+    STATUS_QM_UNAVAILABLE,
+    ChannelError,
+    Flags1,
+    Header,
+    Reassembler,
+    SegType,
+    parse_header,
+    peek_length,
+    split,
+)
+from mqkafka.channel.session import KNOWN_VERBS, Session
+from mqkafka.channel.settings import ListenerSettings
+
+log = logging.getLogger(__name__)
+
+HANDSHAKE_LIMIT = 65_536  # the largest initial-data segment taken before sizes are agreed
+STOP_WAIT_S = 10.0
+
+
+class Closed(Exception):
+    """The client closed its socket (or it broke)."""
+
+
+@dataclass
+class ConnectionInfo:
+    """What an operator sees of one connection."""
+
+    number: int
+    peer: str
+    channel: str = ""
+    user: str = ""
+    appl: str = ""
+    since: float = field(default_factory=time.time)
+
+
+class ChannelConnection:
+    def __init__(self, sock: socket.socket, info: ConnectionInfo, settings: ListenerSettings):
+        self.sock = sock
+        self.info = info
+        self.settings = settings
+        self.session = Session(settings)
+        self.template = Header(SegType.STATUS_DATA)
+        self.max_segment = settings.max_segment
+        self._send_lock = threading.Lock()
+        self.stopping = False
+
+    # ---- bytes ----
+
+    def _read_exactly(self, size: int) -> bytes:
+        parts, got = [], 0
+        while got < size:
+            chunk = self.sock.recv(min(size - got, 1 << 16))
+            if not chunk:
+                raise Closed
+            parts.append(chunk)
+            got += len(chunk)
+        return b"".join(parts)
+
+    def read_segment(self, limit: int) -> tuple[Header, bytes]:
+        first = self._read_exactly(8)
+        length = peek_length(first, limit)
+        segment = first + self._read_exactly(length - 8)
+        header = parse_header(segment)
+        return header, segment[header.size :]
+
+    def send(self, seg_type: int, body: bytes) -> None:
+        with self._send_lock:
+            for part in split(self.template, seg_type, body, self.max_segment):
+                self.sock.sendall(part)
+
+    def send_status(self, code: int) -> None:
+        order = self.template.order
+        body = verbs.status_body(order, code)
+        header = self.template.reply(len(body), Flags1.FIRST | Flags1.LAST | Flags1.ERROR)
+        header = Header(**{**header.__dict__, "seg_type": SegType.STATUS_DATA})
+        with self._send_lock:
+            self.sock.sendall(header.to_bytes() + body)
+
+    # ---- the conversation ----
+
+    def run(self) -> None:
+        reason = "closed by the client"
+        lost = False
+        try:
+            self._handshake()
+            self._serve()
+        except ChannelError as error:
+            reason, lost = f"{error.detail} (status {error.status})", True
+            self._try_status(error.status)
+        except Closed:
+            reason, lost = ("stopped" if self.stopping else "lost (socket closed)"), True
+        except OSError as error:
+            reason, lost = f"lost ({error.strerror or error})", True
+        except Exception as error:  # a bug of ours: this connection only, said in one line
+            reason, lost = f"failed: {type(error).__name__}: {error}", True
+            self._try_status(STATUS_PROTOCOL_ERROR)
+        finally:
+            self.session.end(lost=lost)
+            self.sock.close()
+            log.info("channel: connection %s ended: %s", self.info.number, reason)
+
+    def _try_status(self, code: int) -> None:
+        with contextlib.suppress(OSError):
+            self.send_status(code)
+
+    def _handshake(self) -> None:
+        header, body = self.read_segment(HANDSHAKE_LIMIT)
+        self.template = Header(
+            SegType.INITIAL_DATA,
+            byte_order=header.byte_order,
+            encoding=header.encoding,
+            ccsid=header.ccsid,
+        )
+        if header.seg_type != SegType.INITIAL_DATA:
+            raise ChannelError(STATUS_PROTOCOL_ERROR, f"first segment type {header.seg_type:#x}")
+        client = initial.parse_initial(body, header.order)
+        agreed, answer = initial.negotiate(
+            client,
+            header.order,
+            qmgr=self.settings.qmgr,
+            max_segment=self.settings.max_segment,
+            max_message=self.settings.max_message,
+        )
+        self.info.channel = client.channel
+        self.session.ccsid = header.ccsid
+        self.send(SegType.INITIAL_DATA, answer)
+        self.max_segment = agreed.max_segment
+
+    def _serve(self) -> None:
+        flows = Reassembler(self.settings.max_flow)
+        while True:
+            header, body = self.read_segment(self.max_segment)
+            if header.seg_type == SegType.USERID_DATA:
+                self.info.user = self.session.user = initial.parse_user(body)
+                continue  # the client does not wait for an answer
+            if header.seg_type == SegType.STATUS_DATA:
+                return  # the client's close
+            if header.seg_type == SegType.HEARTBEAT:
+                self.send(SegType.HEARTBEAT, body)
+                continue
+            if header.seg_type not in KNOWN_VERBS:
+                raise ChannelError(STATUS_PROTOCOL_ERROR, f"segment type {header.seg_type:#x}")
+            whole = flows.add(header, body)
+            if whole is None:
+                continue
+            first, request = whole
+            reply = self.session.call(first.seg_type, first.order, request)
+            self.send(first.seg_type + 0x10, reply)
+            if first.seg_type == SegType.MQCONN and self.session.connected:
+                self.info.appl = self.session.appl_name
+                log.info("channel: connection %s from %s connected: channel %s, user %s, "
+                         "application %s", self.info.number, self.info.peer, self.info.channel,
+                         self.info.user or "-", self.info.appl or "-")  # fmt: skip
+            if first.seg_type == SegType.MQDISC:
+                continue  # the client's STATUS close follows
+
+    def stop(self) -> None:
+        """End this connection as a quiescing queue manager does; its thread finishes."""
+        self.stopping = True
+        self._try_status(STATUS_QM_UNAVAILABLE)
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+
+
+class Listener:
+    """``start`` binds; ``serve`` accepts until ``stop``."""
+
+    def __init__(self, settings: ListenerSettings) -> None:
+        self.settings = settings
+        self.server: socket.socket | None = None
+        self.connections: dict[int, ChannelConnection] = {}
+        self.threads: dict[int, threading.Thread] = {}
+        self._numbers = itertools.count(1)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+
+    def start(self) -> tuple[str, int]:
+        server = socket.create_server((self.settings.host, self.settings.port), backlog=128)
+        server.settimeout(0.5)
+        self.server = server
+        host, port = server.getsockname()[:2]
+        log.info("channel: listening on %s:%s for queue manager %s", host, port,
+                 self.settings.qmgr)  # fmt: skip
+        return str(host), int(port)
+
+    def serve(self) -> None:
+        assert self.server is not None, "start() first"
+        while not self._stop.is_set():
+            try:
+                sock, address = self.server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                if self._stop.is_set():
+                    break
+                raise
+            self._accepted(sock, f"{address[0]}:{address[1]}")
+        self._end_all()
+
+    def _accepted(self, sock: socket.socket, peer: str) -> None:
+        sock.settimeout(None)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        number = next(self._numbers)
+        connection = ChannelConnection(sock, ConnectionInfo(number, peer), self.settings)
+        with self._lock:
+            full = len(self.connections) >= self.settings.max_connections
+            if not full:
+                self.connections[number] = connection
+        if full:
+            log.warning("channel: connection from %s refused: %d connections already",
+                        peer, self.settings.max_connections)  # fmt: skip
+            connection._try_status(STATUS_MAX_CONNS)
+            sock.close()
+            return
+        thread = threading.Thread(
+            target=self._run, args=(connection,), name=f"channel-{number}", daemon=True
+        )
+        self.threads[number] = thread
+        thread.start()
+
+    def _run(self, connection: ChannelConnection) -> None:
+        try:
+            connection.run()
+        finally:
+            with self._lock:
+                self.connections.pop(connection.info.number, None)
+                self.threads.pop(connection.info.number, None)
+
+    def listing(self) -> list[ConnectionInfo]:
+        with self._lock:
+            return [c.info for c in self.connections.values()]
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _end_all(self) -> None:
+        if self.server is not None:
+            self.server.close()
+        with self._lock:
+            live = list(self.connections.values())
+            threads = list(self.threads.values())
+        for connection in live:
+            connection.stop()
+        deadline = time.monotonic() + STOP_WAIT_S
+        for thread in threads:
+            thread.join(max(deadline - time.monotonic(), 0.1))
+        log.info("channel: listener stopped (%d connections ended)", len(live))
+
+
+__all__ = ["ChannelConnection", "ConnectionInfo", "Listener"]

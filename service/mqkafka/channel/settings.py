@@ -1,0 +1,32 @@
+"""What one listener runs with: where it listens, which queue manager it is, its limits."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+DEFAULT_PORT = 1414
+DEFAULT_MAX_CONNECTIONS = 200
+DEFAULT_MAX_MESSAGE = 4 * 1024 * 1024  # the MQI's default MAXMSGL
+MAX_SEGMENT = 32_748  # what the 9.4 client offers; answered with the smaller of the two
+
+
+@dataclass(frozen=True)
+class ListenerSettings:
+    """``max_message`` bounds a message (and so a reassembled flow); ``max_connections``
+    the sockets served at once (one more is ended with STATUS 37, max conns)."""
+
+    bootstrap_servers: str
+    qmgr: str = "QM1"
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    namespace: str = ""
+    kafka_config: Mapping[str, str] = field(default_factory=dict, repr=False)
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    max_message: int = DEFAULT_MAX_MESSAGE
+    max_segment: int = MAX_SEGMENT
+
+    @property
+    def max_flow(self) -> int:
+        """The largest verb body accepted: a message plus its MQOD, MQMD, MQPMO and headers."""
+        return self.max_message + 4096

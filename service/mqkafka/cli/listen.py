@@ -1,0 +1,84 @@
+"""``mqk listen``: the MQ client channel listener in the foreground until SIGTERM/SIGINT.
+
+IBM's MQ clients (the MQ classes for Java, JMS in migration mode) connect to it as to a
+queue manager's listener (any SVRCONN channel name) and reach the same queues as the Python
+MQI. Each connection ends with a quiescing STATUS on a stop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+from types import FrameType
+from typing import Any
+
+from mqkafka.channel.server import Listener
+from mqkafka.channel.settings import (
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_MESSAGE,
+    DEFAULT_PORT,
+    ListenerSettings,
+)
+from mqkafka.cli import logs
+from mqkafka.cli.common import UserError, add_bootstrap, client_of
+
+
+def register(sub: Any) -> None:
+    listen = sub.add_parser(
+        "listen", help="serve IBM MQ client applications (MQ classes for Java, JMS) over TCP"
+    )
+    add_bootstrap(listen)
+    listen.add_argument(
+        "--host",
+        default=os.environ.get("MQK_LISTEN_HOST", "127.0.0.1"),
+        help="address to bind (default 127.0.0.1: this machine only; $MQK_LISTEN_HOST)",
+    )
+    listen.add_argument(
+        "--port", type=int, default=int(os.environ.get("MQK_LISTEN_PORT", DEFAULT_PORT))
+    )
+    listen.add_argument("--qmgr", default=os.environ.get("MQK_QMGR", "QM1"))
+    listen.add_argument(
+        "--max-connections",
+        type=int,
+        default=DEFAULT_MAX_CONNECTIONS,
+        help=f"client connections served at once (default {DEFAULT_MAX_CONNECTIONS})",
+    )
+    listen.add_argument(
+        "--max-message",
+        type=int,
+        default=DEFAULT_MAX_MESSAGE,
+        help=f"largest message in bytes (default {DEFAULT_MAX_MESSAGE})",
+    )
+    listen.add_argument("--log-level", default="INFO")
+    listen.set_defaults(func=run_listen)
+
+
+def run_listen(args: argparse.Namespace) -> int:
+    if args.max_connections < 1 or args.max_message < 1:
+        raise UserError("--max-connections and --max-message must be at least 1")
+    logs.setup(args.log_level)
+    client = client_of(args)
+    settings = ListenerSettings(
+        bootstrap_servers=client.bootstrap,
+        qmgr=args.qmgr,
+        host=args.host,
+        port=args.port,
+        namespace=args.namespace,
+        kafka_config={k: v for k, v in client.settings.items() if k != "bootstrap.servers"},
+        max_connections=args.max_connections,
+        max_message=args.max_message,
+    )
+    listener = Listener(settings)
+    try:
+        listener.start()
+    except OSError as error:
+        raise UserError(f"cannot listen on {args.host}:{args.port}: {error.strerror}") from None
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        listener.stop()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    listener.serve()
+    return 0

@@ -17,6 +17,7 @@ from mqkafka.cli import (
     common,
     console,
     identity,
+    listen,
     local,
     logs,
     mqsc,
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"mqk {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (local, serve, ops, queues, mqsc, console, pipeline, identity):
+    for module in (local, serve, listen, ops, queues, mqsc, console, pipeline, identity):
         module.register(sub)
     return parser
 

@@ -11,6 +11,9 @@ installed package is not patched).
   (``IllegalOperation: Not in the middle of a transaction``), the shutdown breaks off and the
   process never exits (seen on Kafka 4.2 with faust-streaming 0.15.3, aiokafka 0.14). A
   transaction is begun for such offsets, so they commit as Faust meant them to.
+- **Exactly once, corrected.** An exactly-once app's commits wait for a record boundary and
+  for its sends, its outputs go in their input partition's transaction and its RocksDB Tables
+  are rebuilt from their changelogs (``exactlyonce.py`` says why each).
 """
 
 from __future__ import annotations
@@ -20,6 +23,14 @@ from typing import Any
 
 import faust
 from faust.transport.drivers import aiokafka as driver
+
+from mqkafka.faust.exactlyonce import (
+    BoundaryCommitConsumer,
+    BoundaryStream,
+    InputPartitionTransactions,
+    MQTable,
+    SettledProducer,
+)
 
 READ_COMMITTED = "read_committed"
 
@@ -39,12 +50,12 @@ class ReadCommittedConsumerThread(driver.AIOKafkaConsumerThread):  # type: ignor
         return read_committed(super()._create_client_consumer(transport))
 
 
-class ReadCommittedConsumer(driver.Consumer):  # type: ignore[misc]
+class ReadCommittedConsumer(BoundaryCommitConsumer):
     def _new_consumer_thread(self) -> ReadCommittedConsumerThread:
         return ReadCommittedConsumerThread(self, loop=self.loop, beacon=self.beacon)
 
 
-class TransactionalProducer(driver.Producer):  # type: ignore[misc]
+class TransactionalProducer(SettledProducer):
     async def commit_transactions(
         self,
         tid_to_offset_map: Mapping[str, Mapping[Any, int]],
@@ -65,10 +76,14 @@ class TransactionalProducer(driver.Producer):  # type: ignore[misc]
 class MQTransport(driver.Transport):  # type: ignore[misc]
     Consumer = ReadCommittedConsumer
     Producer = TransactionalProducer
+    TransactionManager = InputPartitionTransactions
 
 
 class MQApp(faust.App):  # type: ignore[misc]
     """A Faust app on :class:`MQTransport` (see the module's docstring)."""
+
+    def __init__(self, id: str, **options: Any) -> None:
+        super().__init__(id, **{"Stream": BoundaryStream, "Table": MQTable, **options})
 
     def _new_transport(self) -> Any:
         return MQTransport(self.conf.broker_consumer, self)

@@ -1,0 +1,250 @@
+"""Faust's exactly-once corrected: what a record changes is committed with its offset, or
+neither is (faust-streaming 0.15.3 on Kafka 4.2, aiokafka 0.14; the installed package is not
+patched: these are subclasses that :class:`~mqkafka.faust.transport.MQApp` puts in place).
+
+What plain Faust does, and tests/integration/faust/test_faust_exactly_once.py observes across
+a SIGKILL (a Table's count one too high, an output there twice):
+
+- its timed commit comes in the middle of an agent's record: the transaction takes the Table
+  writes and outputs made so far but only the offsets of records already finished;
+- it does not wait for the sends in its producer's buffer before committing;
+- an output to a topic the worker does not read goes out in no transaction at all;
+- RocksDB is written at once, so after a crash it holds writes whose transaction aborted, and
+  the restarted worker reads the changelog on from there.
+
+The correction, each piece below: a commit waits for a record boundary (no record in flight;
+new records wait at the gate of their stream until it is done) and for every send made so far
+to be acknowledged; a send made for an input record goes in the transaction of that record's
+partition; an exactly-once worker's RocksDB partition is rebuilt from its changelog (read
+committed) whenever it is opened. What it does not cover: an agent that, mid-record, waits on
+another agent's progress would wait for ever once a commit closes the gates; SIGTERM ends a
+record in flight as Faust does (acknowledged).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+from collections.abc import Mapping
+from typing import Any
+
+import faust
+from faust.exceptions import ProducerSendError
+from faust.stores import rocksdb
+from faust.transport import consumer as base_consumer
+from faust.transport.drivers import aiokafka as driver
+
+logger = logging.getLogger(__name__)
+
+WAITS_FOR_RECORDS = "commit waits for records in flight"
+
+
+class RecordBoundary:
+    """How many records agents are working on, and a gate that holds new ones while a commit
+    waits for that number to reach 0."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self._closers = 0
+        self._open = asyncio.Event()
+        self._open.set()
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    async def enter(self, value: Any) -> Any:
+        """A stream's first processor: the record waits while a commit is being made."""
+        while self._closers:
+            await self._open.wait()
+        self.in_flight += 1
+        self._idle.clear()
+        return value
+
+    def leave(self) -> None:
+        """The record was acknowledged: its agent asked for the next one (or gave up on it)."""
+        if self.in_flight:
+            self.in_flight -= 1
+        if not self.in_flight:
+            self._idle.set()
+
+    async def close(self) -> None:
+        """Hold new records and wait until none is in flight."""
+        self._closers += 1
+        self._open.clear()
+        if self.in_flight:
+            logger.info("%s (%d)", WAITS_FOR_RECORDS, self.in_flight)
+            await self._idle.wait()
+
+    def reopen(self) -> None:
+        self._closers -= 1
+        if not self._closers:
+            self._open.set()
+
+
+def record_boundary(app: Any) -> RecordBoundary:
+    boundary = getattr(app, "record_boundary", None)
+    if boundary is None:
+        boundary = app.record_boundary = RecordBoundary()
+    return boundary
+
+
+class _Gate:
+    """The processor that puts a stream's records through the app's boundary."""
+
+    def __init__(self, boundary: RecordBoundary) -> None:
+        self.boundary = boundary
+
+    async def __call__(self, value: Any) -> Any:
+        return await self.boundary.enter(value)
+
+
+class BoundaryStream(faust.Stream):  # type: ignore[misc]
+    """A stream whose records pass the app's record boundary (exactly-once apps only)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not self.app.in_transaction:
+            return
+        boundary = record_boundary(self.app)
+        # A derived stream copies its parent's processors: one gate, first, per stream.
+        others = [p for p in self._processors if not isinstance(p, _Gate)]
+        self._processors[:] = [_Gate(boundary), *others]
+        sensor_out: Any = self._on_stream_event_out  # type: ignore[has-type]
+
+        def on_stream_event_out(*args: Any, **kwargs: Any) -> Any:
+            boundary.leave()
+            return sensor_out(*args, **kwargs)
+
+        self._on_stream_event_out = on_stream_event_out
+
+
+class BoundaryCommitConsumer(driver.Consumer):  # type: ignore[misc]
+    """Commits, exactly once, only at a record boundary and after every send is settled."""
+
+    async def commit(self, topics: Any = None, start_new_transaction: bool = True) -> bool:
+        if not self.in_transaction:
+            return bool(await super().commit(topics, start_new_transaction))
+        if faust.current_event() is not None:
+            # Asked from inside a record (app.commit() in an agent): that is mid-record.
+            logger.warning("commit asked for inside a record: left to the next timed commit")
+            return False
+        boundary = record_boundary(self.app)
+        await boundary.close()
+        try:
+            await self.app.producer.settle()
+            return bool(await super().commit(topics, start_new_transaction))
+        finally:
+            boundary.reopen()
+
+
+class SettledProducer(driver.Producer):  # type: ignore[misc]
+    """Keeps every send not yet acknowledged by the broker, so a commit can wait for them."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._unsettled: set[asyncio.Future[Any]] = set()
+
+    def _keep(self, future: asyncio.Future[Any]) -> None:
+        self._unsettled.add(future)
+        future.add_done_callback(self._unsettled.discard)
+
+    def send_soon(self, fut: Any) -> None:
+        # Table writes: buffered, published by a task of Faust's, acknowledged later.
+        self._keep(fut)
+        super().send_soon(fut)
+
+    async def send(self, *args: Any, **kwargs: Any) -> Any:
+        future = await super().send(*args, **kwargs)
+        self._keep(future)
+        return future
+
+    async def settle(self) -> None:
+        """Wait until every send so far is acknowledged; a failed one fails the commit (its
+        transaction then never commits)."""
+        while self._unsettled:
+            pending = list(self._unsettled)
+            await asyncio.wait(pending)
+            for future in pending:
+                if not future.cancelled() and future.exception() is not None:
+                    raise ProducerSendError(f"a send failed: {future.exception()!r}")
+
+
+class InputPartitionTransactions(base_consumer.TransactionManager):  # type: ignore[misc]
+    """Every send made for an input record goes in the transaction of that record's partition
+    (Faust picks the transaction by the output's own partition, and sends outside any when the
+    worker does not read the output topic). A send made outside a record (a task's, a timer's)
+    has no input to be exactly once with and goes as Faust sends it."""
+
+    async def send(
+        self,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        partition: int | None,
+        timestamp: float | None,
+        headers: Any,
+        *,
+        transactional_id: str | None = None,
+    ) -> Any:
+        event = faust.current_event()
+        if event is None:
+            return await super().send(topic, key, value, partition, timestamp, headers)
+        source = event.message.tp
+        group = self.app.assignor.group_for_topic(source.topic)
+        return await self.producer.send(
+            topic,
+            key,
+            value,
+            partition,
+            timestamp,
+            headers,
+            transactional_id=f"{self.app.conf.id}-{group}-{source.partition}",
+        )
+
+    async def commit(self, offsets: Mapping[Any, int], start_new_transaction: bool = True) -> bool:
+        return bool(await super().commit(offsets, start_new_transaction))
+
+
+class RebuiltRocksDBStore(rocksdb.Store):  # type: ignore[misc]
+    """RocksDB that an exactly-once worker rebuilds from the changelog at each opening of a
+    partition: what it held may include writes of a transaction that aborted."""
+
+    def _open_for_partition(self, partition: int) -> Any:
+        db = super()._open_for_partition(partition)  # holds RocksDB's lock: no one else's
+        if not self.app.in_transaction:
+            return db
+        db.close()
+        shutil.rmtree(self.partition_path(partition), ignore_errors=True)
+        return super()._open_for_partition(partition)
+
+
+class MQTable(faust.Table):  # type: ignore[misc]
+    """A Table whose RocksDB store is :class:`RebuiltRocksDBStore`."""
+
+    def _new_store_by_url(self, url: Any) -> Any:
+        if str(url).startswith("rocksdb:"):
+            return RebuiltRocksDBStore(
+                url,
+                self.app,
+                self,
+                table_name=self.name,
+                key_type=self.key_type,
+                key_serializer=self.key_serializer,
+                value_serializer=self.value_serializer,
+                value_type=self.value_type,
+                loop=self.loop,
+                options=self.options,
+            )
+        return super()._new_store_by_url(url)
+
+
+__all__ = [
+    "WAITS_FOR_RECORDS",
+    "BoundaryCommitConsumer",
+    "BoundaryStream",
+    "InputPartitionTransactions",
+    "MQTable",
+    "RebuiltRocksDBStore",
+    "RecordBoundary",
+    "SettledProducer",
+]

@@ -1,0 +1,1 @@
+"""IBM's own MQ client (fetched from Maven Central at test time) against ``mqk listen``."""

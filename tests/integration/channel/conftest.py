@@ -1,0 +1,135 @@
+"""IBM's MQ client against ``mqk listen`` on the session's Kafka.
+
+The client (``com.ibm.mq.allclient`` 9.4.4.0 with ``javax.jms-api`` and ``org.json``) is
+resolved from Maven Central at test time by ``mvn dependency:copy-dependencies`` on this
+folder's ``pom.xml``, cached like Kafka's jars, never vendored; the Java programs in
+``java/`` are ours, compiled with ``javac``. One JVM runs many scenarios and prints one
+``CHECK <name> OK|FAIL <why>`` line each; the tests read those lines.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from mqkafka.kafka.localbroker import default_cache, free_port
+from mqkafka.kafka.provision import apply_catalogue
+
+HERE = Path(__file__).resolve().parent
+MQK = str(Path(sys.executable).with_name("mqk"))
+CLIENT_VERSION = "9.4.4.0"
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        pytest.fail(f"'{name}' is not on PATH: a JDK 17 and Maven run IBM's MQ client", False)
+    return path
+
+
+@pytest.fixture(scope="session")
+def mq_client_jars() -> Path:
+    """The MQ client's jars, fetched once into the cache (``$MQK_CACHE``)."""
+    libs = default_cache() / f"mq-client-{CLIENT_VERSION}"
+    if (libs / "complete").exists():
+        return libs
+    staging = libs.with_name(libs.name + f".{uuid.uuid4().hex[:6]}")
+    cmd = [
+        _tool("mvn"), "-q", "-B", "-f", str(HERE / "pom.xml"), "dependency:copy-dependencies",
+        f"-DoutputDirectory={staging}", "-DincludeScope=runtime",
+    ]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
+    if done.returncode != 0 or not any(staging.glob("com.ibm.mq.allclient-*.jar")):
+        pytest.fail(f"Maven could not fetch IBM's MQ client:\n{done.stdout + done.stderr}", False)
+    (staging / "complete").write_text(CLIENT_VERSION + "\n")
+    shutil.rmtree(libs, ignore_errors=True)
+    staging.rename(libs)
+    return libs
+
+
+@pytest.fixture(scope="session")
+def java_classes(mq_client_jars: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Our Java programs, compiled against the client."""
+    out = tmp_path_factory.mktemp("java-classes")
+    sources = sorted(str(p) for p in (HERE / "java").glob("*.java"))
+    done = subprocess.run(
+        [_tool("javac"), "-nowarn", "-d", str(out), "-cp", f"{mq_client_jars}/*", *sources],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        pytest.fail(f"javac failed:\n{done.stdout + done.stderr}", False)
+    return out
+
+
+class ListenerProcess:
+    """``mqk listen`` on a free port; its log lines kept."""
+
+    def __init__(self, bootstrap: str, namespace: str) -> None:
+        self.port = free_port()
+        self.lines: list[str] = []
+        self._ready = threading.Event()
+        self.proc = subprocess.Popen(
+            [MQK, "listen", "--bootstrap-servers", bootstrap, "--namespace", namespace,
+             "--port", str(self.port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )  # fmt: skip
+        threading.Thread(target=self._read, daemon=True).start()
+        if not self._ready.wait(120):
+            self.proc.kill()
+            pytest.fail("mqk listen did not start:\n" + "\n".join(self.lines[-20:]), False)
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.lines.append(line.rstrip())
+            if "listening on" in line:
+                self._ready.set()
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(60)
+
+
+@pytest.fixture(scope="module")
+def namespace(kafka_bootstrap: str) -> str:
+    ns = f"c{uuid.uuid4().hex[:8]}."
+    apply_catalogue(kafka_bootstrap, prefix=ns)
+    return ns
+
+
+@pytest.fixture(scope="module")
+def listener(kafka_bootstrap: str, namespace: str) -> Iterator[ListenerProcess]:
+    process = ListenerProcess(kafka_bootstrap, namespace)
+    yield process
+    if process.proc.poll() is None:
+        process.stop()
+
+
+def run_java(
+    jars: Path, classes: Path, main: str, *args: str, timeout: float = 400
+) -> dict[str, str]:
+    """Run one of our Java programs; its CHECK lines as {name: "OK" or "FAIL why"}."""
+    done = subprocess.run(
+        [_tool("java"), "-cp", f"{jars}/*:{classes}", main, *args],
+        capture_output=True, text=True, timeout=timeout, check=False,
+    )  # fmt: skip
+    checks: dict[str, str] = {}
+    for line in done.stdout.splitlines():
+        if line.startswith("CHECK "):
+            _, name, outcome = (line.split(" ", 2) + [""])[:3]
+            checks[name] = outcome
+    checks["_output"] = (done.stdout + done.stderr)[-4000:]
+    return checks
+
+
+JavaRunner = Callable[..., dict[str, str]]

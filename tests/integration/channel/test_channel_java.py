@@ -1,0 +1,85 @@
+"""The IBM MQ classes for Java (9.4.4, unmodified) through ``mqk listen``: put/get, browse,
+syncpoint, CorrelId match, dynamic queues, MQPUT1, a 150 kB message, 2085 and 2058, and a
+message each way between a Java and a Python MQI program on the same queues."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import mqkafka.mqi as pymqi
+from mqkafka.channel.codec import segments
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+from tests.integration.channel.conftest import ListenerProcess, run_java
+from tests.unit.channel.observed import client_initial_data
+
+CHECKS = [
+    "connect", "putget", "browse", "syncpoint", "correlid", "dynamic", "put1", "big",
+    "unknown2085", "qmgr2058", "python_exchange", "disconnect",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def qmgr(kafka_bootstrap: str, namespace: str) -> Iterator[QueueManager]:
+    manager = QueueManager("QM1", bootstrap_servers=kafka_bootstrap, namespace=namespace)
+    for name in ("DEV.QUEUE.1", "PY2J", "J2PY"):
+        manager.define_queue(name)
+    yield manager
+    manager.disconnect()
+
+
+@pytest.fixture(scope="module")
+def checks(
+    qmgr: QueueManager, listener: ListenerProcess, mq_client_jars: Path, java_classes: Path
+) -> dict[str, str]:
+    pymqi.Queue(qmgr, "PY2J", pymqi.CMQC.MQOO_OUTPUT).put(b"from-python")
+    args = ("127.0.0.1", str(listener.port), "DEV.QUEUE.1", "PY2J", "J2PY")
+    return run_java(mq_client_jars, java_classes, "MqClassesCheck", *args)
+
+
+@pytest.mark.parametrize("name", CHECKS)
+def test_the_mq_classes_for_java(checks: dict[str, str], name: str) -> None:
+    assert checks.get(name) == "OK", f"{name}: {checks.get(name)}\n{checks['_output']}"
+
+
+def test_python_gets_what_java_put(checks: dict[str, str], qmgr: QueueManager) -> None:
+    assert checks.get("python_exchange") == "OK"
+    queue = pymqi.Queue(qmgr, "J2PY", pymqi.CMQC.MQOO_INPUT_AS_Q_DEF)
+    assert queue.get_wait(10_000) == b"from-java"
+    queue.close()
+
+
+def test_each_connection_is_logged(checks: dict[str, str], listener: ListenerProcess) -> None:
+    text = "\n".join(listener.lines)
+    assert "connected: channel DEV.APP.SVRCONN" in text
+    assert "ended: closed by the client" in text
+
+
+def test_a_stop_ends_each_connection_with_a_status(
+    checks: dict[str, str], listener: ListenerProcess
+) -> None:
+    with socket.create_connection(("127.0.0.1", listener.port), timeout=30) as sock:
+        sock.sendall(client_initial_data())
+        answer = _segment(sock)
+        assert answer[9] == segments.SegType.INITIAL_DATA
+        assert listener.stop() == 0
+        status = _segment(sock)
+        assert status[9] == segments.SegType.STATUS_DATA
+    assert any("listener stopped (1 connections ended)" in line for line in listener.lines)
+
+
+def _segment(sock: socket.socket) -> bytes:
+    head = _exactly(sock, 8)
+    return head + _exactly(sock, int.from_bytes(head[4:8], "big") - 8)
+
+
+def _exactly(sock: socket.socket, size: int) -> bytes:
+    out = b""
+    while len(out) < size:
+        chunk = sock.recv(size - len(out))
+        assert chunk, "the listener closed the socket early"
+        out += chunk
+    return out

@@ -126,7 +126,7 @@ def run_java(
     checks: dict[str, str] = {}
     for line in done.stdout.splitlines():
         if line.startswith("CHECK "):
-            _, name, outcome = (line.split(" ", 2) + [""])[:3]
+            _, name, outcome = ([*line.split(" ", 2), ""])[:3]
             checks[name] = outcome
     checks["_output"] = (done.stdout + done.stderr)[-4000:]
     return checks

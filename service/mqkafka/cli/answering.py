@@ -2,7 +2,9 @@
 
 The service's workers are the members of its consumer group (``<namespace>mqk-broker``); with
 none, a request would wait out its reply timeout for nothing, so mqk says so at once (Kafka
-answers a group description in milliseconds) and how to start one.
+answers a group description in milliseconds) and how to start one. An application user may
+not describe the service's group (the shipped ACLs keep it the service's): then the command
+is sent and its reply, or its reply timeout, answers.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ def require_service(config: ClientConfig, namespace: str) -> None:
     from mqkafka.query.service import service_state
 
     state = service_state(config, namespace)
-    if state.running:
+    if state.running or state.hidden:  # hidden: an application user; the reply will tell
         return
     where = f" in namespace '{namespace}'" if namespace else ""
     ns = f" --namespace {namespace}" if namespace else ""

@@ -23,6 +23,7 @@ from typing import Any
 from mqkafka.kafka import clients, topicadmin
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaException, TopicPartition
+from mqkafka.kafka.groups import APP_GROUP_PREFIX
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
 from mqkafka.mq.message import decode_message
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT, MQPER
@@ -256,7 +257,7 @@ def parse_received(value: bytes, headers: Any, offset: int = -1) -> Received:
 
 
 _READER: dict[str, Any] = {
-    "group.id": "mqk-reader",  # assign only: never joins the group, never commits
+    "group.id": APP_GROUP_PREFIX + "reader",  # assign only: never joins, never commits
     "enable.auto.commit": False,
     "isolation.level": "read_committed",
     "fetch.wait.max.ms": 10,

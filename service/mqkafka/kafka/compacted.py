@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.groups import reader_group
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class CompactedReader:
         self._consumer = clients.consumer(
             config,
             {
-                "group.id": f"mqk-reader-{uuid.uuid4().hex}",  # assign only: never commits
+                "group.id": reader_group("reader"),  # assign only: never commits
                 "enable.auto.commit": False,
                 "isolation.level": "read_committed",
                 "fetch.wait.max.ms": 5,

@@ -6,7 +6,9 @@
   creates those missing), groups and transactional ids ``mqk-*``, idempotent writes.
 - ``mqk-app``, an MQ application: write the control queue and the default stream; read, write,
   create and delete its own queues ``APP.*`` (and ``MQK.CLIENT.REPLY``, where ``mqk``'s client
-  takes replies); the MQI's catalogue and heartbeats; the broker's state topics read-only.
+  takes replies); the MQI's catalogue and heartbeats; the broker's state topics read-only; its
+  own groups and transactional ids only (``kafka/groups.py``): not the service's group, which
+  it could otherwise describe, join or fence.
 
 The controller listener speaks SASL/PLAIN with the admin user (KRaft controllers cannot
 authenticate SCRAM: its credentials live in the metadata they serve). Passwords are drawn once
@@ -34,6 +36,7 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
+from mqkafka.kafka.groups import APP_GROUP_PREFIX, APP_TRANSACTIONS, SHARE_GROUP_PREFIX
 from mqkafka.state.kinds import MQI_CHANGELOGS, STATE_KINDS
 
 MECHANISM = "SCRAM-SHA-512"
@@ -213,11 +216,12 @@ def acl_bindings(
     # the broker's state: readable (mqk sub list, retained list), never writable
     for topic in (kind.topic for kind in STATE_KINDS):
         bindings += _allow(T, ns + topic, LIT, app, [op.READ, op.DESCRIBE, op.DESCRIBE_CONFIGS])
-    bindings += _allow(G, "mqk-", PRE, app, [op.READ, op.DESCRIBE])
-    bindings += _allow(G, f"{ns}mqk-get.", PRE, app, [op.READ, op.DESCRIBE, op.ALTER_CONFIGS])
-    # whether a broker service runs (mqk asks before it sends a command)
-    bindings += _allow(G, f"{ns}mqk-broker", LIT, app, [op.DESCRIBE])
-    bindings += _allow(X, "mqk-mqi-", PRE, app, [op.WRITE, op.DESCRIBE])
+    # its own groups: the MQI's share groups and assign-only readers; no prefix of these
+    # covers the service's group (<ns>mqk-broker) or transactional ids (<ns>mqk-serve-)
+    share = [op.READ, op.DESCRIBE, op.ALTER_CONFIGS]
+    bindings += _allow(G, ns + SHARE_GROUP_PREFIX, PRE, app, share)
+    bindings += _allow(G, APP_GROUP_PREFIX, PRE, app, [op.READ, op.DESCRIBE])
+    bindings += _allow(X, APP_TRANSACTIONS, PRE, app, [op.WRITE, op.DESCRIBE])
     bindings += _allow(C, "kafka-cluster", LIT, app, [op.IDEMPOTENT_WRITE, op.DESCRIBE_CONFIGS])
     return bindings
 

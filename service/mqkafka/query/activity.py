@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import time
-import uuid
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,6 +21,7 @@ from mqkafka.activity.events import batch_schema
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaException, TopicPartition
+from mqkafka.kafka.groups import reader_group
 
 ACTIVITY_TOPIC = "mqk-activity"
 PARTITION_EOF = -191
@@ -58,7 +58,7 @@ def last_deliveries(
     consumer = clients.consumer(
         config,
         {
-            "group.id": f"mqk-reader-{uuid.uuid4().hex}",  # assign only: never commits
+            "group.id": reader_group("activity"),  # assign only: never commits
             "enable.auto.commit": False,
             "isolation.level": "read_committed",
             "enable.partition.eof": True,

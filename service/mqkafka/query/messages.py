@@ -9,20 +9,19 @@ nothing. The dead-letter queue is browsed the same way; each message shows its M
 from __future__ import annotations
 
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from mqkafka.kafka import clients, sharestate
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import OFFSET_BEGINNING, KafkaException, TopicPartition
+from mqkafka.kafka.groups import SHARE_GROUP_PREFIX, reader_group
 from mqkafka.mq.errors import MQError
 from mqkafka.query.render import QueueMessageView, render_body, view_message
 from mqkafka.wire.headers import mqmd_from_headers
 from mqkafka.wire.names import queue_to_topic
 
 DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
-SHARE_GROUP_PREFIX = "mqk-get."  # the MQI's getters of a queue (mqi/settings.py)
 PARTITION_EOF = -191
 
 
@@ -64,7 +63,7 @@ def browse(
     consumer = clients.consumer(
         config,
         {
-            "group.id": f"mqk-browse-{uuid.uuid4().hex}",  # assign only: never commits
+            "group.id": reader_group("browse"),  # assign only: never commits
             "enable.auto.commit": False,
             "isolation.level": "read_committed",
             "enable.partition.eof": True,

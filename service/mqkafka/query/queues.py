@@ -18,13 +18,13 @@ from typing import Any
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import IsolationLevel, KafkaException, OffsetSpec, TopicPartition
+from mqkafka.kafka.groups import APP_GROUP_PREFIX, SERVICE_GROUP
 from mqkafka.mq.errors import MQError
 from mqkafka.mqi.kafkaqm.cataloguereader import read_catalogue
 from mqkafka.mqi.rules.catalogue import QueueDefinition
 from mqkafka.mqi.rules.cmqc import MQQDT_PERMANENT_DYNAMIC, MQQDT_TEMPORARY_DYNAMIC
 from mqkafka.wire.names import reserved_topic, topic_to_queue
 
-SERVICE_GROUP = "mqk-broker"  # the broker service's consumer group (service/config.py)
 TIMEOUT = 10.0
 
 
@@ -134,7 +134,8 @@ class QueueReader:
         """topic → group → (members assigned to the topic, committed offset per partition)."""
         result: dict[str, dict[str, tuple[int, dict[int, int]]]] = {}
         listed = self.admin.list_consumer_groups(request_timeout=TIMEOUT).result()
-        groups = [g.group_id for g in listed.valid if not g.group_id.startswith("mqk-reader")]
+        readers = ("mqk-reader", APP_GROUP_PREFIX)  # assign-only readers (mqk-reader: before 35)
+        groups = [g.group_id for g in listed.valid if not g.group_id.startswith(readers)]
         if not groups:
             return result
         described: dict[str, Any] = {}

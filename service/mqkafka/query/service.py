@@ -17,10 +17,11 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
-from mqkafka.kafka.clients import KafkaException
-from mqkafka.query.queues import SERVICE_GROUP
+from mqkafka.kafka.clients import KafkaError, KafkaException
+from mqkafka.kafka.groups import SERVICE_GROUP
 
 TIMEOUT = 5.0
+HIDDEN = "not authorised to describe"  # the state of a group this principal may not see
 # what each rate counts: (metric sample name, reason label values to leave out)
 RATES = {
     "commands": "mqk_commands_total",
@@ -49,6 +50,12 @@ class ServiceState:
     def running(self) -> bool:
         return bool(self.workers)
 
+    @property
+    def hidden(self) -> bool:
+        """This principal may not describe the service's group (an application user under
+        the shipped ACLs, issue 35): whether a worker runs cannot be told from here."""
+        return self.state == HIDDEN
+
 
 @dataclass(frozen=True)
 class Sample:
@@ -68,8 +75,10 @@ def service_state(config: ClientConfig, namespace: str = "") -> ServiceState:
         description = admin.describe_consumer_groups([group], request_timeout=TIMEOUT)[
             group
         ].result()
-    except KafkaException:
-        return ServiceState(group, "unknown", ())
+    except KafkaException as error:
+        code = error.args[0].code() if error.args and hasattr(error.args[0], "code") else None
+        hidden = code == KafkaError.GROUP_AUTHORIZATION_FAILED
+        return ServiceState(group, HIDDEN if hidden else "unknown", ())
     workers = []
     for member in description.members:
         assigned = member.assignment.topic_partitions if member.assignment else []

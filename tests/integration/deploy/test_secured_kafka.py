@@ -4,8 +4,10 @@ properties file; the service and an application each with only the ACLs of their
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -178,3 +180,58 @@ def test_an_application_may_not_write_the_subscription_state(
         producer.produce(ns + state, key=b"forged", value=b"x", on_delivery=on_delivery(errors))
         producer.flush(30)
         assert [e.name() for e in errors] == ["TOPIC_AUTHORIZATION_FAILED"], state
+
+
+def _refused_to_join(config: Any, settings: dict[str, str], topic: str) -> str:
+    """The error a consumer of ``settings`` meets when it tries to join (subscribe, poll)."""
+    from mqkafka.kafka import clients
+    from mqkafka.kafka.clients import KafkaException
+
+    consumer = clients.consumer(config, settings)
+    try:
+        consumer.subscribe([topic])
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                message = consumer.poll(0.5)
+            except KafkaException as error:
+                return str(error.args[0].name())
+            if message is not None and message.error() is not None:
+                return str(message.error().name())
+        return "joined"
+    finally:
+        consumer.close()
+
+
+def test_an_application_may_neither_describe_nor_join_the_services_group(
+    secured_kafka: SecuredKafka, service_as: Any
+) -> None:
+    """Issue 35 point 1: under the shipped ACLs the application user cannot describe the
+    service's group, join it as a new member, or fence the service with its static member
+    id (GROUP_AUTHORIZATION_FAILED each time); the service keeps serving."""
+    from mqkafka.kafka import clients
+    from mqkafka.kafka.clientconfig import load_client_config
+    from mqkafka.kafka.clients import KafkaException
+
+    ns = f"g{uuid.uuid4().hex[:6]}."
+    prepare_namespace(secured_kafka, ns)
+    service = service_as(secured_kafka, ns)
+    app_config = load_client_config(config_file=secured_kafka.app, environ={})
+    group = ns + "mqk-broker"
+    admin = clients.admin(app_config)
+    with pytest.raises(KafkaException) as described:
+        admin.describe_consumer_groups([group], request_timeout=15)[group].result()
+    assert described.value.args[0].name() == "GROUP_AUTHORIZATION_FAILED"
+    readable = ns + "mqk-subscriptions"  # a topic the application may read
+    member = f"{ns}mqk-serve-{socket.gethostname()}-1"  # mqk serve's default instance
+    for extra in ({}, {"group.instance.id": member}):
+        settings = {"group.id": group, "auto.offset.reset": "earliest", **extra}
+        assert _refused_to_join(app_config, settings, readable) == "GROUP_AUTHORIZATION_FAILED"
+    assert service.poll() is None  # not fenced
+    app = {"MQK_KAFKA_CONFIG": str(secured_kafka.app), "MQK_NAMESPACE": ns}
+    queue = f"APP.{uuid.uuid4().hex[:8].upper()}"
+    for command in (["subscribe", "Ops/#", "--queue", queue], ["publish", "Ops/A", "served"]):
+        done = run_mqk(*command, home=secured_kafka.home, env=app)
+        assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+    got = run_mqk("get", queue, "--wait", "30", home=secured_kafka.home, env=app)
+    assert got.returncode == 0 and "served" in got.stdout, got.stderr

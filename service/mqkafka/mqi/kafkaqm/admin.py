@@ -33,6 +33,7 @@ from mqkafka.kafka.clients import (
     OffsetSpec,
     TopicPartition,
 )
+from mqkafka.kafka.groups import reader_group
 from mqkafka.kafka.sharestate import ShareStateClient
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
@@ -305,7 +306,7 @@ class QueueAdmin:
             self._uncommitted = clients.consumer(
                 self.settings.client,
                 {
-                    "group.id": f"mqk-mqi-inflight-{time.monotonic_ns()}",  # assign only
+                    "group.id": reader_group("mqi-inflight"),  # assign only
                     "enable.auto.commit": False,
                     "isolation.level": "read_uncommitted",
                     "enable.partition.eof": True,
@@ -321,7 +322,7 @@ class QueueAdmin:
             self._counting = clients.consumer(
                 self.settings.client,
                 {
-                    "group.id": f"mqk-mqi-count-{time.monotonic_ns()}",  # assign only
+                    "group.id": reader_group("mqi-count"),  # assign only
                     "enable.auto.commit": False,
                     "isolation.level": "read_committed",
                     "enable.partition.eof": True,

@@ -13,13 +13,13 @@ browse racing a destructive get.
 from __future__ import annotations
 
 import time
-import uuid
 from collections import deque
 from collections.abc import Callable
 
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import OFFSET_BEGINNING, KafkaException, TopicPartition
+from mqkafka.kafka.groups import reader_group
 from mqkafka.mqi.kafkaqm.admin import broken
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
 from mqkafka.mqi.rules.matching import Position
@@ -85,7 +85,7 @@ class LogReader:
         self._consumer = clients.consumer(
             kafka,
             {
-                "group.id": f"mqk-mqi-browse-{uuid.uuid4().hex}",  # assign only
+                "group.id": reader_group("mqi-browse"),  # assign only
                 "enable.auto.commit": False,
                 "isolation.level": "read_committed",
                 "fetch.wait.max.ms": 50,

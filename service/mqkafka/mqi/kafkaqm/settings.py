@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from mqkafka.kafka.clientconfig import ClientConfig, ClientConfigError, load_client_config
+from mqkafka.kafka.groups import SHARE_GROUP_PREFIX
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.rules import cmqc as C
@@ -29,7 +30,6 @@ from mqkafka.mqi.rules.catalogue import CATALOGUE_TOPIC, check_object_name
 from mqkafka.wire.names import queue_to_topic, validate_namespace
 
 CONNECTIONS_TOPIC = "mqk-connections"
-SHARE_GROUP_PREFIX = "mqk-get."
 DEFAULT_QMGR = "QM1"  # the broker service's default queue manager name (service/config.py)
 
 # Broker bounds of group.share.record.lock.duration.ms in Kafka 4.2 (15 s .. 60 s by default).

@@ -11,7 +11,9 @@ may its signer claim the userid it names?
 
 An unauthenticated record gets no reply (its ReplyToQ is as unproven as the rest of it). A
 blank UserIdentifier becomes the signer's; the signature headers are taken off, so what the
-engine sees (and what a subscriber receives) is the message as its sender put it.
+engine sees (and what a subscriber receives) is the message as its sender put it. A version 1
+signature covers the MQMD only: that message's properties (``mqprop.*``, ``mqtype.*``) are
+taken off too, so a property added after signing never reaches a selector or a subscriber.
 
 Replays are remembered per worker for the window; a MsgId counts as seen once the batch that
 carried it is committed (an aborted batch is read again and must not be its own replay).
@@ -27,10 +29,11 @@ from mqkafka.engine.authority import AuthorityPort
 from mqkafka.identity.keys import UserKey
 from mqkafka.identity.signature import (
     MSG_ID,
+    PROPERTY_HEADERS,
     SIGNATURE,
     SIGNER,
     USER_IDENTIFIER,
-    VERSION,
+    VERSIONS,
     Header,
     as_bytes,
     mac,
@@ -94,14 +97,16 @@ class IdentityGuard:
         if key is None:
             return _refused(f"signer {signer[:20]!r} has no key")
         parts = signature.decode("ascii", "replace").split(":")
-        if len(parts) != 3 or parts[0] != VERSION or not parts[1].isdigit():
+        if len(parts) != 3 or parts[0] not in VERSIONS or not parts[1].isdigit():
             return _refused("malformed mqk.Signature")
         time_ms = int(parts[1])
         if abs(now - time_ms / 1000.0) > self.window:
             return _refused(f"signed {now - time_ms / 1000.0:.0f} s from now: outside the window")
-        expected = mac(key, signed_text(signer, time_ms, topic, value, rest))
+        expected = mac(key, signed_text(signer, time_ms, topic, value, rest, parts[0]))
         if not hmac.compare_digest(expected, parts[2]):
             return _refused(f"signature of {signer!r} does not match the message")
+        if parts[0] == "1":  # signed the MQMD only: its properties are nobody's word
+            rest = [h for h in rest if not h[0].startswith(PROPERTY_HEADERS)]
         msg_ids = [v for n, v in rest if n == MSG_ID]
         if len(msg_ids) != 1 or not any(msg_ids[0]):
             return _refused("a signed message needs one MsgId")

@@ -1,20 +1,25 @@
-"""The signature headers (version 1) and how they are computed.
+"""The signature headers and how they are computed.
 
 A signed record carries two headers besides the MQMD's:
 
 | header          | value                                                        |
 |-----------------|--------------------------------------------------------------|
 | ``mqk.Signer``  | the userid whose key signed (UTF-8)                          |
-| ``mqk.Signature`` | ``1:<unix time in ms>:<HMAC-SHA256, 64 hex digits>``       |
+| ``mqk.Signature`` | ``<version>:<unix time in ms>:<HMAC-SHA256, 64 hex digits>`` |
 
 The HMAC, keyed with the signer's key, is over the UTF-8 text::
 
-    mqk-signature-1\n<signer>\n<time ms>\n<Kafka topic>\n<SHA-256 of the value, hex>\n
-    <name>=<value as hex>\n  for each mqmd.* header, sorted by name
+    mqk-signature-<version>\n<signer>\n<time ms>\n<Kafka topic>\n<SHA-256 of the value, hex>\n
+    <name>=<value as hex>\n  for each signed header, sorted by name (then value)
 
-So the userid claimed (``mqmd.UserIdentifier``), the MsgId, the ReplyToQ, every other MQMD
-field, the destination and the body are all covered: none can be changed, nor the record sent
-to another queue, without the key. A MsgId is required (the replay guard remembers it).
+Version 2 (what clients write) signs the ``mqmd.*``, ``mqprop.*`` and ``mqtype.*`` headers:
+the userid claimed (``mqmd.UserIdentifier``), the MsgId, the ReplyToQ, every other MQMD field,
+every message property and its type, the destination and the body; none can be changed,
+added or taken away, nor the record sent to another queue, without the key. Version 1 (the
+first clients, and raw producers following the README of the time) signed the ``mqmd.*``
+headers only: it is still accepted, and its message properties, which anyone could have
+added on the way, are taken off before the message is processed (``unsigned``). A MsgId is
+required (the replay guard remembers it).
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from collections.abc import Iterable, Sequence
 
 SIGNER = "mqk.Signer"
 SIGNATURE = "mqk.Signature"
-VERSION = "1"
+VERSION = "2"  # what signature_headers writes
+VERSIONS = frozenset({"1", VERSION})  # what the service accepts
 MSG_ID = "mqmd.MsgId"
 USER_IDENTIFIER = "mqmd.UserIdentifier"
 
@@ -38,17 +44,26 @@ def as_bytes(value: str | bytes | None) -> bytes:
     return value.encode() if isinstance(value, str) else bytes(value)
 
 
+_SIGNED = {"1": ("mqmd.",), "2": ("mqmd.", "mqprop.", "mqtype.")}
+PROPERTY_HEADERS = ("mqprop.", "mqtype.")  # a message property and its MQRFH2 type
+
+
 def signed_text(
-    signer: str, time_ms: int, topic: str, value: bytes, headers: Iterable[Header]
+    signer: str,
+    time_ms: int,
+    topic: str,
+    value: bytes,
+    headers: Iterable[Header],
+    version: str = VERSION,
 ) -> bytes:
-    mqmd = sorted((n, v) for n, v in headers if n.startswith("mqmd."))
+    signed = sorted((n, v) for n, v in headers if n.startswith(_SIGNED[version]))
     parts = [
-        "mqk-signature-1",
+        f"mqk-signature-{version}",
         signer,
         str(time_ms),
         topic,
         hashlib.sha256(value).hexdigest(),
-        *(f"{name}={v.hex()}" for name, v in mqmd),
+        *(f"{name}={v.hex()}" for name, v in signed),
     ]
     return ("\n".join(parts) + "\n").encode()
 
@@ -67,9 +82,12 @@ def signature_headers(
 
 __all__ = [
     "MSG_ID",
+    "PROPERTY_HEADERS",
     "SIGNATURE",
     "SIGNER",
     "USER_IDENTIFIER",
+    "VERSION",
+    "VERSIONS",
     "as_bytes",
     "mac",
     "signature_headers",

@@ -4,10 +4,13 @@ reason, and what they aimed at left as it was."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import re
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -20,7 +23,7 @@ from mqkafka.mq.mqmd import MQMD, MQMT
 from mqkafka.mq.reasons import RC
 from mqkafka.wire.headers import mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
-from tests.integration.security.conftest import CONTROL, SecuredService, dead_letter_of
+from tests.integration.security.conftest import CONTROL, STREAM, SecuredService, dead_letter_of
 from tests.integration.service.conftest import MQK
 
 pytestmark = pytest.mark.kafka
@@ -214,3 +217,71 @@ def test_the_mqi_and_mqk_work_unchanged_given_the_users_key(
     assert received.body == b"from mqk"
     # the MQI's subscription is alice's (not the process user's): her DeregSub removes it
     assert alice.deregister("Mqi/#", queue=queue).ok  # type: ignore[union-attr]
+
+
+def _headers_on(secured: SecuredService, queue: str, count: int) -> list[dict[str, bytes]]:
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+
+    topic = queue_to_topic(queue, secured.namespace)
+    consumer = Consumer(
+        {
+            "bootstrap.servers": secured.bootstrap,
+            "group.id": f"raw-{uuid.uuid4().hex}",
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
+    )
+    consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+    found: list[dict[str, bytes]] = []
+    deadline = time.monotonic() + 30
+    try:
+        while len(found) < count and time.monotonic() < deadline:
+            message = consumer.poll(0.2)
+            if message is not None and message.error() is None:
+                found.append(dict(message.headers() or []))
+    finally:
+        consumer.close()
+    return found
+
+
+def test_message_properties_are_signed_or_never_delivered(secured: SecuredService) -> None:
+    """Issue 35 point 3: a property added after signing is refused with the message
+    (2035); a version 1 signature (MQMD only) is still accepted, its properties removed;
+    the version 2 signature clients write carries them to the subscriber."""
+    alice = secured.client("alice")
+    topic, queue = unique("Props/"), unique("ALICE.")
+    assert alice.register(topic, queue=queue).ok  # type: ignore[union-attr]
+    stream = queue_to_topic(STREAM, secured.namespace)
+    key = secured.keys["alice"]
+    producer = Producer({"bootstrap.servers": secured.bootstrap})
+
+    def publication(body: bytes) -> tuple[MQMD, bytes, list[tuple[str, bytes]]]:
+        md = MQMD(MsgId=os.urandom(24), UserIdentifier="alice")
+        md, value = command_message([("Command", "Publish"), ("Topic", topic)], body=body, md=md)
+        return md, value, [*mqmd_to_headers(md), ("mqprop.Region", b"EMEA")]
+
+    _, value, headers = publication(b"signed")  # version 2: the property is signed
+    producer.produce(
+        stream, value, key=b"one order", headers=signed_headers(key, stream, value, headers)
+    )
+    md, value, headers = publication(b"added")  # a property added after signing
+    tampered = [*signed_headers(key, stream, value, headers), ("mqprop.Approved", b"true")]
+    producer.produce(stream, value, key=b"one order", headers=tampered)
+    _, value, headers = publication(b"version 1")
+    now = str(int(time.time() * 1000))
+    mqmd = sorted(h for h in headers if h[0].startswith("mqmd."))
+    text = "\n".join(
+        ["mqk-signature-1", "alice", now, stream, hashlib.sha256(value).hexdigest()]
+        + [f"{n}={v.hex()}" for n, v in mqmd]
+    )
+    digest = hmac.new(key.key, (text + "\n").encode(), hashlib.sha256).hexdigest()
+    v1 = [*headers, ("mqk.Signer", b"alice"), ("mqk.Signature", f"1:{now}:{digest}".encode())]
+    producer.produce(stream, value, key=b"one order", headers=v1)
+    assert producer.flush(30) == 0
+    dead = dead_letter_of(secured, md.MsgId)
+    assert dead["mqk.reason"] == b"2035" and b"does not match" in dead["mqk.detail"]
+    bodies = [r.body for r in alice.read_queue(queue, count=2, timeout=30)]
+    assert bodies == [b"signed", b"version 1"]
+    signed_copy, v1_copy = _headers_on(secured, queue, 2)
+    assert signed_copy.get("mqprop.Region") == b"EMEA"
+    assert not [n for n in v1_copy if n.startswith(("mqprop.", "mqtype."))]

@@ -185,3 +185,54 @@ def test_signed_verifies_and_any_flipped_body_byte_does_not(body, extra, flip) -
         at = flip % len(body)
         changed = body[:at] + bytes([body[at] ^ 1]) + body[at + 1 :]
         assert isinstance(guard().check(TOPIC, changed, headers, NOW), Refused)
+
+
+# --- message properties (issue 35 point 3) ---------------------------------------------------
+PROPS = [("mqprop.Region", b"EMEA"), ("mqprop.Tries", b"3"), ("mqtype.Tries", b"i4")]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda h: [*h, ("mqprop.Approved", b"true")],  # a property added after signing
+        lambda h: [(n, b"APAC" if n == "mqprop.Region" else v) for n, v in h],  # changed
+        lambda h: [(n, v) for n, v in h if n != "mqprop.Region"],  # taken away
+        lambda h: [(n, b"r8" if n == "mqtype.Tries" else v) for n, v in h],  # retyped
+    ],
+    ids=["added", "changed", "removed", "retyped"],
+)
+def test_a_property_changed_after_signing_is_refused(change) -> None:  # type: ignore[no-untyped-def]
+    headers = signed(headers=MQMD + PROPS)
+    assert isinstance(guard().check(TOPIC, b"body", headers, NOW), Verified)
+    refused = guard().check(TOPIC, b"body", change(headers), NOW)
+    assert isinstance(refused, Refused) and "does not match" in refused.detail
+
+
+def _signed_v1(headers: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """A version 1 signature (MQMD only), spelled out as the first clients and the README of
+    the time wrote it (not through the module under test)."""
+    import hashlib
+    import hmac
+
+    ms = str(int(NOW * 1000))
+    mqmd = sorted(h for h in headers if h[0].startswith("mqmd."))
+    lines = ["mqk-signature-1", "alice", ms, TOPIC, hashlib.sha256(b"body").hexdigest()]
+    text = "\n".join(lines + [f"{n}={v.hex()}" for n, v in mqmd]) + "\n"
+    digest = hmac.new(ALICE.key, text.encode(), hashlib.sha256).hexdigest()
+    return [*headers, (SIGNER, b"alice"), (SIGNATURE, f"1:{ms}:{digest}".encode())]
+
+
+def test_a_version_1_signature_is_accepted_and_its_unsigned_properties_taken_off() -> None:
+    headers = _signed_v1([*MQMD, ("mqmd.UserIdentifier", b"alice"), *PROPS, ("trace", b"t1")])
+    checked = guard().check(TOPIC, b"body", headers, NOW)
+    assert isinstance(checked, Verified)
+    names = [n for n, _ in checked.headers]
+    assert not [n for n in names if n.startswith(("mqprop.", "mqtype."))]
+    assert "mqmd.ReplyToQ" in names and "trace" in names
+
+
+def test_a_version_2_signature_keeps_the_properties_it_signed() -> None:
+    checked = guard().check(TOPIC, b"body", signed(headers=MQMD + PROPS), NOW)
+    assert isinstance(checked, Verified)
+    assert [h for h in checked.headers if h[0].startswith(("mqprop.", "mqtype."))] == PROPS
+    assert header(signed(headers=MQMD + PROPS), SIGNATURE).startswith(b"2:")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import socket
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mqkafka.kafka.clientconfig import ClientConfig
@@ -137,18 +137,39 @@ class Reader:
 
 
 def describe_request(group: str, topic: str, partitions: Sequence[int]) -> bytes:
-    body_partitions = compact_array([struct.pack(">i", p) for p in partitions])
-    topics = compact_array([compact_string(topic) + body_partitions + NO_TAGS])
-    return compact_array([compact_string(group) + topics + NO_TAGS]) + NO_TAGS
+    return describe_groups_request({group: (topic, partitions)})
+
+
+def describe_groups_request(wanted: Mapping[str, tuple[str, Sequence[int]]]) -> bytes:
+    """One request for many share groups: group → (its topic, the partitions asked)."""
+    groups = []
+    for group, (topic, partitions) in wanted.items():
+        body_partitions = compact_array([struct.pack(">i", p) for p in partitions])
+        topics = compact_array([compact_string(topic) + body_partitions + NO_TAGS])
+        groups.append(compact_string(group) + topics + NO_TAGS)
+    return compact_array(groups) + NO_TAGS
 
 
 def parse_describe(data: bytes, version: int) -> dict[int, ShareOffsets]:
     """The partitions of a DescribeShareGroupOffsets response (header already removed)."""
+    found: dict[int, ShareOffsets] = {}
+    for offsets in parse_describe_groups(data, version, strict=True).values():
+        found.update(offsets)
+    return found
+
+
+def parse_describe_groups(
+    data: bytes, version: int, *, strict: bool = False
+) -> dict[str, dict[int, ShareOffsets]]:
+    """Each group's partitions; a group or partition that answered an error is left out
+    (``strict``: raises MQError instead)."""
     reader = Reader(data)
     reader.int32()  # throttle time
-    found: dict[int, ShareOffsets] = {}
+    result: dict[str, dict[int, ShareOffsets]] = {}
     for _ in range(reader.count()):
-        reader.compact_string()  # group id
+        group = reader.compact_string() or ""
+        found: dict[int, ShareOffsets] = {}
+        failed = False
         for _ in range(reader.count()):
             reader.compact_string()  # topic name
             reader.uuid()
@@ -160,15 +181,38 @@ def parse_describe(data: bytes, version: int) -> dict[int, ShareOffsets]:
                 error = reader.int16()
                 message = reader.compact_string()
                 reader.skip_tags()
-                if error:
+                if error and strict:
                     raise MQError(RC.RESOURCE_PROBLEM, f"share offsets error {error}: {message}")
-                found[partition] = ShareOffsets(partition, start, lag)
+                if error:
+                    failed = True
+                else:
+                    found[partition] = ShareOffsets(partition, start, lag)
             reader.skip_tags()
         error = reader.int16()
         message = reader.compact_string()
         reader.skip_tags()
-        if error:
+        if error and strict:
             raise MQError(RC.RESOURCE_PROBLEM, f"share group error {error}: {message}")
+        if not error and not failed:
+            result[group] = found
+    return result
+
+
+def parse_coordinators(data: bytes) -> dict[str, tuple[str, int]]:
+    """Every key FindCoordinator answered with a coordinator (keys in error left out)."""
+    reader = Reader(data)
+    reader.int32()  # throttle time
+    found: dict[str, tuple[str, int]] = {}
+    for _ in range(reader.count()):
+        key = reader.compact_string()
+        reader.int32()  # node id
+        host = reader.compact_string()
+        port = reader.int32()
+        error = reader.int16()
+        reader.compact_string()
+        reader.skip_tags()
+        if not error and host is not None and key is not None:
+            found[key] = (host, port)
     return found
 
 
@@ -233,6 +277,45 @@ class ShareStateClient:
             except MQError:
                 self._coordinators.pop(group, None)
                 raise
+
+    def offsets_of_groups(
+        self, wanted: Mapping[str, tuple[str, Sequence[int]]]
+    ) -> dict[str, dict[int, ShareOffsets]]:
+        """Many share groups at once (group → (topic, partitions)): one FindCoordinator for
+        the groups not yet located, then one request per coordinator (a listing of every
+        queue asked one group at a time paid a round trip per queue). A group Kafka answers
+        with an error is left out: the caller counts it another way."""
+        if self._secured:
+            raise MQError(RC.RESOURCE_PROBLEM, "share offsets are not asked of a secured cluster")
+        with self._lock:
+            try:
+                missing = [g for g in wanted if g not in self._coordinators]
+                if missing:
+                    keys = compact_array([compact_string(g) for g in missing])
+                    body = struct.pack(">b", COORDINATOR_KEY_GROUP) + keys + NO_TAGS
+                    reply = self._call(
+                        self._bootstrap, FIND_COORDINATOR, FIND_COORDINATOR_VERSION, body
+                    )
+                    self._coordinators.update(parse_coordinators(reply))
+                by_coordinator: dict[tuple[str, int], dict[str, tuple[str, Sequence[int]]]] = {}
+                for group, asked in wanted.items():
+                    address = self._coordinators.get(group)
+                    if address is not None:
+                        by_coordinator.setdefault(address, {})[group] = asked
+                found: dict[str, dict[int, ShareOffsets]] = {}
+                for address, groups in by_coordinator.items():
+                    reply = self._call(
+                        address, DESCRIBE_SHARE_GROUP_OFFSETS, DESCRIBE_VERSION,
+                        describe_groups_request(groups),
+                    )  # fmt: skip
+                    found.update(parse_describe_groups(reply, DESCRIBE_VERSION))
+                for group in wanted:
+                    if group not in found:
+                        self._coordinators.pop(group, None)  # moved, or not there: ask again
+                return found
+            except (OSError, struct.error) as error:
+                self._drop_all()
+                raise MQError(RC.RESOURCE_PROBLEM, f"share offsets unavailable: {error}") from None
 
     def _call(self, address: tuple[str, int], api_key: int, version: int, body: bytes) -> bytes:
         sock = self._sockets.get(address)

@@ -23,7 +23,11 @@ PROPERTIES: list[tuple[str, Any, int, bytes, bytes | None]] = [
     ("ratio", 0.25, C.MQTYPE_FLOAT64, b"0.25", b"r8"),
     ("order.id", b"A-1", C.MQTYPE_STRING, b"A-1", None),
 ]
-EXPECTED = {name: value for name, value, _, _, _ in PROPERTIES}
+# as MQINQMP gives them back: a string as str, as pymqi does (issue 35 point 5)
+EXPECTED = {
+    name: value.decode() if kind == C.MQTYPE_STRING else value
+    for name, value, kind, _, _ in PROPERTIES
+}
 
 
 def with_properties(qmgr: QueueManager) -> pymqi.MessageHandle:

@@ -77,8 +77,38 @@ def test_a_raw_producers_headers_are_the_properties_an_mqget_sees(
     handle = pymqi.MessageHandle(qmgr)
     queue = pymqi.Queue(qmgr, name, C.MQOO_INPUT_SHARED)
     assert queue.get(None, pymqi.MD(), wait_gmo(0, handle.msg_handle)) == b"from Kafka"
-    assert handle.get_all_properties() == {"region": b"EMEA", "tries": 3}
+    assert handle.get_all_properties() == {"region": "EMEA", "tries": 3}
     with pytest.raises(pymqi.MQMIError) as raised:
         queue.get(None, pymqi.MD(), wait_gmo(0, 987654321))  # no such handle
     assert raised.value.reason == C.MQRC_HMSG_ERROR
     queue.close()
+
+
+def test_pymqis_test_message_properties_str(
+    qmgr: QueueManager, new_queue: Callable[..., str]
+) -> None:
+    """pymqi's own ``test_message_properties_str`` (issue 35 point 5), its steps as it takes
+    them: a str property of MQTYPE_STRING set with its length, put with the handle, got by
+    MsgId into another handle, read with ``max_value_length`` its length: the same str."""
+    name, value = new_queue(), "test_valuetest_valuetest_valuetest_valuetest_value"
+    put_handle = pymqi.MessageHandle(qmgr, pymqi.CMHO())
+    put_handle.properties.set(
+        b"test_name", value, value_length=len(value), property_type=C.MQTYPE_STRING
+    )
+    pmo = pymqi.PMO(Version=C.MQPMO_CURRENT_VERSION)
+    pmo.OriginalMsgHandle = put_handle.msg_handle
+    md_put = pymqi.MD(Version=C.MQMD_CURRENT_VERSION)
+    queue_put = pymqi.Queue(qmgr, name, C.MQOO_OUTPUT)
+    queue_put.put(b"", md_put, pmo)
+    queue_put.close()
+    gmo = pymqi.GMO(Version=C.MQGMO_CURRENT_VERSION, WaitInterval=20000)
+    gmo.Options = C.MQGMO_WAIT | C.MQGMO_PROPERTIES_IN_HANDLE
+    gmo.MatchOptions = C.MQMO_MATCH_MSG_ID
+    get_handle = pymqi.MessageHandle(qmgr, pymqi.CMHO(Version=C.MQCMHO_CURRENT_VERSION))
+    gmo.MsgHandle = get_handle.msg_handle
+    md_get = pymqi.MD()
+    md_get.MsgId = md_put.MsgId
+    queue_get = pymqi.Queue(qmgr, name, C.MQOO_INPUT_AS_Q_DEF)
+    queue_get.get(None, md_get, gmo)
+    queue_get.close()
+    assert get_handle.properties.get(b"test_name", max_value_length=len(value)) == value

@@ -12,8 +12,9 @@ from mqkafka.mqi import CMQC as C
 @pytest.mark.parametrize(
     ("value", "property_type", "back"),
     [
-        ("blue", C.MQTYPE_STRING, b"blue"),
-        (b"blue", C.MQTYPE_STRING, b"blue"),
+        ("blue", C.MQTYPE_STRING, "blue"),  # pymqi's MQINQMP: a string is a str (issue 35)
+        (b"blue", C.MQTYPE_STRING, "blue"),
+        ("\u00e9t\u00e9", C.MQTYPE_STRING, "\u00e9t\u00e9"),
         (b"\x00\x01", C.MQTYPE_BYTE_STRING, b"\x00\x01"),
         (True, C.MQTYPE_BOOLEAN, True),
         (127, C.MQTYPE_INT8, 127),
@@ -69,7 +70,11 @@ def test_a_value_longer_than_asked_for_is_2469_and_items_work() -> None:
     with pytest.raises(pymqi.MQMIError) as raised:
         handle.properties.get("Long")  # pymqi's default: 64
     assert raised.value.reason == RC.PROPERTY_VALUE_TOO_BIG
-    assert handle.properties.get("Long", max_value_length=100) == b"x" * 100
+    assert handle.properties.get("Long", max_value_length=100) == "x" * 100
+    handle.properties["Accents"] = "\u00e9" * 40  # 80 UTF-8 bytes: over the 64 by default
+    with pytest.raises(pymqi.MQMIError) as raised:
+        handle.properties.get("Accents")
+    assert raised.value.reason == RC.PROPERTY_VALUE_TOO_BIG
     handle.properties.delete("Long")
     with pytest.raises(pymqi.MQMIError):
         handle.properties["Long"]
@@ -80,3 +85,14 @@ def test_structures_have_mqs_defaults() -> None:
     assert (pymqi.PD().Support, pymqi.PD().CopyOptions) == (C.MQPD_SUPPORT_OPTIONAL, 22)
     assert (pymqi.SMPO().ValueCCSID, pymqi.IMPO().Options) == (C.MQCCSI_APPL, C.MQIMPO_INQ_FIRST)
     assert pymqi.MessageHandle().msg_handle != pymqi.MessageHandle().msg_handle
+
+
+def test_pymqis_own_test_message_properties_str() -> None:
+    """pymqi's ``test_message_properties_str``, on one handle: set a str of MQTYPE_STRING with
+    its length, get it with ``max_value_length`` its length: the same str back."""
+    value = "test_valuetest_valuetest_valuetest_valuetest_value"
+    handle = pymqi.MessageHandle()
+    handle.properties.set(
+        b"test_name", value, value_length=len(value), property_type=C.MQTYPE_STRING
+    )
+    assert handle.properties.get(b"test_name", max_value_length=len(value)) == value

@@ -110,7 +110,7 @@ def test_where_mqget_puts_properties(
     data = deliver_properties(b"data", md, option, HEADERS, handle, False)
     if handle is not None:
         assert handle.get_all_properties() == (
-            {"p": 7} if in_handle else {"stale": b"from an earlier message"}
+            {"p": 7} if in_handle else {"stale": "from an earlier message"}
         )
     if rfh2:
         header = RFH2()

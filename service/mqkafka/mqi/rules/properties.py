@@ -121,6 +121,13 @@ def typed(name: str, value: Any, property_type: int) -> Any:
     raise bad
 
 
+def as_returned(kind: int, value: Any) -> Any:
+    """A property's value as pymqi returns it: a string as ``str`` (kept as UTF-8 bytes)."""
+    if kind == C.MQTYPE_STRING and isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value
+
+
 def check_name(name: str | bytes) -> str:
     """A property name: non-empty, no blanks (MQRC_PROPERTY_NAME_ERROR, 2442)."""
     text = name.decode() if isinstance(name, bytes) else name
@@ -183,18 +190,21 @@ class MessageHandle:
             pd: Any = C.MQPD_NONE,
             property_type: int = C.MQTYPE_AS_SET,
         ) -> Any:
-            """MQINQMP: the value as set (2471 when there is none)."""
+            """MQINQMP: the value as set (2471 when there is none); a string as ``str``, as
+            pymqi's MQINQMP returns it (its C extension builds it with ``s#``, and its
+            ``test_message_properties_str`` compares it to the ``str`` it set); a byte
+            string as ``bytes``. The length limit counts the UTF-8 bytes, as MQ does."""
             key = check_name(name)
             found = self.values.get(key)
             if found is None:
                 raise MQMIError(C.MQCC_FAILED, RC.PROPERTY_NOT_AVAILABLE, key)
             kind, value = found
             if property_type not in (C.MQTYPE_AS_SET, kind):
-                value = typed(key, value, property_type)
+                kind, value = property_type, typed(key, value, property_type)
             limit = max_value_length or MessageHandle.default_value_length
             if isinstance(value, bytes) and len(value) > limit:
                 raise MQMIError(C.MQCC_FAILED, RC.PROPERTY_VALUE_TOO_BIG, key)
-            return value
+            return as_returned(kind, value)
 
         def delete(self, name: str | bytes) -> None:
             """MQDLTMP (2471 when there is no such property)."""
@@ -224,8 +234,10 @@ class MessageHandle:
         _live.pop(self.msg_handle, None)
 
     def get_all_properties(self) -> dict[str, Any]:
-        """Every property by name, with its value as set."""
-        return {name: value for name, (_, value) in self.properties.values.items()}
+        """Every property by name, with its value as MQINQMP returns it."""
+        return {
+            name: as_returned(kind, value) for name, (kind, value) in self.properties.values.items()
+        }
 
 
 __all__ = [
@@ -234,6 +246,7 @@ __all__ = [
     "PD",
     "SMPO",
     "MessageHandle",
+    "as_returned",
     "check_name",
     "cmho",
     "forget_connection",

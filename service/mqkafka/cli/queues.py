@@ -126,6 +126,7 @@ def queue_show(args: argparse.Namespace) -> int:
         ("QUEUE", found.name), ("TYPE", found.kind), ("DEPTH", found.depth),
         ("CONSUMERS", found.consumers), ("TOPIC", found.topic),
         ("PARTITIONS", found.partitions), ("DESCRIPTION", found.description),
+        ("MESSAGE FORMAT", found.message_format),
     ])  # fmt: skip
     if found.readers:
         print()

@@ -46,6 +46,9 @@ class QueueView:
     kind: str  # local | system | dynamic | model
     description: str
     readers: tuple[Reader, ...]
+    # how publications lie on it (issue 37): MQ (an MQRFH2 before the data) or KAFKA (the
+    # data alone, topic and properties in headers); a queue with no definition is MQ
+    message_format: str = "MQ"
 
     @property
     def consumers(self) -> int:
@@ -116,12 +119,14 @@ class QueueReader:
             definition = definitions.get(name)
             description = definition.description if definition else ""
             kind = _kind(name, definition)
+            fmt = definition.message_format if definition else "MQ"
             views.append(
-                QueueView(name, topic, topics[topic], depth, kind, description, topic_readers)
+                QueueView(name, topic, topics[topic], depth, kind, description, topic_readers, fmt)
             )
         for name, definition in definitions.items():
             if definition.is_model and (wanted is None or name in wanted):
-                views.append(QueueView(name, "", 0, None, "model", definition.description, ()))
+                model = (name, "", 0, None, "model", definition.description, ())
+                views.append(QueueView(*model, definition.message_format))
         return sorted(views, key=lambda v: v.name)
 
     def show(self, name: str) -> QueueView | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -34,6 +35,7 @@ from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 pytestmark = pytest.mark.kafka
 
 POM = Path(__file__).with_name("pom.xml")
+MQK = str(Path(sys.executable).with_name("mqk"))
 SINK_QUEUE = "APP.CONNECT.SINK"
 SINK_TOPIC = "Connect/Sink/Scores"
 SOURCE_TOPIC = "Connect/Lines"
@@ -241,6 +243,13 @@ def test_a_sink_connector_reads_exactly_the_published_bodies(platform: Platform)
     pcf = pymqi.PCFExecute(platform.qmgr)
     (row,) = pcf.MQCMD_INQUIRE_Q({C.MQCA_Q_NAME: SINK_QUEUE.encode()})
     assert row[C.MQKIA_MSG_FORMAT] == C.MQKMF_KAFKA
+    # and so does mqk queue show
+    shown = subprocess.run(
+        [MQK, "queue", "show", SINK_QUEUE, "--json", "--namespace", platform.namespace,
+         "--bootstrap-servers", platform.bootstrap],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert json.loads(shown.stdout)["message_format"] == "KAFKA"
 
 
 def test_a_source_connector_publishes_plain_lines_to_mq_subscribers(platform: Platform) -> None:

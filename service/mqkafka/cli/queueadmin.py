@@ -76,6 +76,7 @@ _DEFTYPE = choice({
     "TEMPDYN": C.MQQDT_TEMPORARY_DYNAMIC, "PERMDYN": C.MQQDT_PERMANENT_DYNAMIC,
     "TEMPORARY": C.MQQDT_TEMPORARY_DYNAMIC, "PERMANENT": C.MQQDT_PERMANENT_DYNAMIC,
 })  # fmt: skip
+_FORMAT = choice({"MQ": "MQ", "KAFKA": "KAFKA"})  # the catalogue's message_format (issue 37)
 
 QUEUE_ATTRIBUTES: tuple[QueueAttribute, ...] = (
     QueueAttribute("description", "DESCR", "--description", description, str,
@@ -93,6 +94,10 @@ QUEUE_ATTRIBUTES: tuple[QueueAttribute, ...] = (
     QueueAttribute("definition_type", "DEFTYPE", "--definition-type", *_DEFTYPE,
                    "DEFTYPE of a model queue: temporary|permanent, what MQOPEN of it makes "
                    "(temporary)", applies="model"),
+    QueueAttribute("message_format", None, "--message-format", *_FORMAT,
+                   "mq|kafka: publications as MQ programs read them (an MQRFH2 before the "
+                   "data), or as Kafka tools do (the data alone; topic, properties and MQMD "
+                   "in record headers) (mq)"),
     QueueAttribute(PARTITIONS, None, "--partitions", positive, str,
                    "the queue's Kafka partitions (more may be added later, never fewer)",
                    applies="local"),

@@ -25,6 +25,7 @@ from mqkafka.cli import (
     output,
     pipeline,
     queues,
+    schemas,
     serve,
 )
 from mqkafka.kafka.clients import KafkaEdgeError, KafkaException
@@ -40,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"mqk {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (local, serve, listen, ops, queues, mqsc, console, pipeline, identity):
+    for module in (local, serve, listen, ops, queues, mqsc, console, pipeline, identity, schemas):
         module.register(sub)
     return parser
 

@@ -385,3 +385,17 @@ def test_client_server_with_a_dynamic_reply_queue(
     assert served.is_set()
     reply_q.close(C.MQCO_DELETE)
     assert gone(client_qmgr, reply_name)
+
+
+def test_a_put_after_another_connection_deleted_the_queue_is_2052_every_time(
+    connect: Connect,
+) -> None:
+    """Issue 35 point 4: a permanent dynamic queue deleted (MQCO_DELETE) by another
+    connection while its creator holds it open: the creator's next MQPUT is MQRC_Q_DELETED
+    (2052) every time, not once the deletion has happened to reach it."""
+    creator, other = connect(), connect()
+    for attempt in range(10):
+        queue, name = open_model(creator, PERMANENT, C.MQOO_OUTPUT)
+        Queue(other, name, C.MQOO_OUTPUT).close(C.MQCO_DELETE)
+        assert _put_reason(queue) == RC.Q_DELETED, attempt
+        queue.close()

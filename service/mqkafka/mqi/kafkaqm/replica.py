@@ -10,7 +10,9 @@ tailed by one background thread into a :class:`Catalogue` and a :class:`Connecti
   a client always sees its own definitions (read your writes).
 
 The hot path (MQPUT/MQGET asking "was my queue deleted?") reads the tables without waiting;
-a deletion by another client reaches it within a poll interval (about 50 ms).
+a deletion by another client reaches it within a poll interval (about 50 ms). MQPUT to a
+permanent dynamic queue (any connection may delete it) first waits for the catalogue alone
+(:meth:`StateReplica.sync_catalogue`): one list-offsets request.
 """
 
 from __future__ import annotations
@@ -131,6 +133,17 @@ class StateReplica:
         except clients.KafkaException as error:
             raise broken(error, "reading the catalogue") from None
         self._wait(targets, timeout)
+
+    def sync_catalogue(self, timeout: float = 30.0) -> None:
+        """Wait until every queue definition written so far has been applied (not the
+        heartbeats, written all the time): what MQPUT to a queue another connection may
+        delete asks first, so that a delete that has returned is seen (issue 35)."""
+        try:
+            targets = self._reader.end_offsets(attempts=3)
+        except clients.KafkaException as error:
+            raise broken(error, "reading the catalogue") from None
+        topic = self.settings.catalogue_topic
+        self._wait({k: v for k, v in targets.items() if k[0] == topic}, timeout)
 
     def _wait(self, targets: dict[tuple[str, int], int], timeout: float) -> None:
         deadline = time.monotonic() + timeout

@@ -8,6 +8,7 @@ message's MQMD, the MQGMO, the message's whole length, and at most a buffer of d
 
 from __future__ import annotations
 
+import logging
 import struct
 
 from mqkafka.channel.codec import verbs
@@ -26,6 +27,8 @@ from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.mqi.rules.errors import MQMIError
 from mqkafka.mqi.rules.structs import GMO, MD, OD, PMO
+
+log = logging.getLogger(__name__)
 
 
 def _message(rest: bytes, order: str, at: int, max_message: int) -> bytes:
@@ -52,6 +55,7 @@ def do_put(queue: Queue, order: str, api: verbs.ApiHeader, rest: bytes, max_mess
     md, md_size, pmo_wire, pmo = _md_pmo(rest, order, 0)
     version = md.Version
     data = _message(rest, order, md_size + pmo_wire.size, max_message)
+    log.debug("channel: MQPUT to %s, %d bytes: %r", queue.name, len(data), data[:400])
     queue.put(data, md, pmo)
     out = md_bytes(md, order, version) + pmo_wire.updated(pmo).to_bytes(order)
     return verbs.reply_body(order, 0, 0, api.hobj, out + struct.pack(order + "i", 0))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 
 from mqkafka.channel.codec import spi, verbs
@@ -12,6 +13,8 @@ from mqkafka.mqi import CMQC as C
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.rules.errors import MQMIError
 from mqkafka.mqi.rules.structs import MD, PMO
+
+log = logging.getLogger(__name__)
 
 
 def new_id() -> bytes:
@@ -47,6 +50,7 @@ def _put(queue: Queue, deferred: Deferred, order: str, request: spi.SpiRequest) 
     pmo.set(Context=0, OriginalMsgHandle=0, NewMsgHandle=0)
     if put.options & spi.SPPI_SYNCPOINT:
         pmo.Options = (pmo.Options | C.MQPMO_SYNCPOINT) & ~C.MQPMO_NO_SYNCPOINT
+    log.debug("channel: SPI PUT to %s, options %#x: %r", queue.name, put.options, put.data[:400])
     if put.options & spi.SPPI_DEFERRED:
         # held, with its ids made now: JMS takes the new CorrelId as its subscriber identity
         if pmo.Options & C.MQPMO_NEW_MSG_ID or not any(md.MsgId):

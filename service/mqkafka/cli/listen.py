@@ -8,6 +8,7 @@ MQI. Each connection ends with a quiescing STATUS on a stop.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 from types import FrameType
@@ -20,8 +21,11 @@ from mqkafka.channel.settings import (
     DEFAULT_PORT,
     ListenerSettings,
 )
+from mqkafka.channel.systemqueues import define_missing
 from mqkafka.cli import logs
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
+
+log = logging.getLogger(__name__)
 
 
 def register(sub: Any) -> None:
@@ -50,6 +54,11 @@ def register(sub: Any) -> None:
         default=DEFAULT_MAX_MESSAGE,
         help=f"largest message in bytes (default {DEFAULT_MAX_MESSAGE})",
     )
+    listen.add_argument(
+        "--dev-queues",
+        action="store_true",
+        help="define the IBM MQ developer container's DEV.QUEUE.1-3 and DEV.DEAD.LETTER.QUEUE",
+    )
     listen.add_argument("--log-level", default="INFO")
     listen.set_defaults(func=run_listen)
 
@@ -69,6 +78,9 @@ def run_listen(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
         max_message=args.max_message,
     )
+    made = define_missing(settings, dev_queues=args.dev_queues)
+    if made:
+        log.info("channel: defined %s", ", ".join(made))
     listener = Listener(settings)
     try:
         listener.start()

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,6 +24,9 @@ import pytest
 
 from mqkafka.kafka.localbroker import default_cache, free_port
 from mqkafka.kafka.provision import apply_catalogue
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+from mqkafka.mqi.rules.errors import MQMIError
 
 HERE = Path(__file__).resolve().parent
 MQK = str(Path(sys.executable).with_name("mqk"))
@@ -113,6 +117,19 @@ def listener(kafka_bootstrap: str, namespace: str) -> Iterator[ListenerProcess]:
     yield process
     if process.proc.poll() is None:
         process.stop()
+
+
+def connect_qmgr(bootstrap: str, namespace: str) -> QueueManager:
+    """A Python MQI connection; a fresh namespace's catalogue topic may still be electing
+    its leader (NOT_LEADER_FOR_PARTITION), so a refused first connect is tried again."""
+    for attempt in range(5):
+        try:
+            return QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
+        except MQMIError as error:
+            if error.reason != RC.Q_MGR_NOT_AVAILABLE or attempt == 4:
+                raise
+            time.sleep(2)
+    raise AssertionError("unreachable")
 
 
 def run_java(

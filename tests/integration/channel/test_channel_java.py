@@ -13,7 +13,7 @@ import pytest
 import mqkafka.mqi as pymqi
 from mqkafka.channel.codec import segments
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
-from tests.integration.channel.conftest import ListenerProcess, run_java
+from tests.integration.channel.conftest import ListenerProcess, connect_qmgr, run_java
 from tests.unit.channel.observed import client_initial_data
 
 CHECKS = [
@@ -24,7 +24,7 @@ CHECKS = [
 
 @pytest.fixture(scope="module")
 def qmgr(kafka_bootstrap: str, namespace: str) -> Iterator[QueueManager]:
-    manager = QueueManager("QM1", bootstrap_servers=kafka_bootstrap, namespace=namespace)
+    manager = connect_qmgr(kafka_bootstrap, namespace)
     for name in ("DEV.QUEUE.1", "PY2J", "J2PY"):
         manager.define_queue(name)
     yield manager

@@ -1,0 +1,172 @@
+// IBM MQ JMS in migration mode (PROVIDERVERSION 6) against `mqk listen` + `mqk serve`: one
+// JVM, one line per check ("CHECK <name> OK" or "CHECK <name> FAIL <why>").
+// Arguments: host port queue pyToJavaQueue javaToPyQueue [pubsub]
+
+import com.ibm.mq.jms.MQConnectionFactory;
+import com.ibm.msg.client.wmq.WMQConstants;
+import javax.jms.Connection;
+import javax.jms.Destination;
+import javax.jms.JMSException;
+import javax.jms.Message;
+import javax.jms.MessageConsumer;
+import javax.jms.MessageProducer;
+import javax.jms.Session;
+import javax.jms.TemporaryQueue;
+import javax.jms.TextMessage;
+import javax.jms.Topic;
+import javax.jms.TopicSubscriber;
+
+public class JmsCheck {
+    interface Check { void run() throws Exception; }
+
+    static String host;
+    static int port;
+
+    public static void main(String[] args) throws Exception {
+        host = args[0];
+        port = Integer.parseInt(args[1]);
+        String queue = "queue:///" + args[2];
+        check("queue_send_receive", () -> {
+            try (Connection c = connect(WMQConstants.WMQ_BROKER_V1, null)) {
+                Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                s.createProducer(s.createQueue(queue)).send(s.createTextMessage("jms-hello"));
+                expect(s.createConsumer(s.createQueue(queue)).receive(10_000), "jms-hello");
+            }
+        });
+        check("queue_transacted", () -> {
+            try (Connection c = connect(WMQConstants.WMQ_BROKER_V1, null)) {
+                Session s = c.createSession(true, Session.SESSION_TRANSACTED);
+                MessageProducer p = s.createProducer(s.createQueue(queue));
+                MessageConsumer r = s.createConsumer(s.createQueue(queue));
+                p.send(s.createTextMessage("rolled-back"));
+                s.rollback();
+                if (r.receive(1_000) != null) throw new Exception("a rolled-back send arrived");
+                p.send(s.createTextMessage("committed"));
+                s.commit();
+                expect(r.receive(10_000), "committed");
+                s.rollback();  // the receive is undone: it comes again
+                expect(r.receive(10_000), "committed");
+                s.commit();
+            }
+        });
+        check("request_reply_temporary_queue", () -> {
+            try (Connection c = connect(WMQConstants.WMQ_BROKER_V1, null)) {
+                Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                TemporaryQueue replies = s.createTemporaryQueue();
+                TextMessage request = s.createTextMessage("ping");
+                request.setJMSReplyTo(replies);
+                s.createProducer(s.createQueue(queue)).send(request);
+                Message got = s.createConsumer(s.createQueue(queue)).receive(10_000);
+                expect(got, "ping");
+                s.createProducer(got.getJMSReplyTo()).send(s.createTextMessage("pong"));
+                MessageConsumer replyReader = s.createConsumer(replies);
+                expect(replyReader.receive(10_000), "pong");
+                replyReader.close();
+                replies.delete();
+            }
+        });
+        if (args.length > 4) {
+            check("jms_python_exchange", () -> {
+                try (Connection c = connect(WMQConstants.WMQ_BROKER_V1, null)) {
+                    Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                    Destination in = s.createQueue("queue:///" + args[3] + "?targetClient=1");
+                    Message got = s.createConsumer(in).receive(10_000);
+                    if (got == null) throw new Exception("nothing from Python");
+                    s.createProducer(s.createQueue("queue:///" + args[4] + "?targetClient=1"))
+                        .send(s.createTextMessage("from-jms"));
+                }
+            });
+        }
+        if (args.length < 6 || !args[5].equals("pubsub")) return;
+        for (int version : new int[] {WMQConstants.WMQ_BROKER_V1, WMQConstants.WMQ_BROKER_V2}) {
+            String v = version == WMQConstants.WMQ_BROKER_V1 ? "v1" : "v2";
+            check("pubsub_" + v, () -> {
+                try (Connection c = connect(version, null)) {
+                    Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                    Topic topic = s.createTopic("topic://mqk/jms/" + v + "/news");
+                    MessageConsumer sub = s.createConsumer(topic);
+                    s.createProducer(topic).send(s.createTextMessage("news-" + v));
+                    expect(sub.receive(30_000), "news-" + v);
+                    sub.close();
+                }
+            });
+            check("two_subscribers_" + v, () -> {
+                try (Connection c = connect(version, null)) {
+                    Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                    Topic red = s.createTopic("topic://mqk/jms/" + v + "/red");
+                    Topic blue = s.createTopic("topic://mqk/jms/" + v + "/blue");
+                    MessageConsumer reds = s.createConsumer(red);
+                    MessageConsumer blues = s.createConsumer(blue);
+                    MessageProducer p = s.createProducer(null);
+                    p.send(red, s.createTextMessage("red-1"));
+                    p.send(blue, s.createTextMessage("blue-1"));
+                    expect(reds.receive(30_000), "red-1");
+                    expect(blues.receive(30_000), "blue-1");
+                    if (reds.receive(2_000) != null) throw new Exception("red got more");
+                    if (blues.receive(500) != null) throw new Exception("blue got more");
+                    reds.close();
+                    blues.close();
+                }
+            });
+            check("wildcard_" + v, () -> {
+                try (Connection c = connect(version, null)) {
+                    Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                    String all = version == WMQConstants.WMQ_BROKER_V1 ? "*" : "#";
+                    MessageConsumer sub = s.createConsumer(
+                        s.createTopic("topic://mqk/jms/" + v + "/wild/" + all));
+                    s.createProducer(s.createTopic("topic://mqk/jms/" + v + "/wild/a/b"))
+                        .send(s.createTextMessage("deep"));
+                    expect(sub.receive(30_000), "deep");
+                    sub.close();
+                }
+            });
+            check("durable_" + v, () -> {
+                String name = "dur" + v;
+                try (Connection c = connect(version, "mqk-client-" + v)) {
+                    Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                    Topic topic = s.createTopic("topic://mqk/jms/" + v + "/durable");
+                    TopicSubscriber sub = s.createDurableSubscriber(topic, name);
+                    sub.close();
+                    s.createProducer(topic).send(s.createTextMessage("kept-" + v));
+                    sub = s.createDurableSubscriber(topic, name);
+                    expect(sub.receive(30_000), "kept-" + v);
+                    sub.close();
+                    s.unsubscribe(name);
+                }
+            });
+        }
+    }
+
+    static Connection connect(int brokerVersion, String clientId) throws JMSException {
+        MQConnectionFactory cf = new MQConnectionFactory();
+        cf.setTransportType(WMQConstants.WMQ_CM_CLIENT);
+        cf.setHostName(host);
+        cf.setPort(port);
+        cf.setChannel("DEV.APP.SVRCONN");
+        cf.setQueueManager("QM1");
+        cf.setStringProperty(WMQConstants.WMQ_PROVIDER_VERSION, "6");
+        cf.setIntProperty(WMQConstants.WMQ_BROKER_VERSION, brokerVersion);
+        Connection c = cf.createConnection();
+        if (clientId != null) c.setClientID(clientId);
+        c.start();
+        return c;
+    }
+
+    static void check(String name, Check body) {
+        try {
+            body.run();
+            System.out.println("CHECK " + name + " OK");
+        } catch (Throwable error) {
+            Throwable cause = error instanceof JMSException && ((JMSException) error).getLinkedException() != null
+                ? ((JMSException) error).getLinkedException() : error;
+            System.out.println("CHECK " + name + " FAIL " + (String.valueOf(error) + " / " + cause).replace('\n', ' '));
+        }
+        System.out.flush();
+    }
+
+    static void expect(Message got, String wanted) throws Exception {
+        if (got == null) throw new Exception("nothing received, wanted " + wanted);
+        String text = ((TextMessage) got).getText();
+        if (!wanted.equals(text)) throw new Exception("got '" + text + "', wanted " + wanted);
+    }
+}

@@ -27,6 +27,10 @@ SETTINGS: dict[str, Any] = {
     "processing_guarantee": "exactly_once",
     "broker_commit_interval": 0.2,
     "store": "rocksdb://",
+    # The killed worker's member leaves the group after this, not Faust's 60 s: the restart
+    # waits for it.
+    "broker_session_timeout": 6.0,
+    "broker_heartbeat_interval": 1.0,
 }
 APP_ID = os.environ["EOS_ID"]
 if os.environ["EOS_RUNTIME"] == "corrected":

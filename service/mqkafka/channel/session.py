@@ -76,6 +76,8 @@ class Session:
         handler = _VERBS.get(seg_type)
         if handler is None:  # a verb of the protocol this listener does not offer
             return verbs.reply_body(order, 2, verbs.FUNCTION_NOT_SUPPORTED, api.hobj, rest)
+        if seg_type != SegType.MQCONN and not self.connected:
+            return verbs.reply_body(order, 2, RC.HCONN_ERROR, api.hobj, rest)
         try:
             return handler(self, order, api, rest)
         except MQMIError as error:

@@ -283,8 +283,9 @@ class Runner:
         return self._queues(step)
 
     def _queues(self, step: Step) -> list[str]:
+        import mqkafka.mqi as pymqi
         from mqkafka.mq.reasons import RC
-        from mqkafka.mqi.rules.errors import failed
+        from mqkafka.mqi import CMQC
         from mqkafka.query.queues import QueueReader
 
         reader = QueueReader(self.config, self.namespace)
@@ -295,7 +296,7 @@ class Runner:
         if step.action == "display-queue" and step.kind is not None:
             views = [v for v in views if (v.kind == "model") == (step.kind == "model")]
         if not views:
-            raise failed(RC.UNKNOWN_OBJECT_NAME, f"no queue matches {step.name}")
+            raise pymqi.MQMIError(CMQC.MQCC_FAILED, RC.UNKNOWN_OBJECT_NAME, f"no {step.name}")
         lines = [f"{len(views)} queue(s)"]
         for v in views:
             if step.action == "display-status":

@@ -41,6 +41,9 @@ def register(sub: Any) -> None:
     queue = sub.add_parser("queue", help="queues: their depth and consumers")
     queue_sub = queue.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = queue_sub.add_parser("list", help="like DISPLAY QLOCAL(*): name, depth, consumers")
+    listing.add_argument(
+        "--all", action="store_true", help="mqk's own reply queue (MQK.CLIENT.REPLY) too"
+    )
     _common(listing)
     listing.set_defaults(func=queue_list)
     show = queue_sub.add_parser("show", help="one queue: depth, topic, who reads it")
@@ -85,7 +88,7 @@ def queue_list(args: argparse.Namespace) -> int:
 
     reader = QueueReader(client_of(args), args.namespace)
     try:
-        queues = reader.list()
+        queues = reader.list(every=args.all)
     finally:
         reader.close()
     if args.json:

@@ -7,25 +7,42 @@ records are not messages). A queue the broker service reads (the control queue a
 queues) has the service's consumer group instead, and its depth is that group's lag: the
 commands and publications not yet processed. Consumers are the members of the consumer groups
 assigned one of the queue's partitions, and the queue's share group when it has members.
+
+A listing asks Kafka for every queue at once: one list_offsets round for the ends, one
+committed-offsets request per consumer group (all in flight together), and the share groups'
+depths through ``mqi/kafkaqm/depths.py`` (it was a second a queue, one after another). mqk's
+own reply queue (``MQK.CLIENT.REPLY``) is plumbing, not an application's queue: it is listed
+only when named or asked for (``every``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from mqkafka.client.kafka_pubsub import REPLY_QUEUE
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
-from mqkafka.kafka.clients import IsolationLevel, KafkaException, OffsetSpec, TopicPartition
+from mqkafka.kafka.clients import (
+    ConsumerGroupTopicPartitions,
+    IsolationLevel,
+    KafkaException,
+    OffsetSpec,
+    TopicPartition,
+)
+from mqkafka.kafka.compacted import MissingTopic
 from mqkafka.kafka.groups import APP_GROUP_PREFIX, SERVICE_GROUP
 from mqkafka.mq.errors import MQError
-from mqkafka.mqi.kafkaqm.cataloguereader import read_catalogue
+from mqkafka.mqi.kafkaqm.cataloguereader import CatalogueTail
+from mqkafka.mqi.kafkaqm.depths import depths
 from mqkafka.mqi.rules.catalogue import QueueDefinition
 from mqkafka.mqi.rules.cmqc import MQQDT_PERMANENT_DYNAMIC, MQQDT_TEMPORARY_DYNAMIC
 from mqkafka.wire.names import reserved_topic, topic_to_queue
 
 TIMEOUT = 10.0
+HIDDEN_QUEUES = frozenset({REPLY_QUEUE})  # listed when named or asked for (every=True)
 
 
 @dataclass(frozen=True)
@@ -95,39 +112,76 @@ class QueueReader:
         )  # fmt: skip
         self._queues = QueueAdmin(settings)
         self._settings = settings
+        self._tail: CatalogueTail | None = None
 
     def close(self) -> None:
         self._queues.close()
+        if self._tail is not None:
+            self._tail.close()
 
     def definitions(self) -> dict[str, QueueDefinition]:
-        catalogue = read_catalogue(self.config, self.namespace, TIMEOUT)
-        return {d.name: d for d in catalogue.definitions()}
+        """The catalogue, followed from one reader kept for the next listing (making a
+        reader cost half a second of every listing); none while its topic is missing."""
+        if self._tail is None:
+            try:
+                self._tail = CatalogueTail(self.config, self.namespace, TIMEOUT, wait=0)
+            except MissingTopic:
+                return {}
+        self._tail.changes  # noqa: B018 - applies what arrived since the last listing
+        return {d.name: d for d in self._tail.catalogue.definitions()}
 
-    def list(self, names: Iterable[str] | None = None) -> list[QueueView]:
-        """Every queue (or those ``names``), sorted by name."""
+    def list(self, names: Iterable[str] | None = None, *, every: bool = False) -> list[QueueView]:
+        """Every queue (or those ``names``), sorted by name; ``every``: mqk's own too."""
         metadata = self.admin.list_topics(timeout=TIMEOUT)
         topics = {t: len(m.partitions) for t, m in metadata.topics.items() if m.error is None}
-        queues = queue_names(topics, self.namespace)
-        definitions = self.definitions()
         wanted = set(names) if names is not None else None
-        readers = self._readers({t: topics[t] for t in queues.values()})
+        chosen = {
+            name: topic
+            for name, topic in queue_names(topics, self.namespace).items()
+            if (name in wanted if wanted is not None else every or name not in HIDDEN_QUEUES)
+        }
+        partitions = {topic: topics[topic] for topic in chosen.values()}
+        with ThreadPoolExecutor(1) as pool:  # the catalogue read meanwhile (a first is 0.5 s)
+            catalogue = pool.submit(self.definitions)
+            depth_of, read = self._depths(partitions)
+            definitions = catalogue.result()
         views = []
-        for name, topic in queues.items():
-            if wanted is not None and name not in wanted:
-                continue
-            depth, topic_readers = self._depth(topic, topics[topic], readers.get(topic, {}))
+        for name, topic in chosen.items():
             definition = definitions.get(name)
             description = definition.description if definition else ""
-            kind = _kind(name, definition)
             fmt = definition.message_format if definition else "MQ"
             views.append(
-                QueueView(name, topic, topics[topic], depth, kind, description, topic_readers, fmt)
-            )
+                QueueView(name, topic, topics[topic], depth_of.get(topic), _kind(name, definition),
+                          description, read.get(topic, ()), fmt)
+            )  # fmt: skip
         for name, definition in definitions.items():
             if definition.is_model and (wanted is None or name in wanted):
                 model = (name, "", 0, None, "model", definition.description, ())
                 views.append(QueueView(*model, definition.message_format))
         return sorted(views, key=lambda v: v.name)
+
+    def _depths(
+        self, partitions: dict[str, int]
+    ) -> tuple[dict[str, int], dict[str, tuple[Reader, ...]]]:
+        """topic → depth, and topic → the consumer groups that read it."""
+        readers = self._readers(partitions)
+        ends = self._ends({t: partitions[t] for t in readers})
+        service = self.namespace + SERVICE_GROUP
+        read: dict[str, tuple[Reader, ...]] = {}
+        by_service: dict[str, int] = {}
+        for topic, groups in readers.items():
+            read[topic] = tuple(
+                _reader(g, m, c, ends.get(topic, {})) for g, (m, c) in sorted(groups.items())
+            )
+            lag = next((r.lag for r in read[topic] if r.group == service), None)
+            if lag is not None:
+                by_service[topic] = lag  # the service's queues: commands not yet processed
+        shared = {t: n for t, n in partitions.items() if t not in by_service}
+        try:
+            counted = depths(self._queues, shared, self._settings.share_group_of)
+        except MQError:
+            counted = {}
+        return {**counted, **by_service}, read
 
     def show(self, name: str) -> QueueView | None:
         found = self.list([name])
@@ -151,61 +205,62 @@ class QueueReader:
                 described[group] = future.result()
             except KafkaException:
                 continue  # a group that went as it was asked about
+        offsets = self._committed(list(described), topics)
         for group, description in described.items():
             members: dict[str, int] = {}
             for member in description.members:
                 assigned = member.assignment.topic_partitions if member.assignment else []
                 for topic in {tp.topic for tp in assigned}:
                     members[topic] = members.get(topic, 0) + 1
-            committed = self._committed(group, topics)
+            committed = offsets.get(group, {})
             for topic in set(members) | set(committed):
                 if topic in topics:
                     entry = (members.get(topic, 0), committed.get(topic, {}))
                     result.setdefault(topic, {})[group] = entry
         return result
 
-    def _committed(self, group: str, topics: dict[str, int]) -> dict[str, dict[int, int]]:
-        """The group's committed offsets on ``topics`` (name → partitions), asked as the
-        group without joining it."""
-        consumer = clients.consumer(self.config, {"group.id": group, "enable.auto.commit": False})
-        try:
-            wanted = [TopicPartition(t, p) for t, n in topics.items() for p in range(n)]
-            answer = consumer.committed(wanted, timeout=TIMEOUT) if wanted else []
-        except KafkaException:
-            return {}
-        finally:
-            consumer.close()
-        found: dict[str, dict[int, int]] = {}
-        for tp in answer:
-            if tp.offset >= 0:
-                found.setdefault(tp.topic, {})[tp.partition] = tp.offset
+    def _committed(
+        self, groups: Iterable[str], topics: dict[str, int]
+    ) -> dict[str, dict[str, dict[int, int]]]:
+        """group → its committed offsets on ``topics`` (name → partitions): one request per
+        group, all in flight at once, asked of the admin without joining any group."""
+        futures = {}
+        for group in groups:
+            request = [ConsumerGroupTopicPartitions(group)]  # every partition it committed
+            futures.update(self.admin.list_consumer_group_offsets(request, request_timeout=TIMEOUT))
+        found: dict[str, dict[str, dict[int, int]]] = {}
+        for group, future in futures.items():
+            try:
+                answer = future.result().topic_partitions or []
+            except KafkaException:
+                continue  # a group that went, or one this user may not describe
+            for tp in answer:
+                if tp.topic in topics and tp.offset >= 0:
+                    found.setdefault(group, {}).setdefault(tp.topic, {})[tp.partition] = tp.offset
         return found
 
-    def _ends(self, topic: str, partitions: int) -> dict[int, int]:
-        request = {TopicPartition(topic, p): OffsetSpec.latest() for p in range(partitions)}
+    def _ends(self, topics: dict[str, int]) -> dict[str, dict[int, int]]:
+        """topic → partition → last stable offset, for every topic in one request."""
+        request = {
+            TopicPartition(t, p): OffsetSpec.latest() for t, n in topics.items() for p in range(n)
+        }
+        if not request:
+            return {}
         futures = self.admin.list_offsets(
             request, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=TIMEOUT
         )
-        return {tp.partition: f.result().offset for tp, f in futures.items()}
-
-    def _depth(
-        self, topic: str, partitions: int, groups: dict[str, tuple[int, dict[int, int]]]
-    ) -> tuple[int | None, tuple[Reader, ...]]:
-        ends = self._ends(topic, partitions) if groups else {}
-        readers = []
-        for group, (members, committed) in sorted(groups.items()):
-            lag = sum(max(ends[p] - committed.get(p, 0), 0) for p in ends) if committed else None
-            readers.append(Reader(group, members, lag))
-        service = self.namespace + SERVICE_GROUP
-        by_service = next((r for r in readers if r.group == service), None)
-        if by_service is not None and by_service.lag is not None:
-            return by_service.lag, tuple(readers)
-        share_group = self._settings.share_group_of(topic)
-        try:
-            depth: int | None = self._queues.depth(topic, share_group, exact=True)
-        except MQError:
-            depth = None
-        return depth, tuple(readers)
+        ends: dict[str, dict[int, int]] = {}
+        for tp, future in futures.items():
+            try:
+                ends.setdefault(tp.topic, {})[tp.partition] = future.result().offset
+            except KafkaException:
+                continue  # a topic deleted as it was asked about: no lag to say
+        return ends
 
 
-__all__ = ["SERVICE_GROUP", "QueueReader", "QueueView", "Reader", "queue_names"]
+def _reader(group: str, members: int, committed: dict[int, int], ends: dict[int, int]) -> Reader:
+    lag = sum(max(ends[p] - committed.get(p, 0), 0) for p in ends) if committed else None
+    return Reader(group, members, lag)
+
+
+__all__ = ["HIDDEN_QUEUES", "SERVICE_GROUP", "QueueReader", "QueueView", "Reader", "queue_names"]

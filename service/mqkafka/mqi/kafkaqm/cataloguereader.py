@@ -52,10 +52,13 @@ class CatalogueTail:
     """The catalogue followed as it changes: read to its end at the start, then whatever has
     arrived each time it is looked at (no thread of its own)."""
 
-    def __init__(self, config: ClientConfig, namespace: str = "", timeout: float = 60.0) -> None:
+    def __init__(
+        self, config: ClientConfig, namespace: str = "", timeout: float = 60.0, wait: float = 10.0
+    ) -> None:
         self.catalogue = Catalogue()
         self._apply = _applier(self.catalogue)
-        self._reader = CompactedReader(config, [namespace + CATALOGUE_TOPIC])
+        # wait: seconds for a topic made a moment ago to show (MissingTopic after them)
+        self._reader = CompactedReader(config, [namespace + CATALOGUE_TOPIC], wait_for_topics=wait)
         self._reader.catch_up(self._apply, timeout)
 
     @property

@@ -34,25 +34,27 @@ def depths(
     admin: QueueAdmin, topics: Mapping[str, int], share_group_of: Callable[[str], str]
 ) -> dict[str, int]:
     """topic → committed messages not yet got, for ``topics`` (topic → partitions)."""
-    asked = {share_group_of(t): (t, list(range(n))) for t, n in topics.items() if n}
+    every = [(t, p) for t, n in topics.items() for p in range(n)]
+    marks = watermarks(admin, every)
+    holding = {t for (t, _), (low, high) in marks.items() if high > low}
+    # only queues that hold records ask their share group (Kafka answers a large request in
+    # milliseconds or, now and then, in two seconds: the fewer groups, the fewer)
+    asked = {share_group_of(t): (t, list(range(topics[t]))) for t in holding}
     try:
-        known = admin.share_state.offsets_of_groups(asked)
+        known = admin.share_state.offsets_of_groups(asked) if asked else {}
     except MQError:
         known = {}
     shares: dict[Partition, ShareOffsets] = {}
     for group, offsets in known.items():
         topic = asked[group][0]
         shares.update({(topic, p): o for p, o in offsets.items()})
-    every = [(t, p) for t, n in topics.items() for p in range(n)]
-    unknown = [tp for tp in every if tp not in shares or shares[tp].lag < 0]
-    marks = watermarks(admin, unknown)
     totals = dict.fromkeys(topics, 0)
     for tp in every:
         share = shares.get(tp)
-        if share is not None and share.lag >= 0 and tp not in marks:
+        if share is not None and share.lag >= 0:
             totals[tp[0]] += share.lag
-        else:
-            low, high = marks.get(tp, (0, 0))
+        else:  # the group has not started: every record counts
+            low, high = marks[tp]
             totals[tp[0]] += max(high - low, 0)
     # Lag counts transaction markers and aborted records too: count what is there, as
     # depth(exact=True) does, but for every queue that holds anything in one pass.

@@ -176,6 +176,15 @@ def run_stack(args: argparse.Namespace) -> int:
     made = define_developer_queues(info.bootstrap)
     said = ", ".join(made) if made else "already defined"
     print(f"developer queues, as IBM MQ's developer container has them: {said}")
+    try:
+        pid = _start_listener(broker.home, info.bootstrap)
+        print(
+            f"MQ client listener: 127.0.0.1:{LISTENER_PORT} (pid {pid}, log "
+            f"{broker.home / 'listen.log'}): MQ classes for Java and JMS connect with host "
+            f"127.0.0.1, port {LISTENER_PORT}, channel DEV.APP.SVRCONN, queue manager QM1"
+        )
+    except UserError as error:  # the stack works without it (port 1414 taken, say)
+        print(f"MQ client listener: not started: {error}")
     print()
     bin_dir = Path(sys.executable).parent  # the virtualenv's, where `mqk` is installed
     print("\n".join(next_steps(info.bootstrap, broker.home, bin_dir, shutil.which("mqk"))))
@@ -257,8 +266,42 @@ def _start_service(home: Path, bootstrap: str, metrics_port: int, timeout: float
     return proc.pid
 
 
+LISTENER_PORT = 1414
+
+
+def _start_listener(home: Path, bootstrap: str, timeout: float = 120.0) -> int:
+    """``mqk listen`` on port 1414 beside the service (``listen.pid``, ``listen.log``)."""
+    running = _pid_of(home / "listen.pid")
+    if running is not None:
+        return running
+    log_path = home / "listen.log"
+    with log_path.open("ab") as log:
+        since = log.tell()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mqkafka.cli", "listen", "--bootstrap-servers", bootstrap,
+             "--port", str(LISTENER_PORT)],
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    (home / "listen.pid").write_text(str(proc.pid))
+    wait_until_ready(proc, log_path, since, timeout, marker="channel: listening on")
+    return proc.pid
+
+
+def _pid_of(path: Path) -> int | None:
+    try:
+        pid = int(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return pid if pid_alive(pid) else None
+
+
 def wait_until_ready(
-    proc: subprocess.Popen[bytes], log_path: Path, since: int, timeout: float
+    proc: subprocess.Popen[bytes],
+    log_path: Path,
+    since: int,
+    timeout: float,
+    marker: str = "broker ready",
 ) -> None:
     """Until the service ``proc`` logs "broker ready" after byte ``since`` of its log; a
     UserError if it exits first or takes longer than ``timeout`` seconds."""
@@ -268,7 +311,7 @@ def wait_until_ready(
         with log_path.open("rb") as log:
             log.seek(since)
             written = log.read().decode(errors="replace")
-        if "broker ready" in written:
+        if marker in written:
             return
         if exited:
             tail = "\n".join(written.splitlines()[-20:])
@@ -279,6 +322,14 @@ def wait_until_ready(
 
 def stop_stack(args: argparse.Namespace) -> int:
     home = _broker().home
+    listener = _pid_of(home / "listen.pid")
+    if listener is not None:
+        os.kill(listener, signal.SIGTERM)
+        deadline = time.monotonic() + 30
+        while pid_alive(listener) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        print("MQ client listener stopped")
+    (home / "listen.pid").unlink(missing_ok=True)
     pid = _service_pid(home)
     if pid is not None:
         os.kill(pid, signal.SIGTERM)

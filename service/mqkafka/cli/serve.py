@@ -96,6 +96,31 @@ def register(sub: Any) -> None:
     )
     health.set_defaults(func=run_health)
 
+    workers = sub.add_parser(
+        "workers", help="the service's workers and the partitions each one holds"
+    )
+    workers.add_argument("--json", action="store_true", help="JSON for scripts")
+    add_bootstrap(workers)
+    workers.set_defaults(func=run_workers)
+
+
+def run_workers(args: argparse.Namespace) -> int:
+    """Who serves this namespace: each worker (its client id names its instance, host and
+    pid) and what it holds of the control queue and the streams."""
+    from mqkafka.cli.output import Column, note, plain, print_json, print_table
+    from mqkafka.query.service import service_state
+
+    state = service_state(client_of(args), args.namespace)
+    if args.json:
+        print_json(plain(state))
+        return 0
+    if not state.running:  # a listing that found none, as mqk queue list on no queue
+        note(f"no worker in consumer group {state.group} ({state.state})")
+        return 0
+    columns = (Column("WORKER", wrap=True), Column("HOST"), Column("PARTITIONS", wrap=True))
+    print_table(columns, [(w.client_id, w.host, " ".join(w.partitions)) for w in state.workers])
+    return 0
+
 
 def run_health(args: argparse.Namespace) -> int:
     """Asks the service's metrics endpoint whether ``mqk_ready`` is 1."""

@@ -23,12 +23,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, cast
 
 from mqkafka.kafka import clients
 from mqkafka.kafka.batching import COMMIT, BatchLimits, chunks, next_wait
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
+from mqkafka.kafka.lanes import TopicLanes
 from mqkafka.kafka.txcalls import TxCaller
 from mqkafka.kafka.txcareful import CarefulMode
 from mqkafka.kafka.txrecords import (
@@ -77,8 +79,11 @@ class TransactionalLoop(OutageRecovery):
         producer_config: Mapping[str, Any] | None = None,
         on_error: Callable[[Exception], None] | None = None,
         on_joined: Callable[[], None] | None = None,
+        lane_per_topic: bool = False,
     ) -> None:
         self.topics = list(topics)
+        # a consumer per topic, each balanced over the workers on its own (``lanes``)
+        self._lanes = lane_per_topic and len(self.topics) > 1
         self.handler = handler
         self.limits = limits or BatchLimits()
         self.batch_size = self.limits.batch_size
@@ -140,7 +145,7 @@ class TransactionalLoop(OutageRecovery):
             **({"client.id": client_id} if client_id else {}),
             **(consumer_config or {}),
         }
-        self.consumer = clients.consumer(client, self._consumer_settings)
+        self.consumer = self._make_consumer()
         self._consumer_at = time.monotonic()  # when the consumer in use was made
         producer_settings: dict[str, Any] = {
             "linger.ms": 2,
@@ -175,6 +180,22 @@ class TransactionalLoop(OutageRecovery):
         producer_settings.update(producer_config or {})
         self._producer_settings = producer_settings
         self.producer = clients.producer(client, producer_settings)
+
+    def _make_consumer(self) -> Any:
+        settings = self._consumer_settings
+        if self._lanes:
+            return TopicLanes(partial(clients.consumer, self._client), settings, self.topics)
+        return clients.consumer(self._client, settings)
+
+    def _send_offsets(self, offsets: list[TopicPartition]) -> None:
+        """The input offsets into the transaction, each with its consumer's group metadata."""
+        consumer = self.consumer
+        send = self.producer.send_offsets_to_transaction
+        if isinstance(consumer, TopicLanes):
+            for metadata, part in consumer.metadata_and_offsets(offsets):
+                self._bounded(send, part, metadata)
+        else:
+            self._bounded(send, offsets, consumer.consumer_group_metadata())
 
     # --- lifecycle ---------------------------------------------------------------------
     def stop(self) -> None:
@@ -324,8 +345,7 @@ class TransactionalLoop(OutageRecovery):
                         break
             offsets = self._next_offsets(consumed)
             if self.transactional:
-                metadata = self.consumer.consumer_group_metadata()
-                self._bounded(self.producer.send_offsets_to_transaction, offsets, metadata)
+                self._send_offsets(offsets)
                 self._bounded(self.producer.commit_transaction)
             else:
                 self.producer.flush(30)

@@ -95,6 +95,9 @@ class OutageRecovery:
     def _assigned(self, consumer: Any, partitions: list[Any]) -> None:
         raise NotImplementedError  # the loop's
 
+    def _make_consumer(self) -> Any:  # the loop's makes a consumer per topic when asked
+        return clients.consumer(self._client, self._consumer_settings)
+
     def _consumer_fenced(self, error: KafkaError) -> None:
         """The consumer met a fatal error: a static member fenced by one with its instance
         id. While Kafka is away or lately back that member is this worker itself: its
@@ -125,7 +128,7 @@ class OutageRecovery:
         return time.monotonic() - self._consumer_at < session
 
     def _new_consumer(self) -> None:
-        self.consumer = clients.consumer(self._client, self._consumer_settings)
+        self.consumer = self._make_consumer()
         self._consumer_at = time.monotonic()
         self.consumer.subscribe(self.topics, on_assign=self._assigned)
         self._resync = self.transactional

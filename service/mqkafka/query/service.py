@@ -79,13 +79,27 @@ def service_state(config: ClientConfig, namespace: str = "") -> ServiceState:
         code = error.args[0].code() if error.args and hasattr(error.args[0], "code") else None
         hidden = code == KafkaError.GROUP_AUTHORIZATION_FAILED
         return ServiceState(group, HIDDEN if hidden else "unknown", ())
-    workers = []
-    for member in description.members:
+    # a worker is a member per topic it reads (its lanes, kafka/lanes.py), one client id
+    held: dict[str, set[str]] = {}
+    first: dict[str, tuple[str, str]] = {}
+    for member in sorted(description.members, key=lambda m: len(m.group_instance_id or "")):
         assigned = member.assignment.topic_partitions if member.assignment else []
-        names = tuple(sorted(f"{tp.topic}[{tp.partition}]" for tp in assigned))
-        workers.append(Worker(member.member_id, member.client_id, member.host, names))
+        held.setdefault(member.client_id, set()).update(
+            f"{tp.topic}[{tp.partition}]" for tp in assigned
+        )
+        first.setdefault(member.client_id, (member.member_id, member.host))
+    workers = [
+        Worker(first[client][0], client, first[client][1], tuple(sorted(names, key=_by_number)))
+        for client, names in held.items()
+    ]
     state = getattr(description.state, "name", str(description.state)).lower()
     return ServiceState(group, state, tuple(sorted(workers, key=lambda w: w.client_id)))
+
+
+def _by_number(name: str) -> tuple[str, int]:
+    """ "TOPIC[p]" in topic order, then partition number (2 before 10)."""
+    topic, _, rest = name.rpartition("[")
+    return topic, int(rest.rstrip("]") or 0)
 
 
 def parse_metrics(text: str, at: float) -> Sample:

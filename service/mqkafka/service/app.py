@@ -140,6 +140,7 @@ class BrokerService:
             instance_id=member,
             client_id=client_id_of(config.instance_id),
             on_joined=self._joined,
+            lane_per_topic=True,  # each stream balanced over the workers on its own
         )
         self._last_flush = 0.0
         self._set_state_gauges()

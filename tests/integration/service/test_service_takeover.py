@@ -19,12 +19,17 @@ pytestmark = pytest.mark.kafka
 
 
 def _assigned(bootstrap: str, group: str) -> dict[str, int]:
-    """Per member's group.instance.id, how many partitions it holds."""
+    """Per worker (the group.instance.id of its first lane: a member per topic it reads,
+    one client id), how many partitions it holds."""
     admin = clients.admin(ClientConfig(bootstrap))
     [future] = admin.describe_consumer_groups([group]).values()
-    return {
-        m.group_instance_id: len(m.assignment.topic_partitions) for m in future.result().members
-    }
+    members = sorted(future.result().members, key=lambda m: len(m.group_instance_id))
+    worker: dict[str, str] = {}
+    held: dict[str, int] = {}
+    for m in members:
+        name = worker.setdefault(m.client_id, m.group_instance_id)
+        held[name] = held.get(name, 0) + len(m.assignment.topic_partitions)
+    return held
 
 
 def test_a_worker_killed_and_restarted_takes_its_partitions_back_as_the_same_member(

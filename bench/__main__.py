@@ -16,6 +16,7 @@ BENCHES = [
     "bench_relay",
     "bench_fanout",
     "bench_service",
+    "bench_kafka_native",
     "bench_deploy",
     "bench_resilience",
     "bench_faust",

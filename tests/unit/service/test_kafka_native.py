@@ -22,6 +22,7 @@ from mqkafka.mq.reasons import RC
 from mqkafka.selectors import SelectorFilterPort
 from mqkafka.service.config import ServiceConfig
 from mqkafka.service.dispatcher import Dispatcher
+from mqkafka.service.limits import FixedLimits
 from mqkafka.service.metrics import Metrics
 from mqkafka.service.outputs import Outputs
 from mqkafka.service.queues import QueueDirectory
@@ -53,16 +54,17 @@ class Formats:
         return self.native
 
 
-def dispatcher(*native: str, plans: bool = True, formats: Formats | None = None) -> Dispatcher:
+def dispatcher(
+    *native: str, plans: bool = True, formats: Formats | None = None, limits: Any = None
+) -> Dispatcher:
     filters = SelectorFilterPort()
     queues = QueueDirectory(EveryTopicExists())
     ctx = EngineContext(
         config=EngineConfig(), filters=filters, queues=queues, ids=CountingIds(),
         clock=lambda: 1_700_000_000.25,
     )  # fmt: skip
-    outputs = Outputs(
-        ServiceConfig(bootstrap="unused:9092"), queues, formats=formats or Formats(*native)
-    )
+    config = ServiceConfig(bootstrap="unused:9092")
+    outputs = Outputs(config, queues, limits, formats=formats or Formats(*native))
     return Dispatcher(
         state=EngineState(filters=filters), ctx=ctx, replica=NoReplica(),  # type: ignore[arg-type]
         outputs=outputs, metrics=Metrics(), activity=ActivityRecorder("mqk-activity", "QM1", "w1"),
@@ -144,6 +146,18 @@ def test_a_dead_letter_queue_of_kafka_format_holds_no_mqdlh() -> None:
     h = headers_of(dead)
     assert h["mqk.reason"] == str(int(RC.CF_MD_FORMAT_ERROR)).encode()
     assert b"mqpsc.Topic" in h["mqk.detail"]
+
+
+def test_a_copy_too_large_for_a_native_queue_is_dead_lettered_as_that_queue_holds_it() -> None:
+    limits = FixedLimits()
+    limits.set("APP.K", 20_000)
+    d = dispatcher("APP.K", limits=limits)
+    run(d, [[register("APP.K", "News")]])
+    (dead,) = on(run(d, [[publish("News", b"x" * 50_000)]]), DLQ)
+    assert dead.value is not None and dead.value.startswith(b"DLH ")
+    assert dead.value.endswith(b"x" * 50_000) and b"RFH " not in dead.value
+    h = headers_of(dead)
+    assert (h["mqpsc.Topic"], h["mqk.queue"]) == (b"News", b"APP.K")
 
 
 def test_a_record_with_the_topic_header_is_a_publication_to_mq_and_native_queues() -> None:

@@ -1,7 +1,9 @@
 """Browsing a queue without taking anything: the messages still on it, decoded.
 
 "Still on it" starts at the share group's start offset (everything below it was got by the
-MQI's destructive getters), or at the log start when no getter ever came. Reading is
+MQI's destructive getters), or at the log start when no getter ever came; as many of the
+oldest records from there as Kafka's lag says were got are passed over too (the start offset
+trails the acknowledgements: exact for getters taking messages in order). Reading is
 ``read_committed``, assign-only, and never commits: like MQGMO_BROWSE_NEXT, it changes
 nothing. The dead-letter queue is browsed the same way; each message shows its MQDLH.
 """
@@ -14,7 +16,13 @@ from typing import Any
 
 from mqkafka.kafka import clients, sharestate
 from mqkafka.kafka.clientconfig import ClientConfig
-from mqkafka.kafka.clients import OFFSET_BEGINNING, KafkaException, TopicPartition
+from mqkafka.kafka.clients import (
+    OFFSET_BEGINNING,
+    IsolationLevel,
+    KafkaException,
+    OffsetSpec,
+    TopicPartition,
+)
 from mqkafka.kafka.groups import SHARE_GROUP_PREFIX, reader_group
 from mqkafka.mq.errors import MQError
 from mqkafka.query.render import QueueMessageView, render_body, view_message
@@ -36,7 +44,12 @@ class Browsed:
     more: bool  # stopped at the limit with messages left
 
 
-def _starts(config: ClientConfig, namespace: str, topic: str, partitions: int) -> dict[int, int]:
+def _starts(
+    config: ClientConfig, namespace: str, topic: str, partitions: int
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Per partition, where the queue starts (the share group's start offset) and how many
+    of the oldest records from there were got all the same (the start trails the
+    acknowledgements: :func:`~mqkafka.kafka.sharestate.got_unseen`)."""
     group = namespace + SHARE_GROUP_PREFIX + topic
     client = sharestate.ShareStateClient(config, 5.0)
     try:
@@ -45,7 +58,25 @@ def _starts(config: ClientConfig, namespace: str, topic: str, partitions: int) -
         known = {}
     finally:
         client.close()
-    return {p: o.start for p, o in known.items() if o.start >= 0}
+    starts = {p: o.start for p, o in known.items() if o.start >= 0}
+    if not starts:
+        return starts, {}
+    ends = _ends(config, topic, sorted(starts))
+    got = {p: sharestate.got_unseen(known[p], ends[p], 0) for p in starts if p in ends}
+    return starts, got
+
+
+def _ends(config: ClientConfig, topic: str, partitions: list[int]) -> dict[int, int]:
+    admin = clients.admin(config)
+    request = {TopicPartition(topic, p): OffsetSpec.latest() for p in partitions}
+    futures = admin.list_offsets(request, isolation_level=IsolationLevel.READ_COMMITTED)
+    ends: dict[int, int] = {}
+    for tp, future in futures.items():
+        try:
+            ends[tp.partition] = future.result().offset
+        except KafkaException:
+            continue  # that partition hides nothing
+    return ends
 
 
 def browse(
@@ -75,7 +106,7 @@ def browse(
         if metadata is None or metadata.error is not None or not metadata.partitions:
             raise UnknownQueue(queue)
         partitions = sorted(metadata.partitions)
-        starts = _starts(config, namespace, topic, len(partitions))
+        starts, got = _starts(config, namespace, topic, len(partitions))
         consumer.assign(
             [TopicPartition(topic, p, starts.get(p, OFFSET_BEGINNING)) for p in partitions]
         )
@@ -90,6 +121,9 @@ def browse(
                 if error is not None:
                     if error.code() == PARTITION_EOF:
                         ended.add(record.partition())
+                    continue
+                if got.get(record.partition(), 0) > 0:
+                    got[record.partition()] -= 1  # got by a getter, in order
                     continue
                 if len(messages) >= limit:
                     more = True

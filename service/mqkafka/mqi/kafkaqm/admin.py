@@ -34,7 +34,7 @@ from mqkafka.kafka.clients import (
     TopicPartition,
 )
 from mqkafka.kafka.groups import reader_group
-from mqkafka.kafka.sharestate import ShareStateClient
+from mqkafka.kafka.sharestate import ShareOffsets, ShareStateClient, got_unseen
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.settings import Settings
@@ -339,6 +339,29 @@ class QueueAdmin:
         except MQError:
             return {}
         return {p: o.start for p, o in known.items()}
+
+    def got_unseen(
+        self,
+        topic: str,
+        partitions: int,
+        group: str,
+        starts: dict[int, int],
+        known: Callable[[int, int, int], int],
+    ) -> dict[int, int]:
+        """Per partition, how many records from ``starts`` others got that ``known``
+        (partition, start, end -> how many of those offsets this process knows were got)
+        does not account for (:func:`~mqkafka.kafka.sharestate.got_unseen`)."""
+        try:
+            lags = self.share_state.offsets(group, topic, range(partitions))
+        except MQError:
+            return {}
+        ends = self._latest(topic, partitions, IsolationLevel.READ_COMMITTED)
+        hidden: dict[int, int] = {}
+        for p, start in starts.items():
+            if p in lags and start >= 0 and p in ends:
+                offsets = ShareOffsets(p, start, lags[p].lag)
+                hidden[p] = got_unseen(offsets, ends[p], known(p, start, ends[p]))
+        return hidden
 
     def delivery_limit(self) -> int:
         """The broker's group.share.delivery.count.limit: the delivery on which a released

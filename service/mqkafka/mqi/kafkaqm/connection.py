@@ -394,6 +394,13 @@ class Connection:
     def consumed_of(self, topic: str) -> Consumed:
         return self.consumed.setdefault(topic, Consumed())
 
+    def consumed_in_process(self, topic: str) -> list[Consumed]:
+        """What each connection of this process knows was got from ``topic`` (a browse
+        hides those, and counts them among the messages Kafka says others got)."""
+        with _LIVE_LOCK:
+            live = list(_LIVE)
+        return [c.consumed[topic] for c in live if topic in c.consumed]
+
     def _own_handles(self, name: str) -> dict[int, OpenHandle]:
         return {
             h.hobj: OpenHandle(self.id, h.options, h.user, h.created)

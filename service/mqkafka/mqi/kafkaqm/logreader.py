@@ -5,9 +5,11 @@ where the queue starts: the share group's start offset (SPSO) where Kafka report
 the log start otherwise. Records are handed out in put order across partitions (record
 timestamps, then partition, then offset), so a browse sees a multi-partition queue as one
 queue. Messages already got are skipped when this client knows of them: below the SPSO,
-or got by this connection (:class:`Consumed`). A message another process got after the
-SPSO was last reported may still be seen once: browsing is a snapshot, as MQ says of a
-browse racing a destructive get.
+or got by this connection (:class:`Consumed`). A browse (not the getter's index) also passes
+over as many of the oldest other records as Kafka's lag says were got by others
+(``hide``, :func:`~mqkafka.kafka.sharestate.got_unseen`): the SPSO trails acknowledgements.
+A message another process got within its acknowledgement window (``getter.ACK_FLUSH``) may
+still be seen once: browsing is a snapshot, as MQ says of a browse racing a destructive get.
 """
 
 from __future__ import annotations
@@ -67,8 +69,27 @@ class Consumed:
     def __len__(self) -> int:
         return len(self._above)
 
+    def floor(self, partition: int) -> int:
+        return self._floor.get(partition, 0)
+
+    def above(self, partition: int) -> set[int]:
+        return {o for p, o in self._above if p == partition}
+
+
+def known_between(consumed: list[Consumed], partition: int, start: int, end: int) -> int:
+    """How many offsets in ``[start, end)`` of ``partition`` any of ``consumed`` (this
+    process's connections) knows were got: the union, counted once."""
+    floor = max([c.floor(partition) for c in consumed], default=0)
+    below = max(min(floor, end) - start, 0)
+    lowest = max(floor, start)
+    above = set().union(*(c.above(partition) for c in consumed)) if consumed else set()
+    return below + sum(1 for o in above if lowest <= o < end)
+
 
 StartOffsets = Callable[[], dict[int, int]]
+# given the start offsets, how many of the oldest records not known consumed to pass over
+# per partition: got by someone this process does not know of (browse; sharestate.got_unseen)
+Hide = Callable[[dict[int, int]], dict[int, int]]
 CATCH_UP = 15.0  # seconds a reader may take to learn where a queue ends
 
 
@@ -76,12 +97,22 @@ class LogReader:
     """A cursor over one queue topic. ``starts()`` gives the first offset per partition."""
 
     def __init__(
-        self, kafka: ClientConfig, topic: str, partitions: int, starts: StartOffsets, skip: Consumed
+        self,
+        kafka: ClientConfig,
+        topic: str,
+        partitions: int,
+        starts: StartOffsets,
+        skip: Consumed,
+        hide: Hide | None = None,
+        gone: Callable[[Position], bool] | None = None,
     ) -> None:
         self.topic = topic
         self.partitions = partitions
         self._starts = starts
         self._skip = skip
+        self._hide_of = hide
+        self._hide: dict[int, int] = {}
+        self._gone = gone  # got by another connection of this process (browse)
         self._consumer = clients.consumer(
             kafka,
             {
@@ -112,6 +143,7 @@ class LogReader:
             raise broken(error, f"browse {self.topic}") from None
         self._heads = {p: deque() for p in range(self.partitions)}
         self._at_end = set()
+        self._hide = self._hide_of(starts) if self._hide_of is not None else {}
 
     def _read(self, timeout: float) -> int:
         try:
@@ -129,6 +161,9 @@ class LogReader:
             origin = rec.origin()
             if origin is not None:
                 self._skip.add(origin)  # a requeued copy: the record it replaced is gone
+            if self._hide.get(rec.partition, 0) > 0 and not self._known(rec.position):
+                self._hide[rec.partition] -= 1  # got by another process, in order
+                continue
             self._heads[record.partition()].append(rec)
         return len(records)
 
@@ -152,7 +187,7 @@ class LogReader:
             if heads:
                 first = min(heads, key=lambda r: (r.put_ms(), r.partition, r.offset))
                 self._heads[first.partition].popleft()
-                if first.position in self._skip or not accept(first):
+                if self._known(first.position) or not accept(first):
                     continue
                 return first
             left = deadline - time.monotonic()
@@ -160,8 +195,11 @@ class LogReader:
                 return None
             self._read(min(left, 0.2))  # everything read: wait for new records
 
+    def _known(self, position: Position) -> bool:
+        return position in self._skip or (self._gone is not None and self._gone(position))
+
     def close(self) -> None:
         self._consumer.close()
 
 
-__all__ = ["Consumed", "LogReader"]
+__all__ = ["Consumed", "LogReader", "known_between"]

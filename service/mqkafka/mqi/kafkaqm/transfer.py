@@ -27,7 +27,7 @@ from mqkafka.kafka.clients import KafkaException
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.connection import INPUT, Connection, Handle
 from mqkafka.mqi.kafkaqm.getter import Taken
-from mqkafka.mqi.kafkaqm.logreader import LogReader
+from mqkafka.mqi.kafkaqm.logreader import LogReader, known_between
 from mqkafka.mqi.kafkaqm.queuerecord import Rec, fill_md
 from mqkafka.mqi.rules import cmqc as C
 from mqkafka.mqi.rules.errors import MQMIError, PYIFError, failed
@@ -426,9 +426,14 @@ def _browse(
             raise failed(RC.NO_MSG_UNDER_CURSOR, "no browse cursor")
     else:
         chosen = _selection(md, gmo)
-        reader = _reader(conn, handle)
         if options & C.MQGMO_BROWSE_FIRST or handle.cursor is None:
+            # this process's getters' acknowledgements reach Kafka first, so that its lag
+            # counts every message they got (issue 35: browse never shows a got message)
+            conn.settle_acks(handle.name)
+            reader = _reader(conn, handle)
             reader.rewind()
+        else:
+            reader = _reader(conn, handle)
         if len(conn.producer):
             conn.producer.flush(30)
         found = reader.next(lambda r: chosen is None or chosen.accepts(r.ids(), r.position), wait)
@@ -448,12 +453,19 @@ def _browse(
 
 def _reader(conn: Connection, handle: Handle) -> LogReader:
     if handle.browser is None:
+        topic, partitions = handle.topic, handle.partitions
+
+        def known(partition: int, start: int, end: int) -> int:
+            return known_between(conn.consumed_in_process(topic), partition, start, end)
+
         handle.browser = LogReader(
             conn.settings.client,
-            handle.topic,
-            handle.partitions,
-            lambda: conn.admin.share_start(handle.topic, handle.group, handle.partitions),
-            conn.consumed_of(handle.topic),
+            topic,
+            partitions,
+            lambda: conn.admin.share_start(topic, handle.group, partitions),
+            conn.consumed_of(topic),
+            lambda starts: conn.admin.got_unseen(topic, partitions, handle.group, starts, known),
+            lambda position: any(position in c for c in conn.consumed_in_process(topic)),
         )
     return handle.browser
 

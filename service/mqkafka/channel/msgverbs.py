@@ -85,10 +85,15 @@ def do_get(queue: Queue, order: str, api: verbs.ApiHeader, rest: bytes) -> bytes
     assert isinstance(gmo, GMO)
     gmo.MsgHandle = 0
     comp = reason = 0
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("channel: MQGET %s options %#x match %#x wait %d buffer %d correl %s",
+                  queue.name, gmo.Options, gmo.MatchOptions, gmo.WaitInterval, buffer,
+                  md.CorrelId.hex())  # fmt: skip
     try:
         data = queue.get(max(buffer, 0), md, gmo)
         whole = len(data)
     except MQMIError as error:
+        log.debug("channel: MQGET from %s: %s", queue.name, error)
         comp, reason = int(error.comp), error.reason
         whole = error.original_length or 0
         # 2079: the buffer's worth, the message gone; 2080: no data at all (a client that

@@ -239,6 +239,14 @@ def test_a_sink_connector_reads_exactly_the_published_bodies(platform: Platform)
         b"Chelsea", b"4", b"i4",
     )  # fmt: skip
     assert headers["mqmd.Format"] == b"MQSTR"
+    # an MQI program gets the data alone from it too (its properties, the mqprop.* headers,
+    # as MQGET's property options say: none here)
+    queue = pymqi.Queue(platform.qmgr, SINK_QUEUE, C.MQOO_INPUT_SHARED)
+    md = pymqi.MD()
+    gmo = pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_PROPERTIES, WaitInterval=20000)
+    data = queue.get(None, md, gmo)
+    queue.close()
+    assert data in [b.encode() for b in bodies] and md.Format == C.MQFMT_STRING
     # PCF says the queue's format as MQINQ does
     pcf = pymqi.PCFExecute(platform.qmgr)
     (row,) = pcf.MQCMD_INQUIRE_Q({C.MQCA_Q_NAME: SINK_QUEUE.encode()})

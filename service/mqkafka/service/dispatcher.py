@@ -387,6 +387,7 @@ class Dispatcher:
         rooms = self.outputs.limits.rooms
         exact = self.outputs.limits.fits
         extra = headers_size(forwarded) if forwarded is not None else 0
+        self.outputs.prepare(effects)  # a fan-out's queues and limits asked at once
         built = []
         for effect in effects:
             record = record_of(effect, queue)

@@ -98,10 +98,42 @@ class TopicLimits:
 
     def limit(self, topic: str) -> int:
         limit = self._limits.get(topic)
-        if limit is None:  # asked alone; known at Kafka's default if no answer comes in time
-            self._ask([topic])
+        if limit is None:
+            if topic in self._pending:  # asked ahead (prefetch): its answer is on its way
+                self._collect(wait=0.0 if self._unanswered else self._timeout)
+            if topic not in self._limits:  # asked alone; Kafka's default if no answer in time
+                self._ask([topic])
             limit = self._limits[topic]
         return limit
+
+    def learn(self, topics: Iterable[str]) -> None:
+        """These topics' limits in one ask (one wait of ``timeout`` at most), unless known or
+        on their way: a first publication to 1,000 queues asked 1,000 times, in turn."""
+        wanted = [t for t in dict.fromkeys(topics) if t not in self._limits]
+        if any(t in self._pending for t in wanted):
+            self._collect(wait=0.0 if self._unanswered else self._timeout)
+        new = [t for t in wanted if t not in self._limits and t not in self._pending]
+        if new:
+            self._ask(new)
+
+    def prefetch(self, topics: Iterable[str]) -> None:
+        """Ask now and take the answers when a record needs them, without waiting here: the
+        service asks for every queue as it starts, so a first publication to many queues
+        finds their limits answered."""
+        new = [t for t in dict.fromkeys(topics) if t not in self._limits and t not in self._pending]
+        if not new or self._unanswered:
+            return
+        from mqkafka.kafka.clients import ConfigResource
+
+        sent_at = self._clock()
+        try:
+            futures = self._admin.describe_configs(
+                [ConfigResource(ConfigResource.Type.TOPIC, topic) for topic in new],
+                request_timeout=REQUEST_TIMEOUT,
+            )
+        except Exception:  # asked again when a record needs it
+            return
+        self._pending.update((r.name, (sent_at, f)) for r, f in futures.items())
 
     def fits(self, topic: str, value: bytes | None, key: bytes | None, headers: Any) -> bool:
         """The exact measure (see the module doc)."""
@@ -212,6 +244,9 @@ class FixedLimits(TopicLimits):
 
     def __init__(self, limit: int = PRODUCER_MAX_MESSAGE_BYTES) -> None:
         super().__init__(None, producer_max=limit, refresh_seconds=float("inf"))
+
+    def prefetch(self, topics: Iterable[str]) -> None:
+        self._ask(list(topics))
 
     def _ask(self, topics: list[str]) -> None:
         for topic in topics:

@@ -19,7 +19,7 @@ the dispatcher asks before anything is written.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
 from mqkafka.engine.delivery import put_time
@@ -43,6 +43,8 @@ from mqkafka.wire.kafkanative import native_delivery, native_reply
 from mqkafka.wire.messagecodec import encode_delivery, encode_reply
 
 Headers = list[tuple[str, bytes]]
+# A command with this many effects or more has its queues and limits asked at once (prepare)
+PREPARE_FROM = 16
 
 
 class QueueFormats(Protocol):
@@ -66,6 +68,7 @@ class Outputs:
         self.config = config
         self.queues = queues
         self.limits = limits if limits is not None else FixedLimits()
+        queues.on_listed = self.limits.prefetch  # every queue's limit asked as topics are listed
         self.dead_letter_topic = queues.topic_of(config.dead_letter_queue)
         self.kinds = kinds
         self.state_topics = {kind.name: config.topic(kind.topic) for kind in kinds}
@@ -90,6 +93,24 @@ class Outputs:
             return native_delivery(effect)
         md, value = encode_delivery(effect)
         return md, value, []
+
+    def prepare(self, effects: Sequence[Effect]) -> None:
+        """Before the records of a command's many effects: their queues' topics made sure of
+        and their limits asked, each at once (``QueueDirectory.ensure_all``,
+        ``TopicLimits.learn``); the records then find them known. A command of a few
+        effects asks as its records are made."""
+        if len(effects) < PREPARE_FROM:
+            return
+        local = self.config.qmgr_name
+        queues = {
+            e.queue
+            for e in effects
+            if (type(e) is Deliver or type(e) is Reply)
+            and (not e.q_mgr_name or e.q_mgr_name == local)
+        }
+        rooms = self.limits.rooms
+        topics = self.queues.ensure_all(queues)
+        self.limits.learn(t for t in topics if t not in rooms)
 
     def records(self, effect: Effect, source_queue: str) -> Iterator[OutRecord]:
         """The records that carry out ``effect`` of a message consumed from ``source_queue``."""

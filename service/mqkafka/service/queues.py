@@ -10,6 +10,8 @@ writing there is refused, and a refused write would fail every retry of its batc
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from mqkafka.kafka import topicadmin
@@ -19,6 +21,7 @@ from mqkafka.mq.reasons import RC
 from mqkafka.wire.names import queue_to_topic, reserved_topic
 
 log = logging.getLogger(__name__)
+ABSENT_SECONDS = 1.0  # a queue ensure_all found missing is not asked again within this
 
 
 class QueueDirectory:
@@ -36,6 +39,10 @@ class QueueDirectory:
         self._known: set[str] = set()
         self._listed = False  # every topic asked for in one request since the last forget()
         self._topics: dict[str, str] = {}
+        self._absent: set[str] = set()  # missing at ensure_all's listing, at _absent_at
+        # told the queue topics of each listing (Outputs: their limits asked ahead)
+        self.on_listed: Callable[[list[str]], None] | None = None
+        self._absent_at = 0.0
 
     def topic_of(self, queue: str) -> str:
         topic = self._topics.get(queue)
@@ -59,6 +66,7 @@ class QueueDirectory:
         what fails a transaction that writes to it."""
         self._known.clear()
         self._listed = False
+        self._absent = set()
 
     def exists(self, queue: str) -> bool:
         try:
@@ -78,19 +86,55 @@ class QueueDirectory:
             # after forget() (an aborted transaction, often Kafka coming back) every queue
             # of the next batch is asked again: all topics in one request, not one each (a
             # request per destination under load held the first batch back for seconds)
-            self._listed = True
-            listing = self._admin.list_topics(topic=None, timeout=10)
-            self._known.update(
-                name for name, found in listing.topics.items() if found.error is None
-            )
+            self._list_all()
             if topic in self._known:
                 return True
+        if topic in self._absent and time.monotonic() - self._absent_at < ABSENT_SECONDS:
+            return False  # ensure_all found it missing a moment ago
         metadata = self._admin.list_topics(topic=topic, timeout=10)  # made since the listing
         found = metadata.topics.get(topic)
         if found is not None and found.error is None:
             self._known.add(topic)
             return True
         return False
+
+    def ensure_all(self, queues: Iterable[str]) -> list[str]:
+        """Many queues' topics made sure of at once, before their records are made: one
+        listing if any is not known, one create request for those missing (when allowed).
+        The first publication after a start to 1,000 subscriber queues asked and made them
+        one by one. Returns the topics known now; ``ensure`` still answers each queue."""
+        topics = set()
+        for queue in queues:
+            try:
+                topics.add(self.topic_of(queue))
+            except MQError:
+                continue
+        unknown = topics - self._known
+        if unknown:
+            self._list_all()
+            missing = unknown - self._known
+            if missing and self.auto_create:
+                requests = [topicadmin.TopicRequest(t, self._partitions) for t in sorted(missing)]
+                try:
+                    created = topicadmin.create_topics(self._admin, requests)
+                except KafkaException as error:  # each is tried again alone by ensure()
+                    log.warning("could not create %d queue topics: %s", len(missing), error)
+                else:
+                    if created:
+                        log.info("created %d queue topics", len(created))
+                    self._known.update(missing)
+            elif missing:  # not made here: not asked again one by one for this batch
+                self._absent, self._absent_at = missing, time.monotonic()
+        return sorted(topics & self._known)
+
+    def _list_all(self) -> None:
+        self._listed = True
+        listing = self._admin.list_topics(topic=None, timeout=10)
+        listed = [name for name, found in listing.topics.items() if name and found.error is None]
+        self._known.update(listed)
+        if self.on_listed is not None:
+            ns = self._namespace
+            self.on_listed([t for t in listed if t.startswith(ns) and not reserved_topic(t, ns)])
 
     def ensure(self, queue: str) -> str | None:
         """The queue's topic, created if allowed; None when it cannot be had."""

@@ -419,7 +419,7 @@ def _only(row: Params, attrs: set[int]) -> Params:
 def _names() -> dict[int, str]:
     """Parameter numbers to MQ's names, for stringify_keys (the attribute prefixes only:
     values of other groups share numbers with them)."""
-    prefixes = ("MQCA_", "MQIA_", "MQCACF_", "MQIACF_", "MQBACF_", "MQCACH_", "MQIACH_")
+    prefixes = ("MQCA_", "MQIA_", "MQCACF_", "MQIACF_", "MQBACF_", "MQCACH_", "MQIACH_", "MQKIA_")
     found: dict[int, str] = {}
     for module in (C, F):
         for key, value in vars(module).items():

@@ -251,6 +251,11 @@ def test_a_sink_connector_reads_exactly_the_published_bodies(platform: Platform)
     pcf = pymqi.PCFExecute(platform.qmgr)
     (row,) = pcf.MQCMD_INQUIRE_Q({C.MQCA_Q_NAME: SINK_QUEUE.encode()})
     assert row[C.MQKIA_MSG_FORMAT] == C.MQKMF_KAFKA
+    other = {C.MQCA_Q_NAME: b"APP.CONNECT.OTHER"}
+    pcf.MQCMD_CREATE_Q({**other, C.MQKIA_MSG_FORMAT: C.MQKMF_KAFKA})
+    pcf.MQCMD_CHANGE_Q({**other, C.MQKIA_MSG_FORMAT: C.MQKMF_MQ})
+    (row,) = pcf.MQCMD_INQUIRE_Q(other)
+    assert row[C.MQKIA_MSG_FORMAT] == C.MQKMF_MQ
     # and so does mqk queue show
     shown = subprocess.run(
         [MQK, "queue", "show", SINK_QUEUE, "--json", "--namespace", platform.namespace,

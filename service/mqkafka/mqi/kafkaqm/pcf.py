@@ -195,6 +195,7 @@ class PCFExecute:
         self.qmgr = name
         self._commands: dict[str, Callable[[Params, list[Any]], list[Params]]] = {
             "MQCMD_CREATE_Q": self._create_q,
+            "MQCMD_CHANGE_Q": self._change_q,
             "MQCMD_DELETE_Q": self._delete_q,
             "MQCMD_INQUIRE_Q": self._inquire_q,
             "MQCMD_INQUIRE_SUBSCRIPTION": self._inquire_sub,
@@ -257,20 +258,22 @@ class PCFExecute:
         fields: dict[str, Any] = {"queue_type": queue_type}
         if queue_type == C.MQQT_MODEL:
             fields["definition_type"] = args.get(C.MQIA_DEFINITION_TYPE, C.MQQDT_TEMPORARY_DYNAMIC)
-        for selector, field in _QUEUE_FIELDS.items():
-            if selector in args:
-                value = args[selector]
-                fields[field] = _text(value) if field == "description" else value
-        if C.MQKIA_MSG_FORMAT in args:  # the emulator's own (issue 37): MQKMF_MQ | MQKMF_KAFKA
-            fmt = MESSAGE_FORMATS.get(args[C.MQKIA_MSG_FORMAT])
-            if fmt is None:
-                raise _failed(F.MQRCCF_ATTR_VALUE_ERROR, "MQKIA_MSG_FORMAT: MQKMF_MQ or _KAFKA")
-            fields["message_format"] = fmt
+        fields.update(_queue_fields(args))
         try:
             definition = QueueDefinition(name, **fields)
         except (TypeError, ValueError) as error:
             raise _failed(F.MQRCCF_ATTR_VALUE_ERROR, str(error)) from None
         self.qmgr.define_queue(definition)
+        return []
+
+    def _change_q(self, args: Params, _: list[Any]) -> list[Params]:
+        """ALTER QLOCAL/QMODEL: the attributes CREATE_Q takes (issue 37: the message format)."""
+        name = _text(args.get(C.MQCA_Q_NAME, ""))
+        if not name:
+            raise _failed(F.MQRCCF_PARM_MISSING, "MQCA_Q_NAME")
+        if self.qmgr.display_queue(name) is None:
+            raise _failed(RC.UNKNOWN_OBJECT_NAME, name)
+        self.qmgr.alter_queue(name, **_queue_fields(args))
         return []
 
     def _delete_q(self, args: Params, _: list[Any]) -> list[Params]:
@@ -429,6 +432,22 @@ def _names() -> dict[int, str]:
 
 
 _NAMES = _names()
+
+
+def _queue_fields(args: Params) -> dict[str, Any]:
+    """The definition fields CREATE_Q and CHANGE_Q take from their parameters."""
+    fields: dict[str, Any] = {}
+    for selector, field in _QUEUE_FIELDS.items():
+        if selector in args:
+            value = args[selector]
+            fields[field] = _text(value) if field == "description" else value
+    if C.MQKIA_MSG_FORMAT in args:  # the emulator's own (issue 37): MQKMF_MQ | MQKMF_KAFKA
+        fmt = MESSAGE_FORMATS.get(args[C.MQKIA_MSG_FORMAT])
+        if fmt is None:
+            raise _failed(F.MQRCCF_ATTR_VALUE_ERROR, "MQKIA_MSG_FORMAT: MQKMF_MQ or _KAFKA")
+        fields["message_format"] = fmt
+    return fields
+
 
 _QUEUE_FIELDS = {
     C.MQIA_MAX_Q_DEPTH: "max_depth",

@@ -17,8 +17,8 @@ from mqkafka.channel.codec.mqstructs import (
     OD_KIND,
     PMO_KIND,
     WireStruct,
-    md_bytes,
-    parse_md,
+    md_bytes_fast,
+    parse_md_fast,
     parse_struct,
 )
 from mqkafka.channel.codec.segments import STATUS_PROTOCOL_ERROR, ChannelError
@@ -42,7 +42,7 @@ def _message(rest: bytes, order: str, at: int, max_message: int) -> bytes:
 
 
 def _md_pmo(rest: bytes, order: str, at: int) -> tuple[MD, int, WireStruct, PMO]:
-    md, md_size = parse_md(rest, order, at)
+    md, md_size = parse_md_fast(rest, order, at)
     pmo_wire = parse_struct(PMO_KIND, rest, order, at + md_size)
     pmo = pmo_wire.to_mqi()
     assert isinstance(pmo, PMO)
@@ -57,7 +57,7 @@ def do_put(queue: Queue, order: str, api: verbs.ApiHeader, rest: bytes, max_mess
     data = _message(rest, order, md_size + pmo_wire.size, max_message)
     log.debug("channel: MQPUT to %s, %d bytes: %r", queue.name, len(data), data[:400])
     queue.put(data, md, pmo)
-    out = md_bytes(md, order, version) + pmo_wire.updated(pmo).to_bytes(order)
+    out = md_bytes_fast(md, order, version) + pmo_wire.updated(pmo).to_bytes(order)
     return verbs.reply_body(order, 0, 0, api.hobj, out + struct.pack(order + "i", 0))
 
 
@@ -71,13 +71,13 @@ def do_put1(
     version = md.Version
     data = _message(rest, order, od_wire.size + md_size + pmo_wire.size, max_message)
     qmgr.put1(od, data, md, pmo)
-    out = od_wire.updated(od).to_bytes(order) + md_bytes(md, order, version)
+    out = od_wire.updated(od).to_bytes(order) + md_bytes_fast(md, order, version)
     out += pmo_wire.updated(pmo).to_bytes(order) + struct.pack(order + "i", 0)
     return verbs.reply_body(order, 0, 0, 0, out)
 
 
 def do_get(queue: Queue, order: str, api: verbs.ApiHeader, rest: bytes) -> bytes:
-    md, md_size = parse_md(rest, order)
+    md, md_size = parse_md_fast(rest, order)
     version = md.Version
     gmo_wire = parse_struct(GMO_KIND, rest, order, md_size)
     buffer = verbs.int_at(rest, order, md_size + gmo_wire.size)
@@ -99,7 +99,7 @@ def do_get(queue: Queue, order: str, api: verbs.ApiHeader, rest: bytes) -> bytes
         # 2079: the buffer's worth, the message gone; 2080: no data at all (a client that
         # gets data bytes with 2080 fails); anything else: nothing got
         data = (error.message or b"") if reason == RC.TRUNCATED_MSG_ACCEPTED else b""
-    out = md_bytes(md, order, version) + gmo_wire.updated(gmo).to_bytes(order)
+    out = md_bytes_fast(md, order, version) + gmo_wire.updated(gmo).to_bytes(order)
     return verbs.reply_body(
         order, comp, reason, api.hobj, out + struct.pack(order + "i", whole) + data
     )

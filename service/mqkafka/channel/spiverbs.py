@@ -6,7 +6,7 @@ import logging
 import os
 
 from mqkafka.channel.codec import spi, verbs
-from mqkafka.channel.codec.mqstructs import PMO_KIND, md_bytes, parse_md, parse_struct
+from mqkafka.channel.codec.mqstructs import PMO_KIND, md_bytes_fast, parse_md_fast, parse_struct
 from mqkafka.channel.deferred import Deferred, Held
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
@@ -42,7 +42,7 @@ def do_spi(
 
 def _put(queue: Queue, deferred: Deferred, order: str, request: spi.SpiRequest) -> bytes:
     put = spi.parse_put(request, order)
-    md, md_size = parse_md(request.inout, order, put.md_at)
+    md, md_size = parse_md_fast(request.inout, order, put.md_at)
     version = md.Version
     pmo_wire = parse_struct(PMO_KIND, request.inout, order, put.md_at + md_size)
     pmo = pmo_wire.to_mqi()
@@ -63,7 +63,7 @@ def _put(queue: Queue, deferred: Deferred, order: str, request: spi.SpiRequest) 
     end = put.md_at + md_size + pmo_wire.size
     inout = (
         request.inout[: put.md_at]
-        + md_bytes(md, order, version)
+        + md_bytes_fast(md, order, version)
         + pmo_wire.updated(pmo).to_bytes(order)
         + request.inout[end:]
     )

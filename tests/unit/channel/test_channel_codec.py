@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 
 from mqkafka.channel.codec import initial, mqstructs, segments, spi, verbs
 from mqkafka.channel.codec.segments import ChannelError, Flags1, Header, Reassembler, SegType
+from mqkafka.mq.mqmd import MQMD
 from mqkafka.mqi.rules.structs import GMO, MD, OD
 from tests.unit.channel.observed import client_initial_data
+from tests.unit.codecs.strategies import mqmds
 
 ORDERS = st.sampled_from([">", "<"])
 
@@ -234,6 +236,18 @@ def test_an_mqmd_travels_in_either_version_and_order(order: str, version: int, i
     assert size == len(raw) and again.Version == version
     assert (again.MsgId, again.CorrelId, again.Priority) == (ids, ids[::-1], 4)
     assert again.ReplyToQ == b"R.Q"
+
+
+@given(mqmds(), ORDERS, st.sampled_from([1, 2]))
+def test_the_fast_mqmd_path_agrees_with_the_mqmd_codec(
+    mqmd: MQMD, order: str, version: int
+) -> None:
+    md = MD.from_mqmd(mqmd)
+    plain = mqstructs.md_bytes(md, order, version)
+    assert mqstructs.md_bytes_fast(md, order, version) == plain
+    slow, slow_size = mqstructs.parse_md(plain, order)
+    fast, fast_size = mqstructs.parse_md_fast(plain, order)
+    assert fast_size == slow_size and fast.get() == slow.get()
 
 
 # ---- verbs ----------------------------------------------------------------------------------

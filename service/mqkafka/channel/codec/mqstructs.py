@@ -11,6 +11,7 @@ from the fields it knows, :meth:`WireStruct.updated` takes them back after the c
 
 from __future__ import annotations
 
+import functools
 import struct
 from dataclasses import dataclass, field
 from typing import Final
@@ -110,13 +111,23 @@ class Kind:
     binary: frozenset[str] = frozenset()  # character fields that are not text
 
     def size(self, version: int) -> int:
-        return struct.calcsize("<" + "".join(c for lay in self.versions[:version] for _, c in lay))
+        return self.codes(version, "<").size
 
     def codes(self, version: int, order: str) -> struct.Struct:
-        return struct.Struct(order + "".join(c for lay in self.versions[:version] for _, c in lay))
+        return _codes(self.versions, version, order)
 
     def names(self, version: int) -> tuple[str, ...]:
-        return tuple(name for lay in self.versions[:version] for name, _ in lay)
+        return _names(self.versions, version)
+
+
+@functools.cache
+def _codes(versions: tuple[Layout, ...], version: int, order: str) -> struct.Struct:
+    return struct.Struct(order + "".join(c for lay in versions[:version] for _, c in lay))
+
+
+@functools.cache
+def _names(versions: tuple[Layout, ...], version: int) -> tuple[str, ...]:
+    return tuple(name for lay in versions[:version] for name, _ in lay)
 
 
 OD_KIND: Final = Kind("MQOD", b"OD  ", OD_VERSIONS, OD, frozenset({"AlternateSecurityId"}))
@@ -153,14 +164,17 @@ class WireStruct:
 
     def to_mqi(self) -> MQStruct:
         """The MQI's structure from the fields it has (text without its blank padding)."""
-        known = self.kind.mqi().get()
         out = self.kind.mqi()
+        known = out.__dict__
+        fields: dict[str, int | bytes] = {}
         for name, value in self.values.items():
             if name not in known or name == "StrucId":
                 continue
             if isinstance(value, bytes) and name not in self.kind.binary:
                 value = value.split(b"\0", 1)[0].rstrip(b" ")
-            setattr(out, name, value)
+            fields[name] = value
+        # unpacked at the structure's own widths and types: what MQStruct's checks accept
+        known.update(fields)
         return out
 
     def updated(self, mqi: MQStruct) -> WireStruct:
@@ -207,6 +221,26 @@ def new_struct(kind: Kind, version: int, order: str, **values: int | bytes) -> W
 
 # ---- MQMD ------------------------------------------------------------------------------
 
+MD_VERSIONS: Final[tuple[Layout, ...]] = (
+    (
+        ("StrucId", "4s"), ("Version", "i"), ("Report", "i"), ("MsgType", "i"),
+        ("Expiry", "i"), ("Feedback", "i"), ("Encoding", "i"), ("CodedCharSetId", "i"),
+        ("Format", "8s"), ("Priority", "i"), ("Persistence", "i"), ("MsgId", "24s"),
+        ("CorrelId", "24s"), ("BackoutCount", "i"), ("ReplyToQ", "48s"),
+        ("ReplyToQMgr", "48s"), ("UserIdentifier", "12s"), ("AccountingToken", "32s"),
+        ("ApplIdentityData", "32s"), ("PutApplType", "i"), ("PutApplName", "28s"),
+        ("PutDate", "8s"), ("PutTime", "8s"), ("ApplOriginData", "4s"),
+    ),
+    (
+        ("GroupId", "24s"), ("MsgSeqNumber", "i"), ("Offset", "i"), ("MsgFlags", "i"),
+        ("OriginalLength", "i"),
+    ),
+)  # fmt: skip
+MD_KIND: Final = Kind(
+    "MQMD", MQMD_STRUC_ID, MD_VERSIONS, MD,
+    frozenset({"MsgId", "CorrelId", "AccountingToken", "GroupId", "Format"}),
+)  # fmt: skip
+
 MD_V1_LENGTH: Final = 324
 MD_V2_LENGTH: Final = 364
 
@@ -243,6 +277,40 @@ def md_bytes(md: MD, order: str, version: int) -> bytes:
     return bytes(full)
 
 
+# The fast MQMD path: the generic layout codec instead of the validated MQMD value and back
+# (bench_channel: a Java MQPUT through the listener spent 0.2 ms of its 0.7 ms in
+# parse_md + md_bytes). test_channel_codec compares the two paths.
+
+
+def parse_md_fast(data: bytes, order: str, at: int = 0) -> tuple[MD, int]:
+    """As :func:`parse_md`, without the MQMD value's checks (the MQI checks what it uses)."""
+    md_version(data, order, at)  # the MQMD's own id and version errors
+    wire = parse_struct(MD_KIND, data, order, at)
+    md = wire.to_mqi()
+    assert isinstance(md, MD)
+    if wire.version == 1:
+        md.__dict__["GroupId"] = bytes(24)  # as the MQMD value has it: no group
+    return md, wire.size
+
+
+def md_bytes_fast(md: MD, order: str, version: int) -> bytes:
+    """As :func:`md_bytes`, from the MD's fields as they are (text blank-padded, ids
+    NUL-padded to their widths)."""
+    values: dict[str, int | bytes] = {"StrucId": MQMD_STRUC_ID, "Version": version}
+    fields = md.__dict__
+    for layout in MD_VERSIONS[:version]:
+        for name, code in layout:
+            if name in values:
+                continue
+            value = fields[name]
+            if code.endswith("s"):
+                width = int(code[:-1])
+                pad = b"\0" if name in MD_KIND.binary and name != "Format" else b" "
+                value = value[:width].ljust(width, pad)
+            values[name] = value
+    return WireStruct(MD_KIND, version, values).to_bytes(order)
+
+
 __all__ = [
     "GMO_KIND",
     "OD_KIND",
@@ -250,7 +318,9 @@ __all__ = [
     "Kind",
     "WireStruct",
     "md_bytes",
+    "md_bytes_fast",
     "new_struct",
     "parse_md",
+    "parse_md_fast",
     "parse_struct",
 ]

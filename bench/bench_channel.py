@@ -1,0 +1,105 @@
+"""MQPUT and MQGET per second from IBM's MQ classes for Java through ``mqk listen``, beside
+the Python MQI's rate on the same Kafka in the same run; prints figures.
+
+    python -m bench.bench_channel [--n 5000] [--size 256]
+
+Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one. Needs Maven and
+a JDK: IBM's client is fetched from Maven Central (tests/integration/channel/pom.xml). Both
+sides put non-persistent messages outside syncpoint, then get them (MQGMO_WAIT), one
+connection each. Target: the listener at least 50% of the Python MQI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from bench.kafka_env import kafka
+from mqkafka.kafka.localbroker import default_cache, free_port
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi import GMO, MD
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+
+ROOT = Path(__file__).resolve().parents[1]
+POM = ROOT / "tests/integration/channel/pom.xml"
+
+
+def client_jars() -> Path:
+    libs = default_cache() / "mq-client-9.4.4.0"
+    if not (libs / "complete").exists():
+        subprocess.run(
+            ["mvn", "-q", "-B", "-f", str(POM), "dependency:copy-dependencies",
+             f"-DoutputDirectory={libs}", "-DincludeScope=runtime"],
+            check=True,
+        )  # fmt: skip
+        (libs / "complete").write_text("9.4.4.0\n")
+    return libs
+
+
+def python_rates(qmgr: QueueManager, name: str, n: int, body: bytes) -> tuple[float, float]:
+    queue = Queue(qmgr, name, C.MQOO_OUTPUT | C.MQOO_INPUT_AS_Q_DEF)
+    began = time.perf_counter()
+    for _ in range(n):
+        queue.put(body, MD(Persistence=C.MQPER_NOT_PERSISTENT))
+    put = n / (time.perf_counter() - began)
+    gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=10_000)
+    began = time.perf_counter()
+    for _ in range(n):
+        queue.get(len(body), MD(), gmo)
+    got = n / (time.perf_counter() - began)
+    queue.close()
+    return put, got
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=5000)
+    parser.add_argument("--size", type=int, default=256)
+    args = parser.parse_args()
+    jars = client_jars()
+    with kafka() as bootstrap, tempfile.TemporaryDirectory() as classes:
+        subprocess.run(
+            ["javac", "-nowarn", "-d", classes, "-cp", f"{jars}/*",
+             str(ROOT / "bench/java/ChannelBench.java")],
+            check=True,
+        )  # fmt: skip
+        namespace = f"b{uuid.uuid4().hex[:6]}."
+        qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
+        py_queue, java_queue = "BENCH.PY", "BENCH.JAVA"
+        qmgr.define_queue(py_queue)
+        qmgr.define_queue(java_queue)
+        port = free_port()
+        listener = subprocess.Popen(
+            [sys.executable, "-m", "mqkafka.cli", "listen", "--bootstrap-servers", bootstrap,
+             "--namespace", namespace, "--port", str(port), "--log-level", "WARNING"],
+        )  # fmt: skip
+        try:
+            time.sleep(8)  # it defines the JMS queues, then listens
+            py_put, py_get = python_rates(qmgr, py_queue, args.n, bytes(args.size))
+            done = subprocess.run(
+                ["java", "-cp", f"{jars}/*:{classes}", "ChannelBench", "127.0.0.1", str(port),
+                 java_queue, str(args.n), str(args.size)],
+                capture_output=True, text=True, check=True,
+            )  # fmt: skip
+        finally:
+            listener.send_signal(signal.SIGTERM)
+            listener.wait(30)
+            qmgr.disconnect()
+        java = dict(re.findall(r"^(PUT|GET) ([\d.]+)$", done.stdout, re.M))
+        print(f"{args.n} messages of {args.size} bytes, non-persistent, one connection each")
+        for verb, py in (("PUT", py_put), ("GET", py_get)):
+            rate = float(java[verb])
+            print(f"MQ{verb:<4} Java via listener {rate:>9,.0f} msg/s   Python MQI {py:>9,.0f}"
+                  f" msg/s   ratio {rate / py:6.1%}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

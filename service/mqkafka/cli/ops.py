@@ -31,6 +31,13 @@ def register(sub: Any) -> None:
     publish.add_argument("--retain", action="store_true", help="PubOpt RetainPub")
     publish.add_argument("--stream", default=DEFAULT_STREAM, help="the stream queue")
     publish.add_argument("--persistent", action="store_true")
+    publish.add_argument(
+        "--register",
+        action="store_true",
+        help="register the publisher (MQ's implicit registration; by default mqk sends "
+        "RFH1's Publish with NoReg, so a one-off publication leaves no registration)",
+    )
+    _reply_wait(publish)
     add_bootstrap(publish)
     publish.set_defaults(func=publish_cmd)
 
@@ -43,8 +50,16 @@ def register(sub: Any) -> None:
     )
     subscribe.add_argument("--name", help="SubName")
     subscribe.add_argument("--filter", help="content filter (SQL92 selector)")
+    _reply_wait(subscribe)
     add_bootstrap(subscribe)
     subscribe.set_defaults(func=subscribe_cmd)
+
+
+def _reply_wait(parser: Any) -> None:
+    parser.add_argument(
+        "--wait", type=float, default=30.0, metavar="SECONDS",
+        help="how long to wait for the broker's reply (30); none: exit 6, the command is put",
+    )  # fmt: skip
 
 
 def correl_id(text: str) -> bytes:
@@ -86,10 +101,19 @@ def _send(
     try:
         result = command(client)
     except TimeoutError as error:
-        raise UserError(str(error)) from None
+        raise no_reply(error) from None
     finally:
         client.close()
     return report_result(result, explain)
+
+
+def no_reply(error: TimeoutError) -> UserError:
+    """The command was put but not answered: its own exit code, so a script does not send
+    it again (the service applies it when it runs)."""
+    from mqkafka.cli.output import EXIT_NO_REPLY
+    from mqkafka.client.kafka_pubsub import NoReply
+
+    return UserError(str(error), EXIT_NO_REPLY if isinstance(error, NoReply) else 2)
 
 
 def filter_error(flt: str | None, reason: int) -> str | None:
@@ -113,7 +137,7 @@ def publish_cmd(args: argparse.Namespace) -> int:
         args,
         lambda client: client.publish(
             args.topic, args.data.encode(), retain=args.retain, stream=args.stream,
-            persistent=args.persistent,
+            persistent=args.persistent, register=args.register, wait=args.wait,
         ),
     )  # fmt: skip
 
@@ -123,7 +147,7 @@ def subscribe_cmd(args: argparse.Namespace) -> int:
         args,
         lambda client: client.register(
             args.topic, queue=args.queue, options=args.option, correl_id=args.correl_id,
-            sub_name=args.name, filter=args.filter,
+            sub_name=args.name, filter=args.filter, wait=args.wait,
         ),
         lambda reason: filter_error(args.filter, reason),
     )  # fmt: skip

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from mqkafka.cli.answering import require_service
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.cli.output import (
+    EXIT_ERROR,
+    EXIT_NO_REPLY,
     EXIT_NOT_FOUND,
     EXIT_OK,
     Column,
@@ -169,7 +171,7 @@ def sub_delete(args: argparse.Namespace) -> int:
     for view in views:  # the console deletes through the same call
         outcome = delete_subscription(config, view, namespace=args.namespace)
         if outcome.result is None:
-            raise UserError(outcome.text)
+            raise UserError(outcome.text, EXIT_NO_REPLY if outcome.unanswered else EXIT_ERROR)
         print(f"{view.label} -> {view.queue}: ", end="")
         worst = max(worst, report_result(outcome.result))
     return worst
@@ -214,16 +216,20 @@ def retained_show(args: argparse.Namespace) -> int:
 
 
 def retained_delete(args: argparse.Namespace) -> int:
-    from mqkafka.cli.ops import report_result
+    from mqkafka.cli.ops import no_reply, report_result
     from mqkafka.client.kafka_pubsub import KafkaPubSub
+    from mqkafka.query.state import retained
 
     config = client_of(args)
+    if not retained(config, args.namespace, args.topic):  # DeletePub of nothing answers ok
+        note(f"mqk: no retained publication on {args.topic}: nothing to delete")
+        return EXIT_NOT_FOUND
     require_service(config, args.namespace)
     client = KafkaPubSub(config, namespace=args.namespace)
     try:
         result = client.delete_publication(args.topic)
     except TimeoutError as error:
-        raise UserError(str(error)) from None
+        raise no_reply(error) from None
     finally:
         client.close()
     return report_result(result)

@@ -24,9 +24,18 @@ from mqkafka.kafka import clients, topicadmin
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaException, TopicPartition
 from mqkafka.kafka.groups import APP_GROUP_PREFIX
+from mqkafka.mq import rfh1 as rfh1_codec
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
 from mqkafka.mq.message import decode_message
-from mqkafka.mq.mqmd import MQFMT_RF_HEADER_2, MQMD, MQMT, MQPER
+from mqkafka.mq.mqmd import (
+    MQFMT_NONE,
+    MQFMT_RF_HEADER_1,
+    MQFMT_RF_HEADER_2,
+    MQFMT_STRING,
+    MQMD,
+    MQMT,
+    MQPER,
+)
 from mqkafka.mq.pscommands import (
     CommandResult,
     command_message,
@@ -35,6 +44,7 @@ from mqkafka.mq.pscommands import (
     request_update_pairs,
     subscription_pairs,
 )
+from mqkafka.mq.rfh1 import Rfh1, format_name_values
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
 
@@ -42,6 +52,17 @@ from mqkafka.wire.names import queue_to_topic
 # (one place for the MQI, this client, the CLI and Faust).
 
 REPLY_QUEUE = "MQK.CLIENT.REPLY"
+
+
+class NoReply(TimeoutError):
+    """The command message was put (it is on Kafka) but no reply came in time: the service
+    applies it when it runs, so sending it again would do it twice."""
+
+    def __init__(self, timeout: float) -> None:
+        super().__init__(
+            f"put; no reply from the broker service within {timeout:.0f} s: it will be "
+            "applied when the service runs; do not re-send"
+        )
 
 
 @dataclass(frozen=True)
@@ -98,8 +119,11 @@ class KafkaPubSub:
         wait: float | None = 30.0,
         persistent: bool = False,
         folders: Sequence[str] = (),
+        rfh1: bool = False,
     ) -> CommandResult | None:
-        """Send one command; wait for and return its reply (None with ``wait=None``)."""
+        """Send one command; wait for and return its reply (None with ``wait=None``).
+        ``rfh1``: ``pairs`` are MQRFH name/value pairs (``MQPSCommand`` ...), the older
+        interface, and the body follows that header."""
         msg_id = b"MQKA" + uuid.uuid4().bytes + bytes(4)
         md = MQMD(
             MsgType=MQMT.REQUEST if wait is not None else MQMT.DATAGRAM,
@@ -111,7 +135,10 @@ class KafkaPubSub:
         )
         if wait is not None:
             self._ensure_reply_consumer()
-        md, value = command_message(pairs, body=body, md=md, folders=folders)
+        if rfh1:
+            md, value = rfh1_command_message(pairs, body, md)
+        else:
+            md, value = command_message(pairs, body=body, md=md, folders=folders)
         self.put(queue, md, value, key=correl_id or self.client_key)
         return None if wait is None else self.reply_to(msg_id, wait)
 
@@ -170,7 +197,19 @@ class KafkaPubSub:
         persistent: bool = False,
         wait: float | None = 30.0,
         folders: Sequence[str] = (),
+        register: bool = True,
     ) -> CommandResult | None:
+        """Publish; ``register=False`` keeps the publisher unregistered: RFH1's Publish with
+        NoReg, the one form MQ has for that (an RFH2 Publish with a reply queue registers
+        its publisher implicitly), to the same stream and subscribers (no ``folders``)."""
+        if not register and not folders:
+            topics = [topic] if isinstance(topic, str) else list(topic)
+            given = [*options, "RetainPub"] if retain else list(options)
+            pairs = [("MQPSCommand", "Publish"), *(("MQPSTopic", t) for t in topics)]
+            pairs += [("MQPSPubOpts", o) for o in ("NoReg", *given)]
+            return self.command(
+                pairs, queue=stream, body=data, wait=wait, persistent=persistent, rfh1=True
+            )
         pairs = publish_pairs(topic, retain, options)
         return self.command(
             pairs, queue=stream, body=data, wait=wait, persistent=persistent, folders=folders
@@ -196,7 +235,7 @@ class KafkaPubSub:
         deadline = time.monotonic() + timeout
         while msg_id not in self._pending:
             if time.monotonic() > deadline:
-                raise TimeoutError("no reply from the broker service (is 'mqk serve' running?)")
+                raise NoReply(timeout)
             for message in self._replies.consume(100, 0.1):
                 if message.error() is None:
                     md, _ = mqmd_from_headers(message.headers())
@@ -243,6 +282,17 @@ class KafkaPubSub:
             self._replies.close()
 
 
+def rfh1_command_message(
+    pairs: Sequence[tuple[str, str]], body: bytes, md: MQMD
+) -> tuple[MQMD, bytes]:
+    """An MQRFH command: its NameValueString from ``pairs``, then the body (text)."""
+    header = Rfh1(
+        format=MQFMT_STRING if body else MQFMT_NONE, name_values=format_name_values(pairs)
+    )
+    md = md.replace(Format=MQFMT_RF_HEADER_1)
+    return md, rfh1_codec.encode(header, md.Encoding, string_ccsid=md.CodedCharSetId) + body
+
+
 def parse_received(value: bytes, headers: Any, offset: int = -1) -> Received:
     md, _ = mqmd_from_headers(headers)
     psc: dict[str, list[str]] = {}
@@ -282,6 +332,7 @@ __all__ = [
     "REPLY_QUEUE",
     "CommandResult",
     "KafkaPubSub",
+    "NoReply",
     "Received",
     "command_message",
     "command_result",

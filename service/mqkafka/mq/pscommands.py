@@ -219,6 +219,14 @@ def command_result(value: bytes, md: MQMD) -> CommandResult:
     """A reply record read leniently (:class:`CommandResult`); :func:`parse_reply` is strict."""
     message = decode_message(value, md)
     folder = message.pscr()
+    header = message.rfh1() if folder is None else None
+    if header is not None:  # the reply to an MQRFH command: MQPSCompCode, MQPSReason...
+        pairs = tuple(header.pairs())
+        code = next((v for k, v in pairs if k == "MQPSCompCode"), "2")
+        completion = {"0": "ok", "1": "warning"}.get(code.strip(), "error")
+        reasons = tuple(int(v) for k, v in pairs if k == "MQPSReason" and v.strip().isdigit())
+        reasons = tuple(r for r in reasons if r) or reasons[:1]
+        return CommandResult(completion, reasons[0] if reasons else int(RC.NONE), reasons, pairs)
     pairs = tuple(folder.pairs()) if folder is not None else ()
     completion = next((v for k, v in pairs if k == "Completion"), "error")
     reasons = tuple(int(v) for k, v in pairs if k.endswith("Reason"))

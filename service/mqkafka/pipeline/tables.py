@@ -40,6 +40,8 @@ from typing import Any, Final
 from mqkafka.pipeline.histogram import value_column
 
 TOPIC, QUEUE, COMMAND = "topic", "queue", "command"
+# mqk's own reply queue (client.kafka_pubsub.REPLY_QUEUE): the CLI's plumbing, no subscriber's
+CLI_REPLY_QUEUE: Final = "MQK.CLIENT.REPLY"
 
 
 def _minute() -> Any:
@@ -95,7 +97,8 @@ def queue_minute(groups: Any) -> Any:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    rows = groups.where(F.col("dim") == QUEUE).withColumn("minute", F.col("window.start"))
+    queues = (F.col("dim") == QUEUE) & (F.col("key") != CLI_REPLY_QUEUE)
+    rows = groups.where(queues).withColumn("minute", F.col("window.start"))
     keys = ["minute", F.col("key").alias("queue")]
     totals = rows.groupBy(*keys).agg(
         F.sum("deliveries").alias("deliveries"),

@@ -28,6 +28,7 @@ class ActionResult:
     ok: bool
     text: str  # one line for the operator
     result: Any = None  # the service's answer to a command (a CommandResult), when there is one
+    unanswered: bool = False  # the command was put but not answered: do not send it again
 
 
 def _connect(config: ClientConfig, namespace: str, qmgr: str) -> Any:
@@ -108,8 +109,8 @@ def delete_subscription(
             correl_id=bytes.fromhex(view.correl_id) if view.correl_id else None,
             sub_name=view.name, filter=view.filter, sub_point=point or None, wait=wait,
         )  # fmt: skip
-    except TimeoutError as error:
-        return ActionResult(False, str(error))
+    except TimeoutError as error:  # NoReply: put, applied when the service runs
+        return ActionResult(False, str(error), unanswered=True)
     finally:
         client.close()
     if result is None:

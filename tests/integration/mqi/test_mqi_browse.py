@@ -86,3 +86,40 @@ def test_browse_never_shows_a_got_message_on_any_connection(
     assert mqi_browse(elsewhere) == [b"m5"] == cli_browse(kafka_bootstrap, namespace, name)
     for queue in (out, own, elsewhere):
         queue.close()
+
+
+def test_the_issues_mqk_session_put_get_browse(
+    connect: Connect, kafka_bootstrap: str, namespace: str
+) -> None:
+    """The issue's session, each mqk command its own process: m0-m2 put, ``mqk get --count 2``,
+    ``mqk browse`` shows m2 alone; ``mqk get``, and ``mqk browse`` shows nothing."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    name, qmgr = "APP.SESSION", connect()
+    qmgr.define_queue(name)
+    out = Queue(qmgr, name, C.MQOO_OUTPUT)
+    for body in (b"m0", b"m1", b"m2"):
+        out.put(body)
+    out.close()
+    env = {**os.environ, "MQK_BOOTSTRAP_SERVERS": kafka_bootstrap, "MQK_NAMESPACE": namespace}
+    mqk = str(Path(sys.executable).with_name("mqk"))
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [mqk, *args], capture_output=True, text=True, env=env, timeout=120, check=False
+        )
+
+    def browsed() -> list[str]:
+        done = run("browse", name, "--json")
+        return [m["body"]["text"] for m in json.loads(done.stdout or "[]")]
+
+    assert browsed() == ["m0", "m1", "m2"]
+    got = run("get", name, "--count", "2", "--wait", "15")
+    assert got.returncode == 0 and "m0" in got.stdout and "m1" in got.stdout, got.stderr
+    assert browsed() == ["m2"]
+    assert run("get", name, "--wait", "15").returncode == 0
+    assert browsed() == []

@@ -90,7 +90,7 @@ def logical_lines(text: str) -> list[tuple[int, str]]:
         found.append((start, joined))
     if pending is not None:
         found.append((start, pending[:-1]))
-    return found
+    return [(line, command) for line, command in found if command.strip(" \t,")]
 
 
 def tokens(text: str) -> list[tuple[str, str | None]]:
@@ -164,6 +164,8 @@ def parse_command(line: int, text: str) -> MqscCommand | MqscError:
         items = tokens(text)
     except _Unreadable as problem:
         return MqscError(line, str(problem), text)
+    if not items:
+        return MqscError(line, "an empty command", text)
     verb, value = items[0]
     if value is not None:
         return MqscError(line, f"a command starts with its verb, not {verb}(...)", text)

@@ -21,6 +21,12 @@ replayed - 17-20x (best of 5 x 2,000 publications of 200 B, process time, the 2-
 under load, issue 22). ``tests/unit/service/test_dispatcher.py`` checks that a replayed
 answer equals the engine's, record for record, and ``test_plans_differential.py`` does so
 for random sequences of registrations, deregistrations and publications (Hypothesis).
+
+Kafka-native publications (issue 37: no RFH, the command in ``mqpsc.*`` headers, which are in
+the plan's key) are replayed the same way, the plan's head empty: 3.0 us replayed against 37
+us through the engine (an RFH2 Publish: 3.4 / 32 us), one subscriber, best of 5 x 4,800,
+process time, the 2-core machine at load average ~20; ``test_kafka_native.py`` compares the
+replayed records with the engine's for such sequences with native publications and queues.
 """
 
 from __future__ import annotations

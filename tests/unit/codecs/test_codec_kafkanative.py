@@ -9,10 +9,12 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mqkafka.mq.commands import PublicationContent
+from mqkafka.mq.commands import DEFAULT_STREAM, PublicationContent, Publish
+from mqkafka.mq.mqmd import MQMD
 from mqkafka.mqi.rules import cmqc as C
 from mqkafka.mqi.rules import propwire
 from mqkafka.wire.kafkanative import content_properties, properties_folder, psc_pairs
+from mqkafka.wire.messagecodec import CommandReader
 
 names = st.from_regex(r"[A-Za-z][A-Za-z0-9_]{0,8}(\.[A-Za-z][A-Za-z0-9_]{0,8})?", fullmatch=True)
 values = st.one_of(
@@ -62,3 +64,35 @@ def test_option_headers_are_split_and_the_command_is_publish_unless_said() -> No
                        ("mqprop.x", b"1")])  # fmt: skip
     assert pairs == [("Command", "Publish"), ("Topic", "a,b"), ("PubOpt", "RetainPub"),
                      ("PubOpt", "NoReg")]  # fmt: skip
+
+
+# ---- a remembered Kafka-native Publish is the one the parser makes ---------------------------
+
+native_headers = st.lists(
+    st.sampled_from([
+        ("mqpsc.Topic", b"Sport/Soccer"), ("mqpsc.Topic", b"News"), ("mqpsc.Topic", b""),
+        ("mqpsc.PubOpt", b"RetainPub"), ("mqpsc.PubOpt", b"NoReg,IsRetainedPub"),
+        ("mqpsc.PubOpt", b"Bogus"), ("mqpsc.QName", b"APP.PUB"), ("mqpsc.Command", b"DeletePub"),
+        ("mqprop.Colour", b"red"), ("mqprop.n", b"7"), ("mqtype.n", b"i4"),
+    ]),
+    max_size=4,
+).map(lambda found: [("mqpsc.Topic", b"T"), *found])  # fmt: skip
+mds = st.builds(
+    lambda reply, correl, fmt: MQMD(ReplyToQ=reply, CorrelId=correl, Format=fmt),
+    st.sampled_from(["", "APP.REPLY"]),
+    st.sampled_from([bytes(24), b"C" * 24]),
+    st.sampled_from(["", "MQSTR"]),
+)
+shared = CommandReader()
+
+
+@given(st.lists(st.tuples(native_headers, mds, st.binary(max_size=8)), min_size=1, max_size=8))
+def test_a_remembered_kafka_native_command_is_the_one_the_parser_makes(
+    messages: list[tuple[list[tuple[str, bytes]], MQMD, bytes]],
+) -> None:
+    for headers, md, body in messages:
+        remembered = shared.read(body, md, DEFAULT_STREAM, "QM1", headers=headers)
+        fresh = CommandReader().read(body, md, DEFAULT_STREAM, "QM1", headers=headers)
+        assert remembered == fresh
+        if isinstance(fresh, Publish):
+            assert fresh.content.body == body

@@ -393,7 +393,8 @@ class Dispatcher:
             record = record_of(effect, queue)
             size = len(record.value or b"")
             if forwarded is not None and type(effect) is Deliver:
-                record = record._replace(headers=_forward(record.headers, forwarded))
+                native = effect.queue in self.outputs.native
+                record = record._replace(headers=_forward(record.headers, forwarded, native))
                 size += extra  # rooms leave HEADROOM for the MQMD's headers only
             if size > rooms.get(record.topic, -1) and not exact(
                 record.topic, record.value, record.key, record.headers
@@ -427,7 +428,8 @@ class Dispatcher:
                 continue
             record = outputs.record(effect, queue)
             if forwarded is not None and kind is Deliver:
-                record = record._replace(headers=_forward(record.headers, forwarded))
+                native = effect.queue in outputs.native  # type: ignore[union-attr]
+                record = record._replace(headers=_forward(record.headers, forwarded, native))
             if outputs.fits(record):
                 kept.append(effect)
                 built.append(record)
@@ -563,9 +565,12 @@ class Dispatcher:
             )
 
 
-def _forward(headers: Any, forwarded: list[Any]) -> list[Any]:
+def _forward(headers: Any, forwarded: list[Any], native: bool) -> list[Any]:
     """A copy's headers and the publication's own after them, each name once: a copy to a
-    Kafka-native queue already carries the properties the publication's headers may repeat."""
+    Kafka-native queue already carries the properties the publication's headers may repeat
+    (an MQ-format copy has only its MQMD's, which no forwarded header is)."""
     mine = headers or ()
+    if not native:
+        return [*mine, *forwarded]
     names = {name for name, _ in mine}
     return [*mine, *(header for header in forwarded if header[0] not in names)]

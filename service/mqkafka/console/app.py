@@ -28,7 +28,7 @@ from mqkafka.console import pages
 from mqkafka.console.live import RateFeed
 from mqkafka.console.pages import ConsoleSettings
 from mqkafka.kafka.clients import KafkaEdgeError, KafkaException
-from mqkafka.query.actions import delete_subscription, reput_dead_letter
+from mqkafka.query.actions import cause_repeats, delete_subscription, reput_dead_letter
 from mqkafka.query.service import sample
 
 NAV = (
@@ -58,6 +58,7 @@ def _environment() -> Environment:
     )
     env.filters["when"] = when
     env.filters["blank"] = lambda value: "" if value is None else value
+    env.tests["own_cause"] = cause_repeats  # a dead letter a re-put would send back
     return env
 
 
@@ -117,6 +118,7 @@ def create_app(settings: ConsoleSettings) -> Starlette:
         outcome = await asyncio.to_thread(
             reput_dead_letter, settings.config, values.get("msg_id", ""),
             namespace=settings.namespace, qmgr=settings.qmgr,
+            confirmed=values.get("confirm") == "yes",
         )  # fmt: skip
         if outcome.ok:
             settings.moved.add(values.get("msg_id", "").lower())

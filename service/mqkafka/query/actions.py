@@ -11,12 +11,13 @@ go, and delete a subscription. Both act as an application would, never on Kafka 
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq.dlh import decode_dlh
-from mqkafka.mq.reasons import name_of
+from mqkafka.mq.reasons import RC, name_of
 from mqkafka.query.messages import DEAD_LETTER_QUEUE
 from mqkafka.query.state import SubscriptionView
 
@@ -40,10 +41,44 @@ def _connect(config: ClientConfig, namespace: str, qmgr: str) -> Any:
     )  # fmt: skip
 
 
+# Causes that are the message's own (its length, its header, its command): a re-put meets
+# them again (a malformed command goes straight back to the dead-letter queue), so it is done
+# only when the operator confirms. Other causes are the destination's (no such queue, full,
+# put-inhibited, not authorized): fixed there, the re-put is the way back.
+_MESSAGE_CAUSES = frozenset({RC.MSG_TOO_BIG_FOR_Q, RC.MSG_TOO_BIG_FOR_Q_MGR, RC.FORMAT_ERROR})
+
+
+def cause_repeats(reason: int) -> bool:
+    """Whether a dead letter's MQDLH reason would meet a re-put of the same message again."""
+    name = name_of(reason)
+    return reason in _MESSAGE_CAUSES or name.startswith(("MQRCCF_", "MQRC_RFH_"))
+
+
+def _put_failure(error: Any, dest: str, length: int) -> str:
+    """Why a re-put failed, as the operator needs it: the reason Kafka gave where the MQI's
+    reason only says the put or its unit of work failed (a record too large for the topic
+    ends the unit of work with MQRC_BACKED_OUT, or the put with MQRC_CONNECTION_BROKEN)."""
+    detail = str(getattr(error, "detail", "") or "")
+    if "MSG_SIZE_TOO_LARGE" in detail or "too large" in detail.lower():
+        return (
+            f"not re-put: the message ({length} bytes) is larger than Kafka takes on {dest} "
+            f"({name_of(RC.MSG_TOO_BIG_FOR_Q_MGR)} {int(RC.MSG_TOO_BIG_FOR_Q_MGR)}: the "
+            "topic's max.message.bytes or the producer's message.max.bytes); it stays here"
+        )
+    why = f": {detail}" if detail else ""
+    return f"not re-put to {dest}: {name_of(error.reason)} ({error.reason}){why}; it stays here"
+
+
 def reput_dead_letter(
-    config: ClientConfig, msg_id_hex: str, *, namespace: str = "", qmgr: str = "QM1"
+    config: ClientConfig,
+    msg_id_hex: str,
+    *,
+    namespace: str = "",
+    qmgr: str = "QM1",
+    confirmed: bool = False,
 ) -> ActionResult:
-    """Move the dead letter whose MsgId is ``msg_id_hex`` to its DestQName."""
+    """Move the dead letter whose MsgId is ``msg_id_hex`` to its DestQName; one dead-lettered
+    for a cause of its own (``cause_repeats``) only when ``confirmed``."""
     import mqkafka.mqi as pymqi
     from mqkafka.mq.errors import MQError
     from mqkafka.mqi import CMQC
@@ -71,6 +106,16 @@ def reput_dead_letter(
             manager.backout()
             dlq.close()
             return ActionResult(False, f"no MQDLH in front: {error.detail}")
+        if cause_repeats(header.reason) and not confirmed:
+            manager.backout()
+            dlq.close()
+            cause = f"{name_of(header.reason)} ({header.reason})"
+            return ActionResult(
+                False,
+                f"not re-put: it was dead-lettered for {cause}, a cause of the message's own "
+                f"that a re-put to {header.dest_q_name} would meet again; confirm to re-put "
+                "it anyway",
+            )
         md.Format = header.format.encode().ljust(8)[:8]
         md.Encoding, md.CodedCharSetId = header.encoding, header.ccsid
         try:
@@ -79,8 +124,9 @@ def reput_dead_letter(
             target.close()
             manager.commit()
         except pymqi.MQMIError as error:
-            manager.backout()
-            return ActionResult(False, f"put to {header.dest_q_name}: {name_of(error.reason)}")
+            with contextlib.suppress(pymqi.MQMIError):
+                manager.backout()
+            return ActionResult(False, _put_failure(error, header.dest_q_name, len(body)))
         finally:
             dlq.close()
         return ActionResult(True, f"re-put {len(body)} bytes to {header.dest_q_name}")
@@ -121,4 +167,4 @@ def delete_subscription(
     return ActionResult(False, text, result)
 
 
-__all__ = ["ActionResult", "delete_subscription", "reput_dead_letter"]
+__all__ = ["ActionResult", "cause_repeats", "delete_subscription", "reput_dead_letter"]

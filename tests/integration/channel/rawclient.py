@@ -7,8 +7,16 @@ import socket
 import struct
 
 from mqkafka.channel.codec import initial, spi, verbs
-from mqkafka.channel.codec.mqstructs import OD_KIND, PMO_KIND, md_bytes, new_struct, parse_md
+from mqkafka.channel.codec.mqstructs import (
+    GMO_KIND,
+    OD_KIND,
+    PMO_KIND,
+    md_bytes,
+    new_struct,
+    parse_md,
+)
 from mqkafka.channel.codec.segments import Flags1, Header, SegType, parse_header, split
+from mqkafka.mqi import CMQC as C
 from mqkafka.mqi.rules.structs import MD
 from tests.unit.channel.observed import client_initial_data
 
@@ -65,6 +73,16 @@ class RawClient:
         pmo = new_struct(PMO_KIND, 2, BIG, Options=options).to_bytes(BIG)
         rest = md + pmo + struct.pack(">i", len(data)) + data
         return self.verb(SegType.MQPUT, rest, hobj)[1]
+
+    def get(self, hobj: int, wait_ms: int, buffer: int = 4096) -> tuple[int, bytes]:
+        """MQGET with wait: (reason, data)."""
+        md = md_bytes(MD(), BIG, 2)
+        options = C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT
+        gmo = new_struct(GMO_KIND, 3, BIG, Options=options, WaitInterval=wait_ms)
+        rest = md + gmo.to_bytes(BIG) + struct.pack(">i", buffer)
+        _, reason, _, out = self.verb(SegType.MQGET, rest, hobj)
+        length = struct.unpack_from(">i", out, 364 + 100)[0]
+        return reason, out[364 + 100 + 4 :][:length]
 
     def spi_put(self, hobj: int, data: bytes, sppi_options: int, pmo_options: int) -> MD:
         md = md_bytes(MD(Format=b"MQSTR"), BIG, 2)

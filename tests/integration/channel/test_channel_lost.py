@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -20,6 +21,8 @@ DEFERRED = 0x04
 def qmgr(kafka_bootstrap: str, namespace: str) -> Iterator[QueueManager]:
     manager = connect_qmgr(kafka_bootstrap, namespace)
     manager.define_queue("LOST.Q")
+    manager.define_queue("WAIT.Q")
+    manager.define_queue("BUSY.Q")
     yield manager
     manager.disconnect()
 
@@ -46,3 +49,24 @@ def test_a_lost_connection_backs_out_and_releases_its_deferred_puts(
     assert nothing.value.reason == C.MQRC_NO_MSG_AVAILABLE
     queue.close()
     assert any("ended: lost (socket closed)" in line for line in listener.lines)
+
+
+def test_a_parked_mqget_does_not_hold_up_other_connections(listener: ListenerProcess) -> None:
+    waiting, busy = RawClient(listener.port), RawClient(listener.port)
+    assert waiting.conn() == 0 and busy.conn() == 0
+    parked = waiting.open("WAIT.Q", C.MQOO_INPUT_AS_Q_DEF)
+    hobj = busy.open("BUSY.Q", C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT)
+    outcome: list[tuple[int, bytes]] = []
+    thread = threading.Thread(target=lambda: outcome.append(waiting.get(parked, 30_000)))
+    thread.start()
+    for n in range(5):  # all done while the other connection's MQGET waits
+        assert busy.put(hobj, f"m{n}".encode(), C.MQPMO_NO_SYNCPOINT) == 0
+        assert busy.get(hobj, 10_000) == (0, f"m{n}".encode())
+    assert thread.is_alive() and not outcome
+    other = RawClient(listener.port)
+    assert other.conn() == 0
+    assert other.put(other.open("WAIT.Q", C.MQOO_OUTPUT), b"wake", C.MQPMO_NO_SYNCPOINT) == 0
+    thread.join(30)
+    assert outcome == [(0, b"wake")]
+    for client in (waiting, busy, other):
+        client.drop()

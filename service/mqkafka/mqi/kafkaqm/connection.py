@@ -55,6 +55,7 @@ from mqkafka.mqi.rules.lifecycle import (
     allow_all,
     step,
 )
+from mqkafka.mqi.rules.matching import Position
 from mqkafka.mqi.rules.putmd import (
     DefaultContext,
     DefaultPut,
@@ -400,6 +401,22 @@ class Connection:
         with _LIVE_LOCK:
             live = list(_LIVE)
         return [c.consumed[topic] for c in live if topic in c.consumed]
+
+    def got_in_process(self, topic: str, position: Position) -> bool:
+        """Whether a connection of this process got the record at ``position`` of ``topic``:
+        acknowledged, or under syncpoint and not yet committed (a browse never shows it)."""
+        with _LIVE_LOCK:
+            live = list(_LIVE)
+        for connection in live:
+            known = connection.consumed.get(topic)
+            if known is not None and position in known:
+                return True
+            if any(
+                h.getter.topic == topic and h.taken.rec.position == position
+                for h in list(connection.uow.gets)
+            ):
+                return True
+        return False
 
     def _own_handles(self, name: str) -> dict[int, OpenHandle]:
         return {

@@ -21,6 +21,7 @@ lost only if the process dies first: MQ also loses non-persistent messages on a 
 from __future__ import annotations
 
 from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 from mqkafka.kafka.clients import KafkaException
@@ -465,7 +466,7 @@ def _reader(conn: Connection, handle: Handle) -> LogReader:
             lambda: conn.admin.share_start(topic, handle.group, partitions),
             conn.consumed_of(topic),
             lambda starts: conn.admin.got_unseen(topic, partitions, handle.group, starts, known),
-            lambda position: any(position in c for c in conn.consumed_in_process(topic)),
+            partial(conn.got_in_process, topic),
         )
     return handle.browser
 

@@ -12,13 +12,15 @@ The HMAC, keyed with the signer's key, is over the UTF-8 text::
     mqk-signature-<version>\n<signer>\n<time ms>\n<Kafka topic>\n<SHA-256 of the value, hex>\n
     <name>=<value as hex>\n  for each signed header, sorted by name (then value)
 
-Version 2 (what clients write) signs the ``mqmd.*``, ``mqprop.*`` and ``mqtype.*`` headers:
-the userid claimed (``mqmd.UserIdentifier``), the MsgId, the ReplyToQ, every other MQMD field,
-every message property and its type, the destination and the body; none can be changed,
-added or taken away, nor the record sent to another queue, without the key. Version 1 (the
+Version 2 (what clients write) signs the ``mqmd.*``, ``mqprop.*``, ``mqtype.*`` and ``mqpsc.*``
+headers: the userid claimed (``mqmd.UserIdentifier``), the MsgId, the ReplyToQ, every other
+MQMD field, every message property and its type, a Kafka-native publication's command (its
+topic, options: issue 37; an RFH2 command has none, so its text is as before), the
+destination and the body; none can be changed, added or taken away, nor the record sent to
+another queue, without the key. Version 1 (the
 first clients, and raw producers following the README of the time) signed the ``mqmd.*``
-headers only: it is still accepted, and its message properties, which anyone could have
-added on the way, are taken off before the message is processed (``unsigned``). A MsgId is
+headers only: it is still accepted, and its message properties and ``mqpsc.*`` headers, which
+anyone could have added on the way, are taken off before the message is processed. A MsgId is
 required (the replay guard remembers it).
 """
 
@@ -44,8 +46,9 @@ def as_bytes(value: str | bytes | None) -> bytes:
     return value.encode() if isinstance(value, str) else bytes(value)
 
 
-_SIGNED = {"1": ("mqmd.",), "2": ("mqmd.", "mqprop.", "mqtype.")}
-PROPERTY_HEADERS = ("mqprop.", "mqtype.")  # a message property and its MQRFH2 type
+_SIGNED = {"1": ("mqmd.",), "2": ("mqmd.", "mqprop.", "mqtype.", "mqpsc.")}
+# a message property and its MQRFH2 type, and a Kafka-native command: unsigned in version 1
+PROPERTY_HEADERS = ("mqprop.", "mqtype.", "mqpsc.")
 
 
 def signed_text(

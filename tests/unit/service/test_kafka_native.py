@@ -297,3 +297,23 @@ def test_a_queue_changing_format_is_not_served_from_an_old_plan() -> None:
     d.before_batch()
     (copy,) = on(run(d, [[publish("News", b"two")]]), "APP.A")
     assert copy.value == b"two"
+
+
+# ---- identity assurance: a Kafka-native publication's command is signed -------------------
+
+
+def test_a_signed_kafka_native_publications_topic_cannot_be_changed() -> None:
+    from mqkafka.engine.authority import AclPolicy
+    from mqkafka.identity.guard import IdentityGuard, Refused, Verified
+    from mqkafka.identity.keys import UserKey
+    from mqkafka.identity.signing import signed_headers
+
+    alice = UserKey("alice", bytes(range(32)))
+    guard = IdentityGuard({"alice": alice}, AclPolicy.parse("allow * * *"), 300.0)
+    stream, now = queue_to_topic(DEFAULT_STREAM), 1_800_000_000.0
+    mine = [("mqmd.MsgId", b"M" * 24), ("mqpsc.Topic", b"Prices/Mine")]
+    headers = signed_headers(alice, stream, b"1.5", mine, now)
+    assert isinstance(guard.check(stream, b"1.5", headers, now), Verified)
+    moved = [(n, b"Prices/Yours" if n == "mqpsc.Topic" else v) for n, v in headers]
+    refused = IdentityGuard({"alice": alice}, AclPolicy.parse("allow * * *"), 300.0)
+    assert isinstance(refused.check(stream, b"1.5", moved, now), Refused)

@@ -132,7 +132,11 @@ class BoundaryCommitConsumer(driver.Consumer):  # type: ignore[misc]
         await boundary.close()
         try:
             await self.app.producer.settle()
-            return bool(await super().commit(topics, start_new_transaction))
+            committed = bool(await super().commit(topics, start_new_transaction))
+            hook = getattr(self.app, "on_transaction_committed", None)
+            if committed and hook is not None:  # what it committed: every record so far
+                hook()
+            return committed
         finally:
             boundary.reopen()
 
@@ -153,8 +157,10 @@ class SettledProducer(driver.Producer):  # type: ignore[misc]
         self._keep(fut)
         super().send_soon(fut)
 
-    async def send(self, *args: Any, **kwargs: Any) -> Any:
-        future = await super().send(*args, **kwargs)
+    async def send(self, topic: str, *args: Any, **kwargs: Any) -> Any:
+        tracked = self._transaction_producers.get(kwargs.get("transactional_id") or "")
+        _track_topic(tracked or self._producer, topic)
+        future = await super().send(topic, *args, **kwargs)
         self._keep(future)
         return future
 
@@ -167,6 +173,15 @@ class SettledProducer(driver.Producer):  # type: ignore[misc]
             for future in pending:
                 if not future.cancelled() and future.exception() is not None:
                     raise ProducerSendError(f"a send failed: {future.exception()!r}")
+
+
+def _track_topic(producer: Any, topic: str) -> None:
+    """aiokafka refreshes metadata only for the topics it tracks, and does not track one it
+    found in its first (full) metadata: a send to such a topic, once another topic is tracked,
+    waits for ever for a partition leader the refreshes dropped (the state topics did)."""
+    client = getattr(producer, "client", None)
+    if client is not None and topic not in client._topics:
+        client.add_topic(topic)
 
 
 class InputPartitionTransactions(base_consumer.TransactionManager):  # type: ignore[misc]

@@ -63,6 +63,13 @@ def register(sub: Any) -> None:
         "command and publication must be signed by its sender's key ($MQK_IDENTITY)",
     )
     serve.add_argument(
+        "--runtime",
+        choices=("loop", "faust"),
+        default=os.environ.get("MQK_RUNTIME", "loop"),
+        help="loop (default): the confluent-kafka transactional loop; faust: the same service "
+        "run by a Faust agent, exactly once with mqkafka.faust's correction ($MQK_RUNTIME)",
+    )
+    serve.add_argument(
         "--identity-keys",
         type=Path,
         default=os.environ.get("MQK_IDENTITY_KEYS"),
@@ -178,7 +185,12 @@ def run_serve(args: argparse.Namespace) -> int:
         **options,
     )
     try:
-        serve_until_signalled(config)
+        if args.runtime == "faust":
+            from mqkafka.faust.brokerrun import serve_until_stopped
+
+            serve_until_stopped(config)
+        else:
+            serve_until_signalled(config)
     except ServiceError as error:
         raise UserError(f"the broker service cannot start: {error}") from None
     except KafkaException as error:  # what retrying cannot cure: fenced, credentials refused

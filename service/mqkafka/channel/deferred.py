@@ -34,22 +34,23 @@ class Deferred:
         with self._lock:
             self.held[msg_id] = message
 
-    def cancel_named_in(self, raw: bytes) -> int:
-        """Drop every held message whose MsgId appears in ``raw`` (an SPI ACTIVATE's
-        in-structure names it); how many were dropped."""
+    def take(self, msg_id: bytes) -> Held | None:
+        """The held message with this MsgId, no longer held (None: none such)."""
         with self._lock:
-            named = [msg_id for msg_id in self.held if msg_id in raw]
-            for msg_id in named:
-                del self.held[msg_id]
-        return len(named)
+            return self.held.pop(msg_id, None)
 
     def release(self, qmgr: QueueManager) -> None:
         """Put what is still held, each outside syncpoint (the connection is ending)."""
         with self._lock:
             pending, self.held = list(self.held.values()), {}
         for message in pending:
-            pmo = PMO(Options=C.MQPMO_NO_SYNCPOINT)
-            try:
-                qmgr.put1(message.queue, message.data, message.md, pmo)
-            except MQError as error:
-                log.warning("channel: deferred put to %s failed: %s", message.queue, error)
+            put_now(qmgr, message)
+
+
+def put_now(qmgr: QueueManager, message: Held) -> None:
+    """Put a held message, outside syncpoint; a failure is said, not raised (the
+    connection that deferred it is ending or has asked for it)."""
+    try:
+        qmgr.put1(message.queue, message.data, message.md, PMO(Options=C.MQPMO_NO_SYNCPOINT))
+    except MQError as error:
+        log.warning("channel: deferred put to %s failed: %s", message.queue, error)

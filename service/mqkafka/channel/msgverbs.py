@@ -21,7 +21,7 @@ from mqkafka.channel.codec.mqstructs import (
     parse_md_fast,
     parse_struct,
 )
-from mqkafka.channel.codec.segments import STATUS_PROTOCOL_ERROR, ChannelError
+from mqkafka.channel.codec.segments import STATUS_INVALID_DATA, ChannelError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
@@ -35,7 +35,7 @@ def _message(rest: bytes, order: str, at: int, max_message: int) -> bytes:
     length = verbs.int_at(rest, order, at)
     data = rest[at + 4 : at + 4 + length]
     if length < 0 or len(data) != length:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"message length {length}, {len(data)} sent")
+        raise ChannelError(STATUS_INVALID_DATA, f"message length {length}, {len(data)} sent")
     if length > max_message:
         raise MQMIError(2, RC.MSG_TOO_BIG_FOR_Q_MGR, f"{length} bytes > {max_message}")
     return data

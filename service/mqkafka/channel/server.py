@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from mqkafka.channel.codec import initial, verbs
 from mqkafka.channel.codec.segments import (
     STATUS_MAX_CONNS,
-    STATUS_PROTOCOL_ERROR,
-    STATUS_QM_UNAVAILABLE,
+    STATUS_PROTOCOL_GENERAL,
+    STATUS_QM_TERMINATING,
+    STATUS_SEGMENT_TYPE,
     ChannelError,
     Flags1,
     Header,
@@ -118,7 +119,7 @@ class ChannelConnection:
             reason, lost = f"lost ({error.strerror or error})", True
         except Exception as error:  # a bug of ours: this connection only, said in one line
             reason, lost = f"failed: {type(error).__name__}: {error}", True
-            self._try_status(STATUS_PROTOCOL_ERROR)
+            self._try_status(STATUS_PROTOCOL_GENERAL)
         finally:
             self.session.end(lost=lost)
             self.sock.close()
@@ -137,7 +138,7 @@ class ChannelConnection:
             ccsid=header.ccsid,
         )
         if header.seg_type != SegType.INITIAL_DATA:
-            raise ChannelError(STATUS_PROTOCOL_ERROR, f"first segment type {header.seg_type:#x}")
+            raise ChannelError(STATUS_SEGMENT_TYPE, f"first segment type {header.seg_type:#x}")
         client = initial.parse_initial(body, header.order)
         agreed, answer = initial.negotiate(
             client,
@@ -164,7 +165,7 @@ class ChannelConnection:
                 self.send(SegType.HEARTBEAT, body)
                 continue
             if header.seg_type not in KNOWN_VERBS:
-                raise ChannelError(STATUS_PROTOCOL_ERROR, f"segment type {header.seg_type:#x}")
+                raise ChannelError(STATUS_SEGMENT_TYPE, f"segment type {header.seg_type:#x}")
             whole = flows.add(header, body)
             if whole is None:
                 continue
@@ -182,7 +183,7 @@ class ChannelConnection:
     def stop(self) -> None:
         """End this connection as a quiescing queue manager does; its thread finishes."""
         self.stopping = True
-        self._try_status(STATUS_QM_UNAVAILABLE)
+        self._try_status(STATUS_QM_TERMINATING)
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
 

@@ -251,7 +251,7 @@ class Session:
     def spi(self, order: str, api: verbs.ApiHeader, rest: bytes) -> bytes:
         opened = self.handles.get(api.hobj)
         queue = opened if isinstance(opened, Queue) else None
-        return do_spi(queue, self.deferred, order, api, rest)
+        return do_spi(queue, self.qmgr, self.deferred, order, api, rest)
 
 
 def _default_persistence(queue: Queue) -> int:

@@ -7,10 +7,11 @@ import os
 
 from mqkafka.channel.codec import spi, verbs
 from mqkafka.channel.codec.mqstructs import PMO_KIND, md_bytes_fast, parse_md_fast, parse_struct
-from mqkafka.channel.deferred import Deferred, Held
+from mqkafka.channel.deferred import Deferred, Held, put_now
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.mqi.rules.errors import MQMIError
 from mqkafka.mqi.rules.structs import MD, PMO
 
@@ -23,7 +24,12 @@ def new_id() -> bytes:
 
 
 def do_spi(
-    queue: Queue | None, deferred: Deferred, order: str, api: verbs.ApiHeader, rest: bytes
+    queue: Queue | None,
+    qmgr: QueueManager | None,
+    deferred: Deferred,
+    order: str,
+    api: verbs.ApiHeader,
+    rest: bytes,
 ) -> bytes:
     request = spi.parse_spi(rest, order)
     if request.verb == spi.SPI_QUERY:
@@ -33,7 +39,12 @@ def do_spi(
             raise MQMIError(2, RC.HOBJ_ERROR, f"SPI PUT on handle {api.hobj}")
         out = _put(queue, deferred, order, request)
     elif request.verb == spi.SPI_ACTIVATE:
-        deferred.cancel_named_in(request.inp)
+        mode, msg_id = spi.parse_activate(request, order)
+        held = deferred.take(msg_id)
+        # DISABLE cancels (JMS, closing a subscriber normally); ENABLE, never seen from JMS,
+        # is taken to put the message now
+        if held is not None and mode == spi.ACTIVATE_ENABLE and qmgr is not None:
+            put_now(qmgr, held)
         out = spi.spi_reply(request, order, request.inout, spi.activate_out(order))
     else:  # SPI OPEN, GET, SUBSCRIBE ...: normal-mode verbs (command level 600 avoids them)
         raise MQMIError(2, verbs.FUNCTION_NOT_SUPPORTED, f"SPI verb {request.verb}")

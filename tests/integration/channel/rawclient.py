@@ -95,7 +95,10 @@ class RawClient:
         return parse_md(out, BIG, 12 + 12)[0]
 
     def spi_activate(self, hobj: int, msg_id: bytes) -> int:
-        spai = spi.spi_struct(b"SPAI", BIG, struct.pack(">i", 0) + msg_id + bytes(96))
+        names = b"LOST.Q".ljust(48) + b"QM1".ljust(48)
+        spai = spi.spi_struct(
+            b"SPAI", BIG, struct.pack(">i", spi.ACTIVATE_DISABLE) + names + msg_id
+        )
         head = struct.pack(">iii", spi.SPI_ACTIVATE, 1, 12)
         return self.verb(SegType.SPI, head + spi.spi_struct(b"SPAU", BIG) + spai, hobj)[1]
 

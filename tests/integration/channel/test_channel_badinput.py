@@ -105,17 +105,20 @@ def _wait_empty(listener: Listener) -> None:
 
 
 CASES = [
-    ("not a TSH", b"HELLO WORLD, THIS IS NOT MQ", False, segments.STATUS_PROTOCOL_ERROR),
+    ("not a TSH", b"HELLO WORLD, THIS IS NOT MQ", False, segments.STATUS_ID_ERROR),
     ("first segment not the initial data", _segment_of(SegType.MQCONN, bytes(100)), False,
-     segments.STATUS_PROTOCOL_ERROR),
+     segments.STATUS_SEGMENT_TYPE),
     ("FAP level 3", ID[:32] + b"\x03" + ID[33:], False, segments.STATUS_FAP_LEVEL),
     ("oversized segment", b"TSH " + struct.pack(">I", 10_000_000), True,
-     segments.STATUS_PROTOCOL_ERROR),
-    ("unknown segment type", _segment_of(0x70, b""), True, segments.STATUS_PROTOCOL_ERROR),
+     segments.STATUS_LENGTH_ERROR),
+    ("unknown segment type", _segment_of(0x70, b""), True, segments.STATUS_SEGMENT_TYPE),
     ("middle segment with no first", _segment_of(SegType.MQPUT, bytes(40), flags=0x20), True,
-     segments.STATUS_PROTOCOL_ERROR),
+     segments.STATUS_SEGMENT_ERROR),
     ("verb without an API header", _segment_of(SegType.MQOPEN, b"short"), True,
-     segments.STATUS_PROTOCOL_ERROR),
+     segments.STATUS_INVALID_DATA),
+    ("flow beyond the message size", _segment_of(SegType.MQPUT, bytes(30_000), flags=0x10)
+     + _segment_of(SegType.MQPUT, bytes(30_000), flags=0) * 4, True,
+     segments.STATUS_MESSAGE_LENGTH),
 ]  # fmt: skip
 
 

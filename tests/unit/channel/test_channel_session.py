@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from mqkafka.channel.codec import verbs
+from mqkafka.channel.codec import spi, verbs
 from mqkafka.channel.codec.segments import SegType
 from mqkafka.channel.deferred import Deferred, Held
 from mqkafka.channel.session import Session
@@ -49,15 +49,22 @@ def test_verbs_not_offered_are_2298(verb: int) -> None:
     assert _call(_session(), verb, b"")[:2] == (2, verbs.FUNCTION_NOT_SUPPORTED)
 
 
-def test_an_activate_cancels_the_deferred_message_it_names() -> None:
+def test_a_held_message_is_taken_once_by_its_msgid() -> None:
     deferred = Deferred()
     first, second = new_id(), new_id()
     deferred.hold(first, Held("Q", MD(MsgId=first), b"1"))
     deferred.hold(second, Held("Q", MD(MsgId=second), b"2"))
-    spai = b"SPAI" + struct.pack(">iii", 1, 136, 0) + second + bytes(96)
-    assert deferred.cancel_named_in(spai) == 1
+    taken = deferred.take(second)
+    assert taken is not None and taken.data == b"2"
+    assert deferred.take(second) is None
     assert list(deferred.held) == [first]
-    assert deferred.cancel_named_in(spai) == 0
+
+
+def test_an_spai_says_its_mode_and_msgid() -> None:
+    msg_id = new_id()
+    spai = spi.spi_struct(b"SPAI", ">", struct.pack(">i", 2) + bytes(96) + msg_id)
+    request = spi.SpiRequest(spi.SPI_ACTIVATE, 1, 12, spi.spi_struct(b"SPAU", ">"), spai)
+    assert spi.parse_activate(request, ">") == (spi.ACTIVATE_DISABLE, msg_id)
 
 
 def test_new_ids_are_unique_and_look_like_a_queue_managers() -> None:

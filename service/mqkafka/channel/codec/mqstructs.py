@@ -16,7 +16,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Final
 
-from mqkafka.channel.codec.segments import STATUS_PROTOCOL_ERROR, ChannelError
+from mqkafka.channel.codec.segments import STATUS_INVALID_DATA, ChannelError
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQMD, MQMD_STRUC_ID
 from mqkafka.mqi.rules.structs import GMO, MD, OD, PMO, MQStruct
@@ -196,13 +196,13 @@ class WireStruct:
 def parse_struct(kind: Kind, data: bytes, order: str, at: int = 0) -> WireStruct:
     """The structure of ``kind`` at ``at``; wrong id, version or length → ChannelError."""
     if len(data) < at + 8 or data[at : at + 4] != kind.struc_id:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"{kind.name} expected at offset {at}")
+        raise ChannelError(STATUS_INVALID_DATA, f"{kind.name} expected at offset {at}")
     (version,) = struct.unpack_from(order + "i", data, at + 4)
     if not 1 <= version <= len(kind.versions):
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"{kind.name} version {version}")
+        raise ChannelError(STATUS_INVALID_DATA, f"{kind.name} version {version}")
     size = kind.size(version)
     if len(data) < at + size:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"{kind.name} v{version} cut short")
+        raise ChannelError(STATUS_INVALID_DATA, f"{kind.name} v{version} cut short")
     fields = kind.codes(version, order).unpack_from(data, at)
     return WireStruct(kind, version, dict(zip(kind.names(version), fields, strict=True)))
 
@@ -247,10 +247,10 @@ MD_V2_LENGTH: Final = 364
 
 def md_version(data: bytes, order: str, at: int = 0) -> int:
     if len(data) < at + 8 or data[at : at + 4] != MQMD_STRUC_ID:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"MQMD expected at offset {at}")
+        raise ChannelError(STATUS_INVALID_DATA, f"MQMD expected at offset {at}")
     (version,) = struct.unpack_from(order + "i", data, at + 4)
     if version not in (1, 2):
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"MQMD version {version}")
+        raise ChannelError(STATUS_INVALID_DATA, f"MQMD version {version}")
     return int(version)
 
 
@@ -261,7 +261,7 @@ def parse_md(data: bytes, order: str, at: int = 0) -> tuple[MD, int]:
     try:
         mqmd = MQMD.from_bytes(data[at:], encoding)
     except MQError as error:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"MQMD: {error.detail}") from None
+        raise ChannelError(STATUS_INVALID_DATA, f"MQMD: {error.detail}") from None
     md = MD.from_mqmd(mqmd)
     md.Version = version
     return md, MD_V1_LENGTH if version == 1 else MD_V2_LENGTH

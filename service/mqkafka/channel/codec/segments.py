@@ -86,9 +86,16 @@ class ChannelError(MQError):
         self.status = status
 
 
-# STATUS_DATA codes a server sends when it ends a connection (notes a.10).
-STATUS_QM_UNAVAILABLE: Final = 3
-STATUS_PROTOCOL_ERROR: Final = 2  # "wrong type": a segment the channel did not expect
+# STATUS_DATA codes a server sends when it ends a connection (notes a.10; Wireshark's
+# packet-mq.h names them).
+STATUS_QM_TERMINATING: Final = 0x05  # the queue manager is stopping
+STATUS_SEGMENT_TYPE: Final = 0x0A  # a segment type not expected here
+STATUS_LENGTH_ERROR: Final = 0x0B  # a segment length that cannot be
+STATUS_INVALID_DATA: Final = 0x0C  # a structure that does not parse
+STATUS_SEGMENT_ERROR: Final = 0x0D  # segments out of order (FIRST/LAST)
+STATUS_ID_ERROR: Final = 0x0E  # not a TSH
+STATUS_PROTOCOL_GENERAL: Final = 0x10
+STATUS_MESSAGE_LENGTH: Final = 0x12  # a flow beyond the message size
 STATUS_MAX_CONNS: Final = 37
 STATUS_CCSID_NOT_SUPPORTED: Final = 240
 STATUS_ENCODING_INVALID: Final = 241
@@ -148,16 +155,16 @@ def peek_length(first8: bytes, max_size: int) -> int:
     """The whole segment's length from its first 8 bytes; malformed or oversized input is a
     :class:`ChannelError` (read 8 bytes, then ``length - 8`` more)."""
     if len(first8) < 8:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, "segment shorter than 8 bytes")
+        raise ChannelError(STATUS_LENGTH_ERROR, "segment shorter than 8 bytes")
     struc_id = first8[:4]
     if struc_id not in (TSH_ID, TSHM_ID, TSHC_ID):
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"segment id {struc_id!r} is not TSH")
+        raise ChannelError(STATUS_ID_ERROR, f"segment id {struc_id!r} is not TSH")
     length: int = struct.unpack(">I", first8[4:8])[0]
     header = TSHM_LENGTH if struc_id == TSHM_ID else TSH_LENGTH
     if length < header:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"segment length {length} < its header")
+        raise ChannelError(STATUS_LENGTH_ERROR, f"segment length {length} < its header")
     if length > max_size:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"segment length {length} > {max_size}")
+        raise ChannelError(STATUS_LENGTH_ERROR, f"segment length {length} > {max_size}")
     return length
 
 
@@ -165,7 +172,7 @@ def parse_header(segment: bytes) -> Header:
     """The header of a complete segment (``peek_length`` bytes long)."""
     length = peek_length(segment[:8], 1 << 31)
     if len(segment) != length:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"segment is {len(segment)} bytes, says {length}")
+        raise ChannelError(STATUS_LENGTH_ERROR, f"segment is {len(segment)} bytes, says {length}")
     multiplexed = segment[:4] == TSHM_ID
     at = 16 if multiplexed else 8
     conversation, request = struct.unpack_from(">II", segment, 8) if multiplexed else (0, 0)
@@ -236,16 +243,16 @@ class Reassembler:
             return header, body  # channel-level: always one segment
         if first:
             if self.pending:
-                raise ChannelError(STATUS_PROTOCOL_ERROR, "a new flow began inside another")
+                raise ChannelError(STATUS_SEGMENT_ERROR, "a new flow began inside another")
             self._first, self._parts, self._size = header, [], 0
         elif self._first is None:
-            raise ChannelError(STATUS_PROTOCOL_ERROR, "a middle segment with no first")
+            raise ChannelError(STATUS_SEGMENT_ERROR, "a middle segment with no first")
         elif header.seg_type != self._first.seg_type:
-            raise ChannelError(STATUS_PROTOCOL_ERROR, "segment type changed inside a flow")
+            raise ChannelError(STATUS_SEGMENT_ERROR, "segment type changed inside a flow")
         self._size += len(body)
         if self._size > self.max_flow:
             size, self._first, self._parts = self._size, None, []
-            raise ChannelError(STATUS_PROTOCOL_ERROR, f"flow of {size}+ bytes > {self.max_flow}")
+            raise ChannelError(STATUS_MESSAGE_LENGTH, f"flow of {size}+ bytes > {self.max_flow}")
         self._parts.append(body)
         if not last:
             return None

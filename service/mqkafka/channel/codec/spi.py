@@ -10,8 +10,9 @@ structure and an out structure ``SPxO``.
   length 4 + the message. Option 0x04 *deferred*: the queue manager holds the message and
   puts it only if the connection ends without an ACTIVATE cancelling it. Reply: SPPU with
   the MD's output fields, SPPO (12 bytes).
-- ACTIVATE (4): SPAU + SPAI (options, then the MsgId and names of the deferred message);
-  reply SPAU + an SPAO. Which deferred message it names is recognised by its MsgId.
+- ACTIVATE (4): SPAU + SPAI (mode 1 enable or 2 disable at 12, two 48-byte names, the
+  deferred message's MsgId at 112); reply SPAU + an SPAO. JMS disables (cancels) the
+  deferred DeregSub of a subscriber it closes normally.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import struct
 from dataclasses import dataclass
 from typing import Final
 
-from mqkafka.channel.codec.segments import STATUS_PROTOCOL_ERROR, ChannelError
+from mqkafka.channel.codec.segments import STATUS_INVALID_DATA, ChannelError
 
 SPI_QUERY: Final = 1
 SPI_PUT: Final = 2
@@ -41,17 +42,17 @@ class SpiRequest:
 
 def _struct_at(rest: bytes, at: int, order: str) -> tuple[bytes, int]:
     if len(rest) < at + 12:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, "SPI structure cut short")
+        raise ChannelError(STATUS_INVALID_DATA, "SPI structure cut short")
     (length,) = struct.unpack_from(order + "i", rest, at + 8)
     if length < 12 or len(rest) < at + length:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"SPI structure length {length}")
+        raise ChannelError(STATUS_INVALID_DATA, f"SPI structure length {length}")
     return rest[at : at + length], at + length
 
 
 def parse_spi(rest: bytes, order: str) -> SpiRequest:
     """An SPI request after its API header."""
     if len(rest) < SPI_HEADER:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, "SPI body shorter than its header")
+        raise ChannelError(STATUS_INVALID_DATA, "SPI body shorter than its header")
     verb, version, out_length = struct.unpack_from(order + "iii", rest)
     inout, at = _struct_at(rest, SPI_HEADER, order)
     inp = rest[at:]
@@ -85,18 +86,32 @@ class SpiPut:
 
 def parse_put(request: SpiRequest, order: str) -> SpiPut:
     if request.inout[:4] != b"SPPU" or request.inp[:4] != b"SPPI":
-        raise ChannelError(STATUS_PROTOCOL_ERROR, "SPI PUT without SPPU/SPPI")
+        raise ChannelError(STATUS_INVALID_DATA, "SPI PUT without SPPU/SPPI")
     if len(request.inp) < 20:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, "SPPI cut short")
+        raise ChannelError(STATUS_INVALID_DATA, "SPPI cut short")
     options, length = struct.unpack_from(order + "ii", request.inp, 12)
     data = request.inp[20 : 20 + length]  # the message follows the five fields
     if length < 0 or len(data) != length:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"SPI PUT message length {length}")
+        raise ChannelError(STATUS_INVALID_DATA, f"SPI PUT message length {length}")
     return SpiPut(md_at=12, options=options, data=data)
 
 
 def put_out(order: str) -> bytes:
     return spi_struct(b"SPPO", order)
+
+
+SPAI_LENGTH: Final = 136
+ACTIVATE_ENABLE: Final = 1
+ACTIVATE_DISABLE: Final = 2
+
+
+def parse_activate(request: SpiRequest, order: str) -> tuple[int, bytes]:
+    """SPAI's mode (1 enable, 2 disable) and the MsgId of the deferred message it names
+    (mode at 12, two 48-byte names at 16 and 64, the MsgId at 112)."""
+    if request.inp[:4] != b"SPAI" or len(request.inp) < SPAI_LENGTH:
+        raise ChannelError(STATUS_INVALID_DATA, "SPI ACTIVATE without a whole SPAI")
+    (mode,) = struct.unpack_from(order + "i", request.inp, 12)
+    return mode, request.inp[112:136]
 
 
 def activate_out(order: str) -> bytes:

@@ -13,7 +13,7 @@ import struct
 from dataclasses import dataclass
 from typing import Final
 
-from mqkafka.channel.codec.segments import STATUS_PROTOCOL_ERROR, ChannelError
+from mqkafka.channel.codec.segments import STATUS_INVALID_DATA, ChannelError
 
 API_LENGTH: Final = 16
 FOPA_ID: Final = b"FOPA"
@@ -39,7 +39,7 @@ class ApiHeader:
 def parse_api(body: bytes, order: str) -> tuple[ApiHeader, bytes]:
     """The API header and what follows it."""
     if len(body) < API_LENGTH:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"verb of {len(body)} bytes has no API header")
+        raise ChannelError(STATUS_INVALID_DATA, f"verb of {len(body)} bytes has no API header")
     (reply_length,) = struct.unpack_from(">I", body)
     comp, reason, hobj = struct.unpack_from(order + "iii", body, 4)
     return ApiHeader(reply_length, comp, reason, hobj), body[API_LENGTH:]
@@ -53,7 +53,7 @@ def reply_body(order: str, comp: int, reason: int, hobj: int, rest: bytes) -> by
 def conn_qmgr(rest: bytes) -> str:
     """MQCONN's queue manager name (the first 48 bytes of CONN)."""
     if len(rest) < 48:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, "MQCONN body shorter than its QMgr name")
+        raise ChannelError(STATUS_INVALID_DATA, "MQCONN body shorter than its QMgr name")
     return rest[:48].split(b"\0", 1)[0].decode("latin-1").rstrip(" ")
 
 
@@ -75,7 +75,7 @@ def fopa_filled(fopa: bytes, order: str, persistence: int = 0, put_response: int
 def int_at(rest: bytes, order: str, at: int = 0) -> int:
     """One MQLONG of a verb body (MQCLOSE's options ...)."""
     if len(rest) < at + 4:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, "verb body too short")
+        raise ChannelError(STATUS_INVALID_DATA, "verb body too short")
     value: int = struct.unpack_from(order + "i", rest, at)[0]
     return value
 
@@ -94,20 +94,20 @@ class InqRequest:
 def parse_inq(rest: bytes, order: str, *, with_values: bool = False) -> InqRequest:
     """MQINQ's request (``with_values``: MQSET's, the values after the selectors)."""
     if len(rest) < 12:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, "MQINQ body shorter than its counts")
+        raise ChannelError(STATUS_INVALID_DATA, "MQINQ body shorter than its counts")
     count, int_count, char_length = struct.unpack_from(order + "iii", rest)
     if not (0 <= count <= MAX_SELECTORS and 0 <= int_count <= MAX_SELECTORS):
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"MQINQ counts {count}, {int_count}")
+        raise ChannelError(STATUS_INVALID_DATA, f"MQINQ counts {count}, {int_count}")
     if char_length < 0 or char_length > 1 << 20:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, f"MQINQ character length {char_length}")
+        raise ChannelError(STATUS_INVALID_DATA, f"MQINQ character length {char_length}")
     need = 12 + 4 * count
     if len(rest) < need:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, "MQINQ selectors cut short")
+        raise ChannelError(STATUS_INVALID_DATA, "MQINQ selectors cut short")
     selectors = struct.unpack_from(f"{order}{count}i", rest, 12)
     if not with_values:
         return InqRequest(tuple(selectors), int_count, char_length)
     if len(rest) < need + 4 * int_count + char_length:
-        raise ChannelError(STATUS_PROTOCOL_ERROR, "MQSET values cut short")
+        raise ChannelError(STATUS_INVALID_DATA, "MQSET values cut short")
     ints = struct.unpack_from(f"{order}{int_count}i", rest, need)
     at = need + 4 * int_count
     return InqRequest(

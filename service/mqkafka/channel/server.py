@@ -97,8 +97,8 @@ class ChannelConnection:
     def send_status(self, code: int) -> None:
         order = self.template.order
         body = verbs.status_body(order, code)
-        header = self.template.reply(len(body), Flags1.FIRST | Flags1.LAST | Flags1.ERROR)
-        header = Header(**{**header.__dict__, "seg_type": SegType.STATUS_DATA})
+        flags = Flags1.FIRST | Flags1.LAST | Flags1.ERROR
+        header = self.template.for_body(SegType.STATUS_DATA, len(body), flags)
         with self._send_lock:
             self.sock.sendall(header.to_bytes() + body)
 

@@ -117,7 +117,7 @@ headers = st.builds(
 def test_a_header_round_trips(header: Header, body: bytes) -> None:
     if not header.multiplexed:
         header = Header(**{**header.__dict__, "conversation": 0, "request": 0})
-    header = header.reply(len(body), header.flags1)
+    header = header.for_body(header.seg_type, len(body), header.flags1)
     assert segments.parse_header(header.to_bytes() + body) == header
 
 

@@ -146,9 +146,11 @@ class Header:
         )
         return head + rest
 
-    def reply(self, body_length: int, flags1: int = Flags1.FIRST | Flags1.LAST) -> Header:
-        """The header of a one-segment answer in this segment's byte order and encoding."""
-        return replace(self, seg_type=self.seg_type, length=self.size + body_length, flags1=flags1)
+    def for_body(
+        self, seg_type: int, body_length: int, flags1: int = Flags1.FIRST | Flags1.LAST
+    ) -> Header:
+        """A one-segment header of ``seg_type`` in this header's byte order and encoding."""
+        return replace(self, seg_type=seg_type, length=self.size + body_length, flags1=flags1)
 
 
 def peek_length(first8: bytes, max_size: int) -> int:

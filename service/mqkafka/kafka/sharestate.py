@@ -11,9 +11,11 @@ it, so this module speaks that one request (plus FindCoordinator) over a plain s
 | ``start >= 0, lag >= 0`` | ``lag`` messages left, none of them below ``start`` |
 | ``start == -1`` / ``lag == -1`` | the group has not started: every record counts |
 
-Only PLAINTEXT listeners are spoken to (a secured cluster is not asked: no SASL or TLS is
-spoken here); anything that fails raises ``MQError`` with ``MQRC_RESOURCE_PROBLEM`` and callers
-fall back to what they can see without it.
+The connection follows the client settings as every other client does: TLS and SASL (PLAIN,
+SCRAM) through ``kafka/saslauth.py`` (issue 35: a secured cluster was never asked, and a browse
+there showed every record from the log start); anything that fails (GSSAPI or OAUTHBEARER, not
+spoken here, included) raises ``MQError`` with ``MQRC_RESOURCE_PROBLEM`` and callers fall back
+to what they can see without it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from mqkafka.kafka import saslauth
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
@@ -257,7 +260,7 @@ class ShareStateClient:
     """Asks the group coordinator for share offsets; one connection, reused, thread-safe."""
 
     def __init__(self, config: ClientConfig, timeout: float = 10.0) -> None:
-        self._secured = config.secured
+        self._settings = dict(config.settings)  # security.protocol, sasl.*, ssl.*
         first = config.bootstrap.split(",")[0].strip()
         host, _, port = first.rpartition(":")
         self._bootstrap = (host.strip("[]") or "localhost", int(port or 9092))
@@ -268,8 +271,6 @@ class ShareStateClient:
         self._correlation = 0
 
     def offsets(self, group: str, topic: str, partitions: Sequence[int]) -> dict[int, ShareOffsets]:
-        if self._secured:
-            raise MQError(RC.RESOURCE_PROBLEM, "share offsets are not asked of a secured cluster")
         with self._lock:
             try:
                 coordinator = self._coordinators.get(group)
@@ -302,8 +303,6 @@ class ShareStateClient:
         the groups not yet located, then their offsets over the one connection kept to each
         coordinator. A group Kafka answers with an error is left out: the caller counts it
         another way."""
-        if self._secured:
-            raise MQError(RC.RESOURCE_PROBLEM, "share offsets are not asked of a secured cluster")
         with self._lock:
             try:
                 missing = [g for g in wanted if g not in self._coordinators]
@@ -340,7 +339,7 @@ class ShareStateClient:
     def _call(self, address: tuple[str, int], api_key: int, version: int, body: bytes) -> bytes:
         sock = self._sockets.get(address)
         if sock is None:
-            sock = socket.create_connection(address, timeout=self._timeout)
+            sock = saslauth.connect(address, self._settings, self._timeout)
             self._sockets[address] = sock
         self._correlation += 1
         payload = request_header(api_key, version, self._correlation) + body

@@ -235,3 +235,43 @@ def test_an_application_may_neither_describe_nor_join_the_services_group(
         assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
     got = run_mqk("get", queue, "--wait", "30", home=secured_kafka.home, env=app)
     assert got.returncode == 0 and "served" in got.stdout, got.stderr
+
+
+@pytest.mark.parametrize("listener", ["sasl-plaintext", "sasl-ssl"])
+def test_browse_on_a_secured_cluster_shows_only_what_is_on_the_queue(
+    secured_kafka: SecuredKafka, listener: str
+) -> None:
+    """Issue 35 point 4 with SASL (and TLS): the share group's offsets are asked over the
+    secured listener (they were not asked at all), so ``mqk browse`` as the application user
+    leaves out the two messages got."""
+    import json
+
+    program = (
+        "import sys, mqkafka.mqi as pymqi\n"
+        "from mqkafka.mqi import CMQC\n"
+        "qmgr = pymqi.connect('QM1')\n"
+        "name = sys.argv[1]\n"
+        "qmgr.define_queue(name)\n"
+        "for body in (b'm0', b'm1', b'm2'):\n"
+        "    pymqi.Queue(qmgr, name).put(body)\n"
+        "q = pymqi.Queue(qmgr, name, CMQC.MQOO_INPUT_SHARED)\n"
+        "gmo = pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=15000)\n"
+        "print(q.get(None, pymqi.MD(), gmo), q.get(None, pymqi.MD(), gmo))\n"
+        "q.close(); qmgr.disconnect()\n"
+    )
+    tls = listener == "sasl-ssl"
+    app_config = secured_kafka.tls["mqk-app"] if tls else secured_kafka.app
+    ns = f"b{uuid.uuid4().hex[:6]}."
+    prepare_namespace(secured_kafka, ns)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQK_")}
+    env |= {"MQK_KAFKA_CONFIG": str(app_config), "MQK_NAMESPACE": ns}
+    name = f"APP.{uuid.uuid4().hex[:8].upper()}"
+    done = subprocess.run(
+        [sys.executable, "-c", program, name], capture_output=True, text=True, env=env,
+        timeout=120, cwd=secured_kafka.home, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and "b'm0' b'm1'" in done.stdout, done.stderr
+    app = {"MQK_KAFKA_CONFIG": str(app_config), "MQK_NAMESPACE": ns}
+    browsed = run_mqk("browse", name, "--json", home=secured_kafka.home, env=app)
+    assert browsed.returncode == 0, browsed.stderr
+    assert [m["body"]["text"] for m in json.loads(browsed.stdout)] == ["m2"]

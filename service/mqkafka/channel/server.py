@@ -15,6 +15,7 @@ import contextlib
 import itertools
 import logging
 import socket
+import struct
 import threading
 import time
 from dataclasses import dataclass, field
@@ -171,6 +172,10 @@ class ChannelConnection:
                 continue
             first, request = whole
             reply = self.session.call(first.seg_type, first.order, request)
+            if log.isEnabledFor(logging.DEBUG):
+                log.debug("channel: connection %s %s: %d bytes -> CC %d RC %d", self.info.number,
+                          _name(first.seg_type), len(request), *struct.unpack_from(
+                              first.order + "ii", reply, 4))  # fmt: skip
             self.send(first.seg_type + 0x10, reply)
             if first.seg_type == SegType.MQCONN and self.session.connected:
                 self.info.appl = self.session.appl_name
@@ -186,6 +191,13 @@ class ChannelConnection:
         self._try_status(STATUS_QM_TERMINATING)
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
+
+
+def _name(seg_type: int) -> str:
+    try:
+        return SegType(seg_type).name
+    except ValueError:
+        return f"{seg_type:#x}"
 
 
 class Listener:

@@ -22,7 +22,8 @@ Each rule is ``allow|deny ACTION USER RESOURCE``:
   for all but ``setid`` (which a rule must name: ``allow * * *`` grants no one another's
   identity); a ``*`` rule's resource is ``*`` (queue names and topics are written differently);
 * USER, a queue and a setid RESOURCE are shell-style patterns (``*`` any run, ``?`` one
-  character, ``[..]`` a set; ``fnmatch`` with case kept);
+  character, ``[..]`` a set; ``fnmatch`` with case kept); a queue pattern with ``#`` or ``+``
+  (never in a queue name: a topic filter written for a queue) is refused;
 * a topic RESOURCE is an MQ topic filter, as subscriptions write them (``#`` any number of
   levels, ``+`` one level, each a whole level; ``*`` alone is every topic): ``Secret/#`` is
   ``Secret`` and everything below it. Shell characters (``*``, ``?``, ``[``) or a ``#``/``+``
@@ -123,6 +124,11 @@ def _topic_problem(action: str, text: str) -> str | None:
         return (
             f"action * takes the resource * only, not {text!r}: queue names and topics are "
             "written differently, so give one rule per action"
+        )
+    if action in ("put", "browse") and ("#" in text or "+" in text):
+        return (
+            f"queue {text!r}: # and + are topic wildcards and never in a queue name; a queue "
+            "pattern is a shell pattern (APP.* is every queue starting APP.)"
         )
     if action not in TOPIC_ACTIONS or text == "*":
         return None

@@ -159,6 +159,7 @@ def test_partial_publish_and_delete_are_warnings() -> None:
         ("deny subscribe * Secret#", "topic 'Secret#': # and + are wildcards only as a whole"),
         ("deny subscribe * a/b+/c", "topic 'a/b+/c': # and + are wildcards only as a whole"),
         ("deny * * Secret*", "action * takes the resource * only, not 'Secret*'"),
+        ("allow put alice ALICE.#", "queue 'ALICE.#': # and + are topic wildcards"),
     ],
 )
 def test_a_topic_rule_that_is_no_mq_topic_filter_is_refused(rule: str, problem: str) -> None:

@@ -46,6 +46,7 @@ from mqkafka.mq.pscommands import (
 )
 from mqkafka.mq.rfh1 import Rfh1, format_name_values
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
+from mqkafka.wire.kafkanative import has_psc, psc_pairs
 from mqkafka.wire.names import queue_to_topic
 
 # The command builders and the lenient reply reader (command_result) are mqkafka.mq.pscommands'
@@ -303,6 +304,9 @@ def parse_received(value: bytes, headers: Any, offset: int = -1) -> Received:
         for key, item in folder.pairs() if folder is not None else ():
             psc.setdefault(key, []).append(item)
         body = message.body
+    elif has_psc(headers):  # a Kafka-native queue's (issue 37): the <psc> in mqpsc.* headers
+        for key, item in psc_pairs(headers):
+            psc.setdefault(key, []).append(item)
     return Received(md, psc, body, offset)
 
 

@@ -317,3 +317,15 @@ def test_a_signed_kafka_native_publications_topic_cannot_be_changed() -> None:
     moved = [(n, b"Prices/Yours" if n == "mqpsc.Topic" else v) for n, v in headers]
     refused = IdentityGuard({"alice": alice}, AclPolicy.parse("allow * * *"), 300.0)
     assert isinstance(refused.check(stream, b"1.5", moved, now), Refused)
+
+
+def test_kafka_pubsub_reads_a_kafka_native_copy_with_its_topic() -> None:
+    from mqkafka.client.kafka_pubsub import parse_received
+
+    d = dispatcher("APP.K")
+    run(d, [[register("APP.K", "News/#")]])
+    (copy,) = on(run(d, [[publish("News/Today", b"read me", ("PubOpt", "RetainPub"))]]), "APP.K")
+    received = parse_received(copy.value or b"", copy.headers)
+    assert (received.topic, received.body, received.psc["Command"]) == (
+        "News/Today", b"read me", ["Publish"],
+    )  # fmt: skip

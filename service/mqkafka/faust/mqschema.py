@@ -17,9 +17,11 @@ import faust
 from faust.exceptions import ValueDecodeError
 
 from mqkafka.mq.errors import MQError
+from mqkafka.mq.folders import parse_folder, typed_value
 from mqkafka.mq.message import decode_message
 from mqkafka.mq.mqmd import MQFMT_RF_HEADER_1, MQFMT_RF_HEADER_2, MQMD
 from mqkafka.wire.headers import KafkaHeader, mqmd_from_headers, mqmd_to_headers
+from mqkafka.wire.kafkanative import has_psc, properties_folder, psc_pairs
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ def decode_publication(value: bytes | None, headers: Sequence[KafkaHeader] | Non
     md, others = mqmd_from_headers(list(headers) if headers else None)
     data = value or b""
     if md.Format not in (MQFMT_RF_HEADER_2, MQFMT_RF_HEADER_1):
+        if has_psc(others):  # a Kafka-native queue's (issue 37): <psc> and <usr> in headers
+            return _native_publication(md, data, others)
         return Publication(md, data, headers=tuple(others), value=data)
     message = decode_message(data, md)
     psc = message.psc()
@@ -68,6 +72,21 @@ def decode_publication(value: bytes | None, headers: Sequence[KafkaHeader] | Non
         body=message.body,
         topics=tuple(value for name, value in pairs if name == "Topic"),
         properties=message.usr_properties(),
+        psc=pairs,
+        headers=tuple(others),
+        value=data,
+    )
+
+
+def _native_publication(md: MQMD, data: bytes, others: list[KafkaHeader]) -> Publication:
+    pairs = tuple(psc_pairs(others))
+    usr = properties_folder(others)
+    leaves = parse_folder(usr).leaves() if usr is not None else []
+    return Publication(
+        md=md,
+        body=data,
+        topics=tuple(value for name, value in pairs if name == "Topic"),
+        properties={path: typed_value(element) for element, path in leaves},
         psc=pairs,
         headers=tuple(others),
         value=data,

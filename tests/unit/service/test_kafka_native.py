@@ -329,3 +329,16 @@ def test_kafka_pubsub_reads_a_kafka_native_copy_with_its_topic() -> None:
     assert (received.topic, received.body, received.psc["Command"]) == (
         "News/Today", b"read me", ["Publish"],
     )  # fmt: skip
+
+
+def test_a_faust_agent_reads_a_kafka_native_copy_with_its_topic_and_typed_properties() -> None:
+    from mqkafka.faust.mqschema import decode_publication
+
+    d = dispatcher("APP.K")
+    run(d, [[register("APP.K", "News/#")]])
+    message = native(b"b", ("mqpsc.Topic", b"News/Now"), ("mqprop.n", b"7"), ("mqtype.n", b"i4"))
+    (copy,) = on(run(d, [[message]]), "APP.K")
+    publication = decode_publication(copy.value, copy.headers)
+    assert (publication.topic, publication.body, dict(publication.properties)) == (
+        "News/Now", b"b", {"n": 7},
+    )  # fmt: skip

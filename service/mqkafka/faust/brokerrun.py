@@ -100,6 +100,7 @@ class FaustBrokerService(BrokerService):
             broker_session_timeout=10.0,
             broker_heartbeat_interval=1.0,
         )
+        log.info("runtime: faust, app %s", self.app.conf.id)
         self.app.on_transaction_committed = self._committed
         self.app.on_rebalance_complete.connect(self._on_rebalanced)
         channel = self.app.topic(*topics, key_serializer="raw", value_serializer="raw")

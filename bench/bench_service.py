@@ -20,11 +20,13 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 from typing import Any
 
 from confluent_kafka import Consumer, Producer, TopicPartition
+from prometheus_client.parser import text_string_to_metric_families
 
 from bench import corpus
 from bench import latency as lat
@@ -40,6 +42,7 @@ from bench.kafka_env import (
 from mqkafka.client.kafka_pubsub import KafkaPubSub
 from mqkafka.kafka import clients, topicadmin
 from mqkafka.kafka.clientconfig import load_client_config
+from mqkafka.kafka.localbroker import free_port
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
 from mqkafka.wire.names import queue_to_topic
@@ -58,11 +61,27 @@ class Service:
         instance: str = "bench",
     ) -> None:
         self.env = {**os.environ, **(env or {})}
+        self.instance = instance
+        self.metrics_port = free_port()  # its transactions, read per worker
         self.args = [
             MQK, "serve", "--bootstrap-servers", bootstrap, "--namespace", namespace,
-            "--state-dir", str(state_dir), "--instance-id", instance, *extra,
+            "--state-dir", str(state_dir), "--instance-id", instance,
+            "--metrics-port", str(self.metrics_port), *extra,
         ]  # fmt: skip
         self.proc: subprocess.Popen[bytes] | None = None
+
+    def counters(self) -> dict[str, float]:
+        """Its transactions and publications so far (its Prometheus endpoint)."""
+        url = f"http://127.0.0.1:{self.metrics_port}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            text = answer.read().decode()
+        found = {"transactions": 0.0, "publications": 0.0}
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                for name in found:
+                    if sample.name == f"mqk_{name}_total":
+                        found[name] += sample.value
+        return found
 
     def start(self) -> float:
         began = time.perf_counter()
@@ -172,17 +191,20 @@ def partitions_of(bootstrap: str, topic: str) -> int:
 
 
 def wait_members(
-    bootstrap: str, group: str, topic: str, members: int, timeout: float = 120
+    bootstrap: str, group: str, topic: str, members: int, timeout: float = 300
 ) -> None:
     """Until ``group`` has ``members`` members, each assigned a partition of ``topic``."""
     admin = clients.admin(load_client_config(bootstrap))
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = admin.describe_consumer_groups([group])[group].result(10).members or []
-        holding = [
-            m for m in found if any(tp.topic == topic for tp in m.assignment.topic_partitions)
-        ]
-        if len(found) == members and len(holding) == members:
+        workers = {m.client_id for m in found}  # a worker is a member per topic it reads
+        holding = {
+            m.client_id
+            for m in found
+            if any(tp.topic == topic for tp in m.assignment.topic_partitions)
+        }
+        if len(workers) == members and len(holding) == members:
             return
         time.sleep(0.2)
     raise TimeoutError(f"{group} never had {members} members holding {topic}")
@@ -195,6 +217,24 @@ def namespace_for(bootstrap: str) -> str:
 
 
 LAST_RELAYS: dict[str, RelayFigures] = {}
+# per worker of the last throughput run: its partitions, CPU µs per publication of the run,
+# transactions/s, publications per transaction
+LAST_WORKERS: list[dict[str, Any]] = []
+
+
+def holdings(bootstrap: str, group: str) -> dict[str, list[str]]:
+    """Per worker (its instance), the partitions it holds: "topic[p]", namespace left off."""
+    admin = clients.admin(load_client_config(bootstrap))
+    members = admin.describe_consumer_groups([group])[group].result(10).members or []
+    held: dict[str, list[str]] = {}
+    for m in members:
+        worker = m.client_id.split("@")[0].removeprefix("mqk-serve-")
+        for tp in m.assignment.topic_partitions:
+            short = tp.topic.rsplit(".", 1)[-1] if tp.topic.count(".") else tp.topic
+            held.setdefault(worker, []).append(f"{short}[{tp.partition}]")
+    return {w: sorted(p) for w, p in sorted(held.items())}
+
+
 LAST_RSS: list[int] = []  # the service's peak RSS (kB) of the last throughput run
 
 
@@ -252,11 +292,15 @@ def throughput(
         producing = {"message.max.bytes": limit} if limit else {}
         # each worker sees every topic of the tree (more than one: in each partition)
         spread = 1 if workers == 1 else partitions_of(bootstrap, stream)
-        warmed = corpus.fill_warm_up(bootstrap, stream, spread) if warm else 0
         for worker in services:
             worker.start()
         group = ns + "mqk-broker"
-        wait_members(bootstrap, group, stream, workers)  # none takes another's share first
+        wait_members(bootstrap, group, stream, workers)
+        # The warm-ups once the group has settled: each worker makes the plans of its own
+        # partitions. Put before, they were read by the first worker up before the second
+        # joined, and the second made its plans in the timed run (issue 34: most of the CPU
+        # per publication that a second worker seemed to add).
+        warmed = corpus.fill_warm_up(bootstrap, stream, spread) if warm else 0
         if warmed:  # the warm-ups are first in each partition: read once they are done
             wait_committed(bootstrap, group, stream, warmed, interval=0.02)
         # The input shows all at once, the workers running: a full stream, as when a stopped
@@ -274,13 +318,35 @@ def throughput(
                 sum(w.main_thread_cpu_seconds() for w in services),
             )
 
+        held = holdings(bootstrap, group)
+        each_before = [(w.cpu_seconds(), w.counters()) for w in services]
         before = cpu()
         jvm_before = 0.0 if jvm_stat is None else cpu_seconds(jvm_stat)
+        began = time.monotonic()
         release()
+        profiles = _profile(services)
         # The copies are read once the service is done (their timestamps are when it wrote
         # them), so no reader competes with it for the CPU either.
         wait_committed(bootstrap, group, stream, records + warmed)
         after = cpu()
+        seconds = time.monotonic() - began
+        for spy in profiles:
+            spy.wait(60)
+        LAST_WORKERS.clear()
+        for w, (cpu_was, counted) in zip(services, each_before, strict=True):
+            now = w.counters()
+            txs = now["transactions"] - counted["transactions"]
+            pubs = now["publications"] - counted["publications"]
+            LAST_WORKERS.append({
+                "worker": w.instance,
+                "partitions": held.get(w.instance, []),
+                "CPU µs per publication (of all)": round(
+                    (w.cpu_seconds() - cpu_was) / records * 1e6, 1
+                ),
+                "publications": int(pubs),
+                "transactions/s": round(txs / seconds, 1),
+                "publications per transaction": round(pubs / txs, 1) if txs else 0,
+            })  # fmt: skip
         total, main = after[0] - before[0], after[1] - before[1]
         LAST_RSS[:] = [max(w.peak_rss_kb() for w in services)]
         jvm_used = None if jvm_stat is None else cpu_seconds(jvm_stat) - jvm_before
@@ -299,6 +365,38 @@ def throughput(
         seen, timed, span = delivered_span(bootstrap, topics, expect)
     assert seen == expect, f"{seen} of {expect} delivered"
     return timed / fanout / max(span, 1e-3)
+
+
+def _profile(services: list[Service]) -> list[subprocess.Popen[bytes]]:
+    """With ``MQK_BENCH_PYSPY=DIR``: each worker's Python stacks for the first 10 s of the
+    timed run, as py-spy's raw (collapsed) counts in DIR/<instance>.txt."""
+    folder = os.environ.get("MQK_BENCH_PYSPY")
+    spy = str(Path(sys.executable).with_name("py-spy"))
+    if not folder or not Path(spy).exists():
+        return []
+    return [
+        subprocess.Popen(
+            [
+                spy,
+                "record",
+                "-p",
+                str(w.proc.pid),
+                "-d",
+                "10",
+                "-r",
+                "50",
+                "-f",
+                "raw",
+                "--nonblocking",
+                "-o",
+                f"{folder}/{w.instance}.txt",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for w in services
+        if w.proc is not None
+    ]
 
 
 def create_topic_named(bootstrap: str, topic: str, config: dict[str, str]) -> None:
@@ -428,7 +526,13 @@ def cpu_per_copy(label: str, runs: list[tuple[float, float, float | None]]) -> d
 
 
 def side_by_side(
-    bootstrap: str, records: int, size: int, repeats: int, warm: bool = False, workers: int = 1
+    bootstrap: str,
+    records: int,
+    size: int,
+    repeats: int,
+    warm: bool = False,
+    workers: int = 1,
+    relays: bool = True,
 ) -> dict[str, Any]:
     """Fan-out 1 on the corpus with the relays reading the same stream, ``repeats`` times
     (medians): publications/s, the ratios, CPU per publication and per record (the process,
@@ -438,7 +542,7 @@ def side_by_side(
         runs[name], runs[f"{name} cpu"], runs[f"{name} main"], runs[f"{name} jvm"] = [], [], [], []
     for _ in range(repeats):
         runs["service"].append(
-            throughput(bootstrap, records, size, 1, relays=True, warm=warm, workers=workers)
+            throughput(bootstrap, records, size, 1, relays=relays, warm=warm, workers=workers)
         )
         runs["cpu"].append(CPU_US[-1])
         main, _, jvm = CPU_SPLIT[-1]  # per copy: at fan-out 1, per publication
@@ -450,19 +554,24 @@ def side_by_side(
             runs[f"{name} main"].append(relay.main)
             runs[f"{name} jvm"].extend([] if relay.jvm is None else [relay.jvm])
     med = {k: round(statistics.median(v), 1) for k, v in runs.items() if v}
-    plain = med["plain relay"]
     figures: dict[str, Any] = {
         "records": records,
         "service workers": workers,
         "service publications/s": round(med["service"]),
-        **{f"{name} records/s": round(med[name]) for name in RELAYS},
-        **{f"service / {name}": round(med["service"] / med[name], 3) for name in RELAYS},
-        f"{' / '.join(RELAYS)} / plain relay": [round(med[n] / plain, 3) for n in RELAYS],
-        "runs (service, then each relay)": [
-            [round(r) for r in runs[k]] for k in ("service", *RELAYS)
-        ],
+        "service CPU µs per publication (all workers)": med["cpu"],
+        "workers (the last run)": list(LAST_WORKERS),
         "service peak RSS MB": round(LAST_RSS[0] / 1024),
     }
+    if relays:
+        plain = med["plain relay"]
+        figures |= {
+            **{f"{name} records/s": round(med[name]) for name in RELAYS},
+            **{f"service / {name}": round(med["service"] / med[name], 3) for name in RELAYS},
+            f"{' / '.join(RELAYS)} / plain relay": [round(med[n] / plain, 3) for n in RELAYS],
+            "runs (service, then each relay)": [
+                [round(r) for r in runs[k]] for k in ("service", *RELAYS)
+            ],
+        }
     # CPU µs per publication or record: the process, its Python thread, the broker's JVM
     for name, key in (("service", ""), *((n, f"{n} ") for n in RELAYS)):
         cpu = [med.get(f"{key}cpu"), med.get(f"{key}main"), med.get(f"{key}jvm")]
@@ -499,7 +608,11 @@ def main() -> None:
         "--warm", action="store_true", help="the service sees each topic once before timing"
     )
     parser.add_argument(
-        "--workers", type=int, default=1, help="mqk serve processes sharing the stream"
+        "--workers",
+        type=int,
+        nargs="+",
+        default=[1],
+        help="mqk serve processes sharing the stream: a run per count (the relays with the first)",
     )
     parser.add_argument("--retained", type=int, default=1_000_000)
     parser.add_argument("--subscriptions", type=int, default=100_000)
@@ -527,10 +640,14 @@ def main() -> None:
         if want("throughput"):
             for size in args.sizes:
                 n = corpus.records_for(size, most=args.records)
-                figures = side_by_side(bootstrap, n, size, args.repeats, args.warm, args.workers)
-                fan1[size] = figures["service publications/s"]
-                results[f"fan-out 1, {label(size)}"] = figures
-                print(json.dumps({label(size): figures}), flush=True)
+                for i, count in enumerate(args.workers):
+                    figures = side_by_side(
+                        bootstrap, n, size, args.repeats, args.warm, count, relays=i == 0
+                    )
+                    fan1.setdefault(size, figures["service publications/s"])
+                    name = label(size) + ("" if count == 1 else f", {count} workers")
+                    results[f"fan-out 1, {name}"] = figures
+                    print(json.dumps({name: figures}, ensure_ascii=False), flush=True)
         if want("fanout10"):
             for size in [s for s in args.sizes if s in (256, 4096)]:
                 n = corpus.records_for(size, most=args.records) // 5  # 2 copies per record

@@ -159,7 +159,8 @@ def browse_cmd(args: argparse.Namespace) -> int:
         for number, view in enumerate(browsed.messages, 1):
             print_message(view, f"message {number} on {args.queue}")
     more = " (more on the queue: --count)" if browsed.more else ""
-    note(f"{len(browsed.messages)} message(s) browsed{more}")
+    empty = "" if browsed.messages else _empty(args.queue)
+    note(f"{len(browsed.messages)} message(s) browsed{more}{empty}")
     return EXIT_OK if browsed.messages else EXIT_EMPTY
 
 
@@ -244,8 +245,15 @@ def get_cmd(args: argparse.Namespace) -> int:
     else:
         for number, view in enumerate(views, 1):
             print_message(view, f"message {number} got from {args.queue}")
-    note(f"{len(views)} message(s) got" + ("" if views else " (MQRC_NO_MSG_AVAILABLE)"))
+    note(f"{len(views)} message(s) got" + ("" if views else _empty(args.queue)))
     return EXIT_OK if views else EXIT_EMPTY
+
+
+def _empty(queue: str) -> str:
+    from mqkafka.cli.explain import queue_failure
+    from mqkafka.mq.reasons import RC
+
+    return ": " + queue_failure(RC.NO_MSG_AVAILABLE, queue)[0]
 
 
 def put_cmd(args: argparse.Namespace) -> int:

@@ -140,6 +140,9 @@ class TransactionalLoop(OutageRecovery):
             # A worker gone for good loses its partitions after the session timeout.
             "partition.assignment.strategy": "cooperative-sticky",
             "session.timeout.ms": SESSION_TIMEOUT_MS,
+            # partitions added to a topic (``mqk topics apply``, issue 34) are taken by the
+            # group within this, not librdkafka's 5 minutes: one metadata request per 5 s
+            "topic.metadata.refresh.interval.ms": 5000,
             "heartbeat.interval.ms": SESSION_TIMEOUT_MS // 5,
             **({"group.instance.id": instance_id} if instance_id else {}),
             **({"client.id": client_id} if client_id else {}),

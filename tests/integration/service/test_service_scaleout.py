@@ -9,9 +9,12 @@ once."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import threading
 from collections import defaultdict
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -19,8 +22,9 @@ from mqkafka.client.kafka_pubsub import KafkaPubSub
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq.commands import DEFAULT_STREAM
+from mqkafka.resources import catalogue_text
 from mqkafka.wire.names import queue_to_topic
-from tests.integration.service.conftest import ServiceProcess, wait_until
+from tests.integration.service.conftest import MQK, ServiceProcess, wait_until
 
 pytestmark = pytest.mark.kafka
 
@@ -47,6 +51,7 @@ def test_four_workers_hold_a_stream_partition_each_and_a_leave_and_join_move_onl
     start_service: Callable[..., ServiceProcess],
     kafka_bootstrap: str,
     namespace: str,
+    tmp_path: Path,
 ) -> None:
     group = f"{namespace}mqk-broker"
     stream = queue_to_topic(DEFAULT_STREAM, namespace)
@@ -105,5 +110,27 @@ def test_four_workers_hold_a_stream_partition_each_and_a_leave_and_join_move_onl
     bodies = [m.body for m in subscriber.read_queue("APP.SCALE", count=PUBLICATIONS, timeout=30)]
     assert len(bodies) == PUBLICATIONS, len(bodies)
     assert sorted(int(b) for b in bodies) == list(range(PUBLICATIONS))  # once each
+
+    # How far it scales is the catalogue's: the stream raised to 8 partitions on the running
+    # cluster (mqk topics apply) gives each worker two, each keeping the one it had.
+    catalogue = tmp_path / "catalogue.toml"
+    text = catalogue_text()
+    at = text.index('name = "SYSTEM.BROKER.DEFAULT.STREAM"')
+    catalogue.write_text(text[:at] + text[at:].replace("partitions = 4", "partitions = 8", 1))
+    applied = subprocess.run(
+        [MQK, "topics", "apply", "--bootstrap-servers", kafka_bootstrap, "--namespace", namespace],
+        env={**os.environ, "MQK_TOPICS": str(catalogue)},
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert applied.returncode == 0, applied.stderr
+    assert f"raised partitions of {stream}" in applied.stdout + applied.stderr, applied
+
+    def doubled() -> bool:
+        share = spread()
+        return len(share) == 4 and all(len(p) == 2 for p in share.values())
+
+    assert wait_until(doubled, 90), holdings(kafka_bootstrap, group)
+    for worker, had in after_join.items():
+        assert had <= spread()[worker], (after_join, spread())
     for client in (subscriber, *publishers):
         client.close()

@@ -533,6 +533,7 @@ def side_by_side(
     warm: bool = False,
     workers: int = 1,
     relays: bool = True,
+    activity: bool = True,
 ) -> dict[str, Any]:
     """Fan-out 1 on the corpus with the relays reading the same stream, ``repeats`` times
     (medians): publications/s, the ratios, CPU per publication and per record (the process,
@@ -542,7 +543,16 @@ def side_by_side(
         runs[name], runs[f"{name} cpu"], runs[f"{name} main"], runs[f"{name} jvm"] = [], [], [], []
     for _ in range(repeats):
         runs["service"].append(
-            throughput(bootstrap, records, size, 1, relays=relays, warm=warm, workers=workers)
+            throughput(
+                bootstrap,
+                records,
+                size,
+                1,
+                relays=relays,
+                warm=warm,
+                workers=workers,
+                activity=activity,
+            )
         )
         runs["cpu"].append(CPU_US[-1])
         main, _, jvm = CPU_SPLIT[-1]  # per copy: at fan-out 1, per publication
@@ -557,6 +567,7 @@ def side_by_side(
     figures: dict[str, Any] = {
         "records": records,
         "service workers": workers,
+        "activity events": activity,
         "service publications/s": round(med["service"]),
         "service CPU µs per publication (all workers)": med["cpu"],
         "workers (the last run)": list(LAST_WORKERS),
@@ -573,7 +584,7 @@ def side_by_side(
             ],
         }
     # CPU µs per publication or record: the process, its Python thread, the broker's JVM
-    for name, key in (("service", ""), *((n, f"{n} ") for n in RELAYS)):
+    for name, key in (("service", ""), *((n, f"{n} ") for n in RELAYS if relays)):
         cpu = [med.get(f"{key}cpu"), med.get(f"{key}main"), med.get(f"{key}jvm")]
         figures[f"{name} CPU µs (process, Python thread, broker JVM)"] = cpu
     return figures
@@ -614,6 +625,11 @@ def main() -> None:
         default=[1],
         help="mqk serve processes sharing the stream: a run per count (the relays with the first)",
     )
+    parser.add_argument(
+        "--activity-off",
+        action="store_true",
+        help="with the first worker count, a run without activity events too (side by side)",
+    )
     parser.add_argument("--retained", type=int, default=1_000_000)
     parser.add_argument("--subscriptions", type=int, default=100_000)
     parser.add_argument(
@@ -648,6 +664,15 @@ def main() -> None:
                     name = label(size) + ("" if count == 1 else f", {count} workers")
                     results[f"fan-out 1, {name}"] = figures
                     print(json.dumps({name: figures}, ensure_ascii=False), flush=True)
+                    if i == 0 and args.activity_off:
+                        off = side_by_side(
+                            bootstrap, n, size, args.repeats, args.warm, count, relays=False,
+                            activity=False,
+                        )  # fmt: skip
+                        on = figures["service publications/s"]
+                        off["activity on / off"] = round(on / off["service publications/s"], 3)
+                        results[f"fan-out 1, {name}, no activity"] = off
+                        print(json.dumps({f"{name}, no activity": off}, ensure_ascii=False))
         if want("fanout10"):
             for size in [s for s in args.sizes if s in (256, 4096)]:
                 n = corpus.records_for(size, most=args.records) // 5  # 2 copies per record

@@ -14,6 +14,7 @@ from mqkafka.channel.codec.mqstructs import (
     md_bytes,
     new_struct,
     parse_md,
+    parse_struct,
 )
 from mqkafka.channel.codec.segments import Flags1, Header, SegType, parse_header, split
 from mqkafka.mqi import CMQC as C
@@ -63,10 +64,40 @@ class RawClient:
         return self.verb(SegType.MQCONN, rest)[1]
 
     def open(self, name: str, options: int) -> int:
-        od = new_struct(OD_KIND, 1, BIG, ObjectName=name.encode()).to_bytes(BIG)
-        comp, reason, hobj, _ = self.verb(SegType.MQOPEN, od + struct.pack(">i", options))
-        assert comp == 0, reason
+        reason, hobj, _ = self.open_od(name, options)
+        assert reason == 0, reason
         return hobj
+
+    def open_od(self, name: str, options: int, object_type: int = C.MQOT_Q) -> tuple[int, int, str]:
+        """MQOPEN with an MQOD v2: (reason, hobj, the object name the reply's MQOD gives)."""
+        od = new_struct(OD_KIND, 2, BIG, ObjectName=name.encode(), ObjectType=object_type)
+        _, reason, hobj, out = self.verb(
+            SegType.MQOPEN, od.to_bytes(BIG) + struct.pack(">i", options)
+        )
+        given = parse_struct(OD_KIND, out, BIG)["ObjectName"]
+        assert isinstance(given, bytes)
+        return reason, hobj, given.rstrip(b" \0").decode()
+
+    def close(self, hobj: int, options: int = 0) -> int:
+        return self.verb(SegType.MQCLOSE, struct.pack(">i", options), hobj)[1]
+
+    def inq(
+        self, hobj: int, selectors: tuple[int, ...], ints: int, chars: int
+    ) -> tuple[int, tuple[int, ...], bytes]:
+        """MQINQ: (reason, integer values, character values)."""
+        request = verbs.InqRequest(selectors, ints, chars)
+        _, reason, _, out = self.verb(SegType.MQINQ, verbs.inq_bytes(request, BIG), hobj)
+        answer = verbs.parse_inq(out, BIG, with_values=True)
+        return reason, answer.ints, answer.chars
+
+    def get_options(self, hobj: int, options: int, buffer: int) -> tuple[int, int, bytes]:
+        """MQGET: (reason, the data-length field, the data bytes that came)."""
+        md = md_bytes(MD(), BIG, 2)
+        gmo = new_struct(GMO_KIND, 3, BIG, Options=options, WaitInterval=5_000)
+        rest = md + gmo.to_bytes(BIG) + struct.pack(">i", buffer)
+        _, reason, _, out = self.verb(SegType.MQGET, rest, hobj)
+        length = struct.unpack_from(">i", out, 364 + 100)[0]
+        return reason, length, out[364 + 100 + 4 :]
 
     def put(self, hobj: int, data: bytes, options: int) -> int:
         md = md_bytes(MD(Format=b"MQSTR"), BIG, 2)

@@ -1,5 +1,7 @@
-"""A connection that is lost backs out its unit of work and releases its deferred SPI puts
-(the ones no ACTIVATE cancelled), as a queue manager does."""
+"""Verbs driven by a small client side built from the codec, where IBM's client cannot be
+made to do it on purpose or does not show the answer: a lost connection (backout, deferred
+SPI puts released), a parked MQGET beside busy connections, MQGET truncation (2079/2080),
+the queue manager's MQINQ answers, MQCLOSE with MQCO_DELETE_PURGE of a dynamic queue."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ def qmgr(kafka_bootstrap: str, namespace: str) -> Iterator[QueueManager]:
     manager.define_queue("LOST.Q")
     manager.define_queue("WAIT.Q")
     manager.define_queue("BUSY.Q")
+    manager.define_queue("TRUNC.Q")
     yield manager
     manager.disconnect()
 
@@ -70,3 +73,57 @@ def test_a_parked_mqget_does_not_hold_up_other_connections(listener: ListenerPro
     assert outcome == [(0, b"wake")]
     for client in (waiting, busy, other):
         client.drop()
+
+
+def test_truncation_2080_gives_no_data_and_2079_the_buffers_worth(
+    listener: ListenerProcess,
+) -> None:
+    client = RawClient(listener.port)
+    assert client.conn() == 0
+    hobj = client.open("TRUNC.Q", C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT)
+    message = bytes(range(100))
+    assert client.put(hobj, message, C.MQPMO_NO_SYNCPOINT) == 0
+    wait = C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT
+    # no ACCEPT_TRUNCATED_MSG: 2080, no data bytes, the whole length; the message stays
+    assert client.get_options(hobj, wait, 10) == (C.MQRC_TRUNCATED_MSG_FAILED, 100, b"")
+    accept = wait | C.MQGMO_ACCEPT_TRUNCATED_MSG
+    assert client.get_options(hobj, accept, 10) == (
+        C.MQRC_TRUNCATED_MSG_ACCEPTED,
+        100,
+        message[:10],
+    )
+    assert client.get_options(hobj, C.MQGMO_NO_SYNCPOINT, 10)[0] == C.MQRC_NO_MSG_AVAILABLE
+    client.drop()
+
+
+def test_the_queue_manager_answers_what_the_java_classes_ask(listener: ListenerProcess) -> None:
+    client = RawClient(listener.port)
+    assert client.conn() == 0
+    reason, hobj, _ = client.open_od("", C.MQOO_INQUIRE, object_type=C.MQOT_Q_MGR)
+    assert reason == 0
+    selectors = (
+        C.MQIA_COMMAND_LEVEL, C.MQIA_PLATFORM, C.MQIA_CODED_CHAR_SET_ID, 187,  # PUBSUB_MODE
+        C.MQCA_Q_MGR_NAME, C.MQCA_DEAD_LETTER_Q_NAME,
+    )  # fmt: skip
+    reason, ints, chars = client.inq(hobj, selectors, 4, 96)
+    assert reason == 0
+    assert ints == (600, C.MQPL_UNIX, 819, 0)  # 600: the Java classes then use MQOPEN
+    assert chars == b"QM1".ljust(48) + b"SYSTEM.DEAD.LETTER.QUEUE".ljust(48)
+    assert client.close(hobj) == 0
+    assert client.open_od("NO.SUCH.QUEUE", C.MQOO_OUTPUT)[0] == C.MQRC_UNKNOWN_OBJECT_NAME
+    client.drop()
+
+
+def test_a_model_queue_opens_a_dynamic_queue_that_close_deletes(
+    qmgr: QueueManager, listener: ListenerProcess
+) -> None:
+    client = RawClient(listener.port)
+    assert client.conn() == 0
+    options = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_OUTPUT
+    reason, hobj, name = client.open_od("SYSTEM.DEFAULT.PERMANENT.MODEL.QUEUE", options)
+    assert reason == 0 and name.startswith("AMQ.")
+    assert qmgr.display_queue(name) is not None
+    assert client.put(hobj, b"gone with the queue", C.MQPMO_NO_SYNCPOINT) == 0
+    assert client.close(hobj, C.MQCO_DELETE_PURGE) == 0
+    assert qmgr.display_queue(name) is None
+    client.drop()

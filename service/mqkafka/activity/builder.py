@@ -7,7 +7,9 @@ per event would cost more than the publication it describes.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 
 from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder, join_blocks
 from mqkafka.engine.effects import Deliver, Processed
@@ -107,9 +109,9 @@ class ActivityRecorder:
         that one case. A cache of more (the pieces around the MsgId by plan and put time,
         cleared every millisecond) cost 10% of the dispatcher on the corpus, whose
         publications differ in topic or time and never hit it."""
-        key = (plan, now_ms, put_ms, size, msg_id)
-        if key != self._last:
-            self._last = key
+        last = self._last  # the MsgId first: it differs from one publication to the next
+        if last is None or last[4] != msg_id or last[:4] != (plan, now_ms, put_ms, size):
+            self._last = (plan, now_ms, put_ms, size, msg_id)
             self._block = self.encoder.publication_block(
                 now_ms, put_ms, msg_id, command, size, copies, body_size
             )
@@ -121,13 +123,13 @@ class ActivityRecorder:
         if not blocks:
             return []
         self.blocks = []
+        # where each record ends, by the running sum of the blocks' sizes (no Python loop per
+        # block: a batch holds thousands); a block larger than a record goes alone
+        ends = list(accumulate(map(len, blocks)))
         out = []
-        start, size = 0, 0
-        for index, block in enumerate(blocks):
-            size += len(block)
-            if size > MAX_BATCH_BYTES:
-                out.append(OutRecord(self.topic, join_blocks(blocks[start : index + 1]), self.key))
-                start, size = index + 1, 0
-        if start < len(blocks):
-            out.append(OutRecord(self.topic, join_blocks(blocks[start:]), self.key))
+        start, done = 0, 0
+        while start < len(blocks):
+            stop = max(bisect_right(ends, done + MAX_BATCH_BYTES, start), start + 1)
+            out.append(OutRecord(self.topic, join_blocks(blocks[start:stop]), self.key))
+            start, done = stop, ends[stop - 1]
         return out

@@ -74,3 +74,70 @@ def test_fastavro_reads_a_batch_of_events_in_order(batch: list[ActivityEvent]) -
         io.BytesIO(encode_batch([encode(event) for event in batch])), schema
     )
     assert decoded == {"events": [event.as_record() for event in batch]}
+
+
+@given(
+    st.integers(0, 2**45),
+    st.integers(0, 2**45),
+    st.binary(min_size=24, max_size=24) | st.binary(max_size=30),
+    st.binary(max_size=60),
+    st.lists(st.tuples(st.binary(max_size=60), st.booleans(), st.integers(0, 2**20)), max_size=3),
+    st.booleans(),
+    st.integers(0, 2**40),
+    st.integers(0, 2**30),
+)
+def test_a_publication_block_is_the_same_on_the_fan_out_1_path_as_on_the_general_one(
+    time_ms: int,
+    put_ms: int,
+    msg_id: bytes,
+    middle: bytes,
+    copies: list[tuple[bytes, bool, int]],
+    persistent: bool,
+    size: int,
+    body_size: int,
+) -> None:
+    """Issue 34: the fan-out-1 join writes what the general path writes, for any input."""
+    from mqkafka.activity.events import BOOLEAN_BYTES, FastEncoder
+
+    command = (middle, BOOLEAN_BYTES[persistent])
+    events = [(m, BOOLEAN_BYTES[p], head) for m, p, head in copies]
+    fast = FastEncoder(limit=3)
+    plain = FastEncoder(limit=3)
+    for _ in range(2):  # the second time from the caches
+        block = fast.publication_block(time_ms, put_ms, msg_id, command, size, events, body_size)
+        plain._stamp_of(time_ms, put_ms)
+        expected = plain.general_block(
+            plain._stamp, plain._latency, msg_id, command, size, events, body_size
+        )
+        assert block == expected
+
+
+def test_a_publication_block_holds_the_events_the_plain_encoder_writes() -> None:
+    """The fan-out-1 block, read as an ActivityBatch, is the command and delivery events."""
+    from mqkafka.activity.events import BOOLEAN_BYTES, FastEncoder, batch_schema, join_blocks
+
+    fast = FastEncoder()
+    command = ActivityEvent(
+        COMMAND, 1_700_000_000_050, 1_700_000_000_000, "QM1", "SYSTEM.BROKER.DEFAULT.STREAM",
+        "Publish", "ok", 0, "pub", None, None, None, ("Sport/Soccer",), b"\x07" * 24, False,
+        300, 50.0,
+    )  # fmt: skip
+    delivery = ActivityEvent(
+        DELIVERY, 1_700_000_000_050, 1_700_000_000_000, "QM1", "APP.SUBS", "Publish", "ok", 0,
+        "sub", "APP.SUBS", b"\x01" * 24, None, ("Sport/Soccer",), b"\x07" * 24, False, 280, 50.0,
+    )  # fmt: skip
+
+    def middle(e: ActivityEvent) -> bytes:
+        return fast.middle(
+            e.qmgr, e.queue, e.command, e.completion, e.reason, e.user_id, e.identity_queue,
+            e.correl_id, e.sub_name, e.topics,
+        )  # fmt: skip
+
+    block = fast.publication_block(
+        command.time_ms, command.put_time_ms, command.msg_id,
+        (middle(command), BOOLEAN_BYTES[False]), 300,
+        [(middle(delivery), BOOLEAN_BYTES[False], 24)], 256,
+    )  # fmt: skip
+    schema = fastavro.parse_schema(batch_schema())
+    decoded = fastavro.schemaless_reader(io.BytesIO(join_blocks([block])), schema)
+    assert decoded == {"events": [command.as_record(), delivery.as_record()]}

@@ -5,6 +5,7 @@ plans write what the engine writes for both (Hypothesis, against the plain path)
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -342,3 +343,26 @@ def test_a_faust_agent_reads_a_kafka_native_copy_with_its_topic_and_typed_proper
     assert (publication.topic, publication.body, dict(publication.properties)) == (
         "News/Now", b"b", {"n": 7},
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("kafka", [False, True], ids=["rfh2", "kafka-native"])
+def test_authority_judges_a_kafka_native_publication_as_its_rfh2_twin(kafka: bool) -> None:
+    from mqkafka.engine.authority import AclPolicy
+
+    d = dispatcher("APP.K")
+    d.ctx = dataclasses.replace(
+        d.ctx, authority=AclPolicy.parse("deny publish * Secret/#\nallow * * *")
+    )
+    run(d, [[register("APP.K", "#")]])
+    request: dict[str, Any] = {"MsgType": MQMT.REQUEST, "ReplyToQ": "APP.R", "MsgId": b"P" * 24}
+    for topic in ("Secret/Plans", "Open/Plans"):
+        message = (
+            native(b"x", ("mqpsc.Topic", topic.encode()), **request)
+            if kafka
+            else publish(topic, b"x", **request)
+        )
+        out = run(d, [[message]])
+        (reply,) = on(out, "APP.R")
+        secret = topic.startswith("Secret")
+        assert (b"<Reason>3081</Reason>" in (reply.value or b"")) is secret
+        assert len(on(out, "APP.K")) == (0 if secret else 1)

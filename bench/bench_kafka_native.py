@@ -8,7 +8,11 @@ service is stopped, and each figure is timed from the first to the last copy it 
 (``bench_service.delivered_span``). Each variant runs ``--rounds`` times, interleaved; the
 best is printed with the others.
 
-Run: ``python -m bench.bench_kafka_native [--records N] [--rounds R]``.
+Before them, the same four in-process (the dispatcher alone, ``bench_fanout``'s setup): the
+Python thread's microseconds per publication, replayed plans and through the engine, best of
+``--rounds`` interleaved: the figure a busy machine disturbs least.
+
+Run: ``python -m bench.bench_kafka_native [--records N] [--rounds R] [--in-process-only]``.
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ from __future__ import annotations
 import argparse
 import random
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from confluent_kafka import Producer
 
+from bench.bench_fanout import CorpusRecord, NoReplica, TopicsExist
 from bench.bench_service import (
     Service,
     delivered_span,
@@ -28,12 +34,21 @@ from bench.bench_service import (
     wait_committed,
 )
 from bench.kafka_env import kafka, kafka_settings
+from mqkafka.activity.builder import ActivityRecorder
 from mqkafka.client.kafka_pubsub import KafkaPubSub
+from mqkafka.engine.context import EngineConfig, EngineContext
+from mqkafka.engine.state import EngineState
 from mqkafka.kafka.clientconfig import load_client_config
 from mqkafka.mq.commands import DEFAULT_STREAM
-from mqkafka.mq.mqmd import MQMD, MQPER
+from mqkafka.mq.mqmd import MQMD, MQMT, MQPER
 from mqkafka.mq.pscommands import command_message
 from mqkafka.mqi.rules.catalogue import CATALOGUE_TOPIC, KAFKA_FORMAT, QueueDefinition
+from mqkafka.selectors import SelectorFilterPort
+from mqkafka.service.config import ServiceConfig
+from mqkafka.service.dispatcher import Dispatcher
+from mqkafka.service.metrics import Metrics
+from mqkafka.service.outputs import Outputs
+from mqkafka.service.queues import QueueDirectory
 from mqkafka.wire.headers import mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
 
@@ -100,6 +115,43 @@ def run(
     return timed / max(span, 1e-3), cpu / count * 1e6
 
 
+class Formats:
+    """The catalogue as the service reads it: ``QUEUE`` Kafka-native or not."""
+
+    def __init__(self, native: bool) -> None:
+        self.changes = 1
+        self.native = frozenset({QUEUE} if native else ())
+
+    def kafka_native_names(self) -> frozenset[str]:
+        return self.native
+
+
+def in_process(count: int, *, native_input: bool, kafka_queue: bool, plans: bool) -> float:
+    """The dispatcher's process-time microseconds per publication, fan-out 1."""
+    filters = SelectorFilterPort()
+    queues = QueueDirectory(TopicsExist())
+    outputs = Outputs(ServiceConfig(bootstrap="unused:9092"), queues, formats=Formats(kafka_queue))
+    d = Dispatcher(
+        state=EngineState(filters=filters),
+        ctx=EngineContext(config=EngineConfig(), filters=filters, queues=queues),
+        replica=NoReplica(),  # type: ignore[arg-type]
+        outputs=outputs, metrics=Metrics(), activity=ActivityRecorder("mqk-activity", "QM1", "b"),
+        plans=plans,
+    )  # fmt: skip
+    pairs = [("Command", "RegSub"), ("Topic", "Bench/Native/#"), ("QName", QUEUE)]
+    reg_md, reg = command_message(pairs, md=MQMD(MsgType=MQMT.REQUEST, ReplyToQ="BENCH.R"))
+    d.handle([CorpusRecord(reg, mqmd_to_headers(reg_md), 0)])
+    d.committed()
+    batch = [CorpusRecord(v, h, i) for i, (v, h) in enumerate(records(count, native_input))]
+    d.handle(batch[: len(TOPICS)])  # each topic once: the plans are made
+    d.committed()
+    began = time.process_time()
+    for at in range(len(TOPICS), count, 1000):
+        d.handle(batch[at : at + 1000])
+        d.committed()
+    return (time.process_time() - began) / (count - len(TOPICS)) * 1e6
+
+
 VARIANTS = {
     "RFH2 Publish -> MQ-format queue": (False, False),
     "RFH2 Publish -> Kafka-native queue": (False, True),
@@ -112,7 +164,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=30_000)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--in-process-only", action="store_true")
     args = parser.parse_args()
+    cost: dict[tuple[str, bool], list[float]] = {}
+    for _ in range(max(args.rounds, 3)):
+        for name, (native_input, kafka_queue) in VARIANTS.items():
+            for plans in (True, False):
+                micros = in_process(
+                    5000, native_input=native_input, kafka_queue=kafka_queue, plans=plans
+                )
+                cost.setdefault((name, plans), []).append(micros)
+    print("in-process, the dispatcher's CPU per publication (best), replayed / through the engine:")
+    for name in VARIANTS:
+        replayed, engine = min(cost[name, True]), min(cost[name, False])
+        print(f"  {name:47s} {replayed:5.1f} us / {engine:5.1f} us")
+    if args.in_process_only:
+        return
     rates: dict[str, list[tuple[float, float]]] = {name: [] for name in VARIANTS}
     with kafka() as bootstrap:
         for _ in range(args.rounds):

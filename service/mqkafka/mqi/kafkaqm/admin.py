@@ -353,9 +353,9 @@ class QueueAdmin:
         does not account for (:func:`~mqkafka.kafka.sharestate.got_unseen`)."""
         try:
             lags = self.share_state.offsets(group, topic, range(partitions))
+            ends = self._latest(topic, partitions, IsolationLevel.READ_COMMITTED)
         except MQError:
-            return {}
-        ends = self._latest(topic, partitions, IsolationLevel.READ_COMMITTED)
+            return {}  # nothing hidden: the browse shows what it did before
         hidden: dict[int, int] = {}
         for p, start in starts.items():
             if p in lags and start >= 0 and p in ends:

@@ -8,11 +8,13 @@ publication after a start reaching every subscriber queue, the missing ones made
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
 import subprocess
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,36 +36,63 @@ from tests.integration.service.conftest import MQK, ServiceProcess, wait_until
 
 pytestmark = pytest.mark.kafka
 
-Run = Callable[..., subprocess.CompletedProcess[str]]
+Run = Callable[..., "Ran"]
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
 
 
 @pytest.fixture
-def mqk(kafka_bootstrap: str, namespace: str) -> Run:
-    env = {**os.environ, "MQK_BOOTSTRAP_SERVERS": kafka_bootstrap, "MQK_NAMESPACE": namespace}
+def mqk(
+    kafka_bootstrap: str,
+    namespace: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> Run:
+    """mqk in this process (a shell's mqk pays a second of start-up a command): its exit
+    code and what it printed; ``mqk_shell`` runs the installed one once, as a shell does."""
+    monkeypatch.setenv("MQK_BOOTSTRAP_SERVERS", kafka_bootstrap)
+    monkeypatch.setenv("MQK_NAMESPACE", namespace)
 
-    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        result = subprocess.run(
-            [MQK, *args], capture_output=True, text=True, env=env, timeout=180, check=False,
-            input=stdin,
-        )  # fmt: skip
-        assert "Traceback" not in result.stderr, result.stderr
-        return result
+    def run(*args: str, stdin: str | None = None) -> Ran:
+        from mqkafka.cli import main
+
+        capsys.readouterr()
+        if stdin is not None:
+            monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return Ran(code, out, err)
 
     return run
 
 
-def said(result: subprocess.CompletedProcess[str], code: int) -> str:
+def mqk_shell(bootstrap: str, namespace: str, *args: str) -> Ran:
+    env = {**os.environ, "MQK_BOOTSTRAP_SERVERS": bootstrap, "MQK_NAMESPACE": namespace}
+    done = subprocess.run(
+        [MQK, *args], capture_output=True, text=True, env=env, timeout=180, check=False
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return Ran(done.returncode, done.stdout, done.stderr)
+
+
+def said(result: Ran, code: int) -> str:
     assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
     return result.stdout + result.stderr
 
 
-def test_queues_are_administered_with_runmqsc_s_rules(mqk: Run) -> None:
-    missing = said(mqk("put", "NO.SUCH.QUEUE", "x"), 4)
+def test_queues_are_administered_with_runmqsc_s_rules(
+    mqk: Run, kafka_bootstrap: str, namespace: str
+) -> None:
+    missing = said(mqk_shell(kafka_bootstrap, namespace, "put", "NO.SUCH.QUEUE", "x"), 4)
     assert missing.strip() == (
         "mqk: queue NO.SUCH.QUEUE is not defined (MQRC_UNKNOWN_OBJECT_NAME 2085); define it "
         "with mqk queue define NO.SUCH.QUEUE"
     )
-    assert "NO.SUCH.QUEUE is not defined" in said(mqk("get", "NO.SUCH.QUEUE"), 4)
     assert "NO.SUCH.QUEUE is not defined" in said(mqk("browse", "NO.SUCH.QUEUE"), 4)
 
     defined = mqk("queue", "define", "OPS.ADMIN", "--max-depth", "3", "--description", "ops",
@@ -75,7 +104,7 @@ def test_queues_are_administered_with_runmqsc_s_rules(mqk: Run) -> None:
     shown = json.loads(said(mqk("queue", "show", "OPS.ADMIN", "--json"), 0))
     assert (shown["partitions"], shown["description"]) == (2, "ops")
 
-    for n in range(3):
+    for n in range(2):
         said(mqk("put", "OPS.ADMIN", f"m{n}"), 0)
     said(mqk("queue", "alter", "OPS.ADMIN", "--max-message-length", "5"), 0)
     assert "--max-message-length N" in said(mqk("put", "OPS.ADMIN", "longer"), 1)  # 2030
@@ -85,11 +114,10 @@ def test_queues_are_administered_with_runmqsc_s_rules(mqk: Run) -> None:
 
     not_empty = said(mqk("queue", "delete", "OPS.ADMIN"), 1)
     assert "holds messages (MQRC_Q_NOT_EMPTY 2055)" in not_empty and "--purge" in not_empty
-    assert "3 message(s) discarded" in said(mqk("queue", "clear", "OPS.ADMIN"), 0)
+    assert "2 message(s) discarded" in said(mqk("queue", "clear", "OPS.ADMIN"), 0)
     assert "queue OPS.ADMIN is empty" in said(mqk("get", "OPS.ADMIN"), 5)
     said(mqk("put", "OPS.ADMIN", "again"), 0)
     said(mqk("queue", "delete", "OPS.ADMIN", "--purge"), 0)
-    said(mqk("queue", "show", "OPS.ADMIN"), 4)
 
     model = mqk("queue", "define", "OPS.MODEL", "--model", "--definition-type", "permanent")
     assert "defined (model)" in said(model, 0)
@@ -271,7 +299,7 @@ def test_the_first_publication_after_a_start_reaches_every_queue_the_missing_mad
     kafka_bootstrap: str, namespace: str, start_service: Callable[..., ServiceProcess]
 ) -> None:
     config = ClientConfig(kafka_bootstrap)
-    queues = [f"FAN.Q{n:02d}" for n in range(40)]
+    queues = [f"FAN.Q{n:02d}" for n in range(20)]  # PREPARE_FROM (16) copies or more
     topics = [queue_to_topic(q, namespace) for q in queues]
     service = start_service()
     client = KafkaPubSub(kafka_bootstrap, namespace=namespace)
@@ -296,4 +324,4 @@ def test_the_first_publication_after_a_start_reaches_every_queue_the_missing_mad
             assert [r.body for r in reader.read_queue(queue, count=1)] == [b"first"]
         finally:
             reader.close()
-    assert any("created 20 queue topics" in m for m in service.messages())
+    assert any("created 10 queue topics" in m for m in service.messages())

@@ -110,16 +110,27 @@ def test_state_survives_a_restart_and_a_lost_rocksdb_directory(
 
 
 def test_sigkill_during_persistent_publications_loses_and_duplicates_nothing(
-    start_service: Callable[..., ServiceProcess], client: KafkaPubSub
+    start_service: Callable[..., ServiceProcess],
+    client: KafkaPubSub,
+    kafka_bootstrap: str,
+    namespace: str,
 ) -> None:
-    service = start_service()
+    """Two workers (issue 34), one killed and restarted, then a third joining: partitions
+    move in the middle of the run, and every publication is delivered once."""
+    service, _ = start_service("a"), start_service("b")
+    publishers = [KafkaPubSub(kafka_bootstrap, namespace=namespace) for _ in range(4)]
     assert client.register("Orders/#", queue="APP.ORDERS").ok  # type: ignore[union-attr]
     total = 3000
     for i in range(total):
-        client.publish(f"Orders/{i % 7}", f"order-{i}".encode(), persistent=True, wait=None)
+        publisher = publishers[i % 4]  # four keys: over the stream's partitions, both workers
+        publisher.publish(f"Orders/{i % 7}", f"order-{i}".encode(), persistent=True, wait=None)
         if i == 1000:
             service.kill()  # in the middle of the run
             service.start()
+        if i == 1800:
+            start_service("c")  # a rebalance: it takes partitions from the others
+    for publisher in publishers:
+        publisher.close()
     bodies = [m.body for m in client.read_queue("APP.ORDERS", count=total + 1, timeout=60)]
     assert len(bodies) == total, f"{len(bodies)} delivered"
     assert sorted(bodies) == sorted(f"order-{i}".encode() for i in range(total))

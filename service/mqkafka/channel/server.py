@@ -282,6 +282,15 @@ class Listener:
         deadline = time.monotonic() + STOP_WAIT_S
         for thread in threads:
             thread.join(max(deadline - time.monotonic(), 0.1))
+        with self._lock:
+            stuck = list(self.connections.values())
+        for connection in stuck:
+            # inside an MQI call that cannot be cut short (an MQGET's wait): its MQDISC at
+            # exit would wait for the call, so the process ends without it, as a crash would
+            # (its unit of work is backed out when Kafka's locks expire)
+            connection.session.leave_at_exit()
+            log.warning("channel: connection %s still in an MQI call: ended without MQDISC",
+                        connection.info.number)  # fmt: skip
         log.info("channel: listener stopped (%d connections ended)", len(live))
 
 

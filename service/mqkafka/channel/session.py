@@ -144,6 +144,11 @@ class Session:
             except MQError as error:
                 log.warning("channel: MQDISC: %s", error)
 
+    def leave_at_exit(self) -> None:
+        """No MQDISC when the process exits (a call of this session's is stuck)."""
+        if self.qmgr is not None:
+            self.qmgr.disconnect_on_exit = False
+
     # ---- objects ----
 
     def open(self, order: str, api: verbs.ApiHeader, rest: bytes) -> bytes:

@@ -5,12 +5,17 @@ the queue manager's MQINQ answers, MQCLOSE with MQCO_DELETE_PURGE of a dynamic q
 
 from __future__ import annotations
 
+import struct
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
 
 import mqkafka.mqi as pymqi
+from mqkafka.channel.codec import segments, verbs
+from mqkafka.channel.codec.mqstructs import GMO_KIND, md_bytes, new_struct
+from mqkafka.channel.codec.segments import Header, SegType
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from tests.integration.channel.conftest import ListenerProcess, connect_qmgr
 from tests.integration.channel.rawclient import RawClient
@@ -127,3 +132,23 @@ def test_a_model_queue_opens_a_dynamic_queue_that_close_deletes(
     assert client.close(hobj, C.MQCO_DELETE_PURGE) == 0
     assert qmgr.display_queue(name) is None
     client.drop()
+
+
+def test_a_stop_ends_a_parked_mqget_with_the_terminating_status(
+    qmgr: QueueManager, listener: ListenerProcess
+) -> None:
+    """Last in this module: it stops the listener."""
+    client = RawClient(listener.port)
+    assert client.conn() == 0
+    hobj = client.open("WAIT.Q", C.MQOO_INPUT_AS_Q_DEF)
+    md = md_bytes(pymqi.MD(), ">", 2)
+    gmo = new_struct(GMO_KIND, 3, ">", Options=C.MQGMO_WAIT, WaitInterval=600_000)
+    request = md + gmo.to_bytes(">") + struct.pack(">i", 4096)
+    body = verbs.ApiHeader(16 + len(request), 0, 0, hobj).to_bytes(">") + request
+    client.sock.sendall(Header(SegType.MQGET, length=28 + len(body)).to_bytes() + body)
+    time.sleep(1)  # the MQGET is parked in the listener
+    assert listener.stop() == 0
+    header, status = client._read()
+    assert header.seg_type == SegType.STATUS_DATA
+    assert verbs.parse_status(status, ">") == segments.STATUS_QM_TERMINATING
+    assert any("still in an MQI call: ended without MQDISC" in line for line in listener.lines)

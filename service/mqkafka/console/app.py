@@ -28,7 +28,12 @@ from mqkafka.console import pages
 from mqkafka.console.live import RateFeed
 from mqkafka.console.pages import ConsoleSettings
 from mqkafka.kafka.clients import KafkaEdgeError, KafkaException
-from mqkafka.query.actions import cause_repeats, delete_subscription, reput_dead_letter
+from mqkafka.query.actions import (
+    administer_queue,
+    cause_repeats,
+    delete_subscription,
+    reput_dead_letter,
+)
 from mqkafka.query.service import sample
 
 NAV = (
@@ -136,6 +141,21 @@ def create_app(settings: ConsoleSettings) -> Starlette:
         )
         return _back("/subscriptions", outcome.ok, outcome.text)
 
+    async def queue_action(request: Request) -> Response:
+        values = await _form(request)
+        if values is None:
+            return Response("actions are off (start the console with --allow-actions)", 403)
+        depth = values.get("max_depth", "").strip()
+        if depth and not depth.isdigit():
+            return _back("/queues", False, f"MAXDEPTH must be a count, not {depth!r}")
+        outcome = await asyncio.to_thread(
+            administer_queue, settings.config, values.get("action", ""),
+            values.get("queue", "").strip(), namespace=settings.namespace, qmgr=settings.qmgr,
+            purge=values.get("purge") == "yes", description=values.get("description", ""),
+            max_depth=int(depth) if depth else None,
+        )  # fmt: skip
+        return _back("/queues", outcome.ok, outcome.text)
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
@@ -158,6 +178,7 @@ def create_app(settings: ConsoleSettings) -> Starlette:
         Route("/events/rates", events),
         Route("/actions/reput", reput, methods=["POST"]),
         Route("/actions/delete-subscription", delete_sub, methods=["POST"]),
+        Route("/actions/queue", queue_action, methods=["POST"]),
         Mount("/static", StaticFiles(packages=[("mqkafka.console", "static")]), name="static"),
     ]  # fmt: skip
     return Starlette(routes=routes, lifespan=lifespan)

@@ -134,6 +134,48 @@ def reput_dead_letter(
         manager.disconnect()
 
 
+QUEUE_ACTIONS = ("define", "clear", "delete")
+
+
+def administer_queue(
+    config: ClientConfig,
+    action: str,
+    queue: str,
+    *,
+    namespace: str = "",
+    qmgr: str = "QM1",
+    purge: bool = False,
+    description: str = "",
+    max_depth: int | None = None,
+) -> ActionResult:
+    """DEFINE QLOCAL, CLEAR QLOCAL or DELETE QLOCAL [PURGE] of ``queue``, as ``mqk queue``
+    does them (query/queueadmin.py), with runmqsc's rules."""
+    import mqkafka.mqi as pymqi
+    from mqkafka.query import queueadmin
+
+    if action not in QUEUE_ACTIONS:
+        return ActionResult(False, f"no queue action {action!r}")
+    try:
+        manager = queueadmin.connect(config, namespace, qmgr)
+    except pymqi.MQMIError as error:
+        return ActionResult(False, f"connect: {name_of(error.reason)}")
+    try:
+        if action == "define":
+            changes: dict[str, Any] = {"description": description} if description else {}
+            if max_depth is not None:
+                changes["max_depth"] = max_depth
+            done = queueadmin.define_queue(manager, queue, changes)
+        elif action == "clear":
+            done = queueadmin.clear_queue(manager, queue)
+        else:
+            done = queueadmin.delete_queue(manager, queue, purge=purge)
+    except pymqi.MQMIError as error:
+        return ActionResult(False, f"{action} {queue}: {name_of(error.reason)} ({error.reason})")
+    finally:
+        manager.disconnect()
+    return ActionResult(True, done)
+
+
 def delete_subscription(
     config: ClientConfig, view: SubscriptionView, *, namespace: str = "", wait: float = 30.0
 ) -> ActionResult:
@@ -167,4 +209,11 @@ def delete_subscription(
     return ActionResult(False, text, result)
 
 
-__all__ = ["ActionResult", "cause_repeats", "delete_subscription", "reput_dead_letter"]
+__all__ = [
+    "QUEUE_ACTIONS",
+    "ActionResult",
+    "administer_queue",
+    "cause_repeats",
+    "delete_subscription",
+    "reput_dead_letter",
+]

@@ -325,3 +325,63 @@ def test_the_first_publication_after_a_start_reaches_every_queue_the_missing_mad
         finally:
             reader.close()
     assert any("created 10 queue topics" in m for m in service.messages())
+
+
+def test_the_console_defines_clears_and_deletes_queues(
+    kafka_bootstrap: str, namespace: str
+) -> None:
+    import http.client
+    import socket
+    import threading
+    import time
+    from urllib.parse import unquote_plus, urlencode
+
+    import uvicorn
+
+    from mqkafka.console.app import create_app
+    from mqkafka.console.pages import ConsoleSettings
+
+    settings = ConsoleSettings(
+        ClientConfig(kafka_bootstrap), namespace, allow_actions=True, token="t0k"
+    )
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    )
+    threading.Thread(target=server.run, daemon=True).start()
+    assert wait_until(lambda: server.started, 30)
+
+    def request(method: str, path: str, form: dict[str, str] | None = None) -> tuple[int, str]:
+        """The status and the redirect's query (an action) or the page (a GET)."""
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        body = urlencode(form) if form is not None else None
+        headers = {"Content-Type": "application/x-www-form-urlencoded"} if form else {}
+        conn.request(method, path, body=body, headers=headers)
+        answer = conn.getresponse()
+        text = answer.read().decode()
+        where = answer.getheader("Location") or ""
+        conn.close()
+        return answer.status, unquote_plus(where.partition("?")[2]) if where else text
+
+    def act(**form: str) -> str:
+        status, said_back = request("POST", "/actions/queue", {"token": "t0k", **form})
+        assert status == 303, (status, said_back)
+        return said_back
+
+    try:
+        defined = act(action="define", queue="WEB.Q", description="from the console",
+                      max_depth="7")  # fmt: skip
+        assert defined == "notice=queue WEB.Q defined (local)"
+        status, page = request("GET", "/queues")
+        assert status == 200 and 'data-queue="WEB.Q"' in page and "from the console" in page
+        missing = act(action="delete", queue="NO.SUCH.Q")
+        assert missing.startswith("failed=delete NO.SUCH.Q: MQRC_UNKNOWN_OBJECT_NAME (2085)")
+        assert "cleared" in act(action="clear", queue="WEB.Q")
+        assert act(action="delete", queue="WEB.Q", purge="yes") == "notice=queue WEB.Q deleted"
+        assert request("POST", "/actions/queue", {"token": "wrong"})[0] == 403
+    finally:
+        server.should_exit = True
+        time.sleep(0.5)
+        settings.close()

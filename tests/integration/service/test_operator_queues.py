@@ -385,3 +385,27 @@ def test_the_console_defines_clears_and_deletes_queues(
         server.should_exit = True
         time.sleep(0.5)
         settings.close()
+
+
+def test_pcf_clears_a_queue_unless_it_is_open(kafka_bootstrap: str, namespace: str) -> None:
+    import mqkafka.mqi as pymqi
+    from mqkafka.mqi import CMQC
+
+    qmgr = pymqi.connect("QM1", bootstrap_servers=kafka_bootstrap, namespace=namespace)
+    try:
+        pcf = pymqi.PCFExecute(qmgr)
+        pcf.MQCMD_CREATE_Q({CMQC.MQCA_Q_NAME: b"PCF.CLEARED", CMQC.MQIA_Q_TYPE: CMQC.MQQT_LOCAL})
+        queue = pymqi.Queue(qmgr, "PCF.CLEARED", CMQC.MQOO_OUTPUT)
+        queue.put(b"one")
+        queue.put(b"two")
+        with pytest.raises(pymqi.MQMIError) as in_use:
+            pcf.MQCMD_CLEAR_Q({CMQC.MQCA_Q_NAME: b"PCF.CLEARED"})
+        assert in_use.value.reason == CMQC.MQRC_OBJECT_IN_USE
+        queue.close()
+        pcf.MQCMD_CLEAR_Q({CMQC.MQCA_Q_NAME: b"PCF.CLEARED"})
+        assert qmgr.queue_depth("PCF.CLEARED") == 0
+        with pytest.raises(pymqi.MQMIError) as unknown:
+            pcf.MQCMD_CLEAR_Q({CMQC.MQCA_Q_NAME: b"PCF.NEVER"})
+        assert unknown.value.reason == CMQC.MQRC_UNKNOWN_OBJECT_NAME
+    finally:
+        qmgr.disconnect()

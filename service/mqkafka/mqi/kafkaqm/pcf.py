@@ -4,6 +4,7 @@
 |---|---|
 | MQCMD_CREATE_Q | ``QueueManager.define_queue``, local or model (MQIACF_REPLACE: kept if there) |
 | MQCMD_DELETE_Q | ``QueueManager.delete_queue`` (MQIACF_PURGE) |
+| MQCMD_CLEAR_Q | ``QueueManager.clear_queue`` (refused while open: MQRC_OBJECT_IN_USE) |
 | MQCMD_INQUIRE_Q | the catalogue (names generic with a trailing ``*``), depth from Kafka |
 | MQCMD_INQUIRE_SUBSCRIPTION | the broker's subscriptions (``mqk-subscriptions``), by SubName |
 | MQCMD_DELETE_SUBSCRIPTION | a DeregSub for the named subscription, as ``mqk sub delete`` |
@@ -197,6 +198,7 @@ class PCFExecute:
             "MQCMD_CREATE_Q": self._create_q,
             "MQCMD_CHANGE_Q": self._change_q,
             "MQCMD_DELETE_Q": self._delete_q,
+            "MQCMD_CLEAR_Q": self._clear_q,
             "MQCMD_INQUIRE_Q": self._inquire_q,
             "MQCMD_INQUIRE_SUBSCRIPTION": self._inquire_sub,
             "MQCMD_DELETE_SUBSCRIPTION": self._delete_sub,
@@ -283,6 +285,16 @@ class PCFExecute:
         if self.qmgr.display_queue(name) is None:
             raise _failed(RC.UNKNOWN_OBJECT_NAME, name)
         self.qmgr.delete_queue(name, purge=args.get(F.MQIACF_PURGE) == F.MQPO_YES)
+        return []
+
+    def _clear_q(self, args: Params, _: list[Any]) -> list[Params]:
+        """CLEAR QLOCAL: refused while the queue is open (MQRC_OBJECT_IN_USE)."""
+        name = _text(args.get(C.MQCA_Q_NAME, ""))
+        if not name:
+            raise _failed(F.MQRCCF_PARM_MISSING, "MQCA_Q_NAME")
+        if self.qmgr.display_queue(name) is None:
+            raise _failed(RC.UNKNOWN_OBJECT_NAME, name)
+        self.qmgr.clear_queue(name)
         return []
 
     def _inquire_q(self, args: Params, filters: list[Any]) -> list[Params]:

@@ -53,6 +53,7 @@ from mqkafka.wire.names import queue_to_topic
 # (one place for the MQI, this client, the CLI and Faust).
 
 REPLY_QUEUE = "MQK.CLIENT.REPLY"
+REPLY_RETENTION_MS = str(3600 * 1000)  # of REPLY_QUEUE's topic, when this client makes it
 
 
 class NoReply(TimeoutError):
@@ -226,7 +227,10 @@ class KafkaPubSub:
         if self._replies is not None:
             return
         topic = queue_to_topic(self.reply_queue, self.namespace)
-        topicadmin.ensure_topic(clients.admin(self.kafka), topic)
+        # mqk's shared reply queue keeps replies an hour, not for ever: each is read within
+        # its command's wait, and the queue grew with every command (issue 35)
+        config = {"retention.ms": REPLY_RETENTION_MS} if self.reply_queue == REPLY_QUEUE else {}
+        topicadmin.ensure_topic(clients.admin(self.kafka), topic, config=config)
         consumer = clients.consumer(self.kafka, _READER)
         consumer.assign([TopicPartition(topic, 0, _end_offset(consumer, topic))])
         self._replies = consumer

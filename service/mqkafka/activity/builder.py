@@ -110,12 +110,21 @@ class ActivityRecorder:
         cleared every millisecond) cost 10% of the dispatcher on the corpus, whose
         publications differ in topic or time and never hit it."""
         last = self._last  # the MsgId first: it differs from one publication to the next
-        if last is None or last[4] != msg_id or last[:4] != (plan, now_ms, put_ms, size):
-            self._last = (plan, now_ms, put_ms, size, msg_id)
-            self._block = self.encoder.publication_block(
-                now_ms, put_ms, msg_id, command, size, copies, body_size
-            )
-        self.blocks.append(self._block)
+        if (
+            last is not None
+            and last[4] == msg_id
+            and last[0] is plan
+            and last[1] == now_ms
+            and last[2] == put_ms
+            and last[3] == size
+        ):
+            self.blocks.append(self._block)
+            return
+        self._last = (plan, now_ms, put_ms, size, msg_id)
+        self._block = block = self.encoder.publication_block(
+            now_ms, put_ms, msg_id, command, size, copies, body_size
+        )
+        self.blocks.append(block)
 
     def records(self) -> list[OutRecord]:
         """The events collected since the last call, as ActivityBatch records."""

@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 
 HANDSHAKE_LIMIT = 65_536  # the largest initial-data segment taken before sizes are agreed
 STOP_WAIT_S = 10.0
+BEAT_S = 2.0  # a heartbeat this often while a verb waits (the client's patience: ~5 s)
 
 
 class Closed(Exception):
@@ -70,6 +71,8 @@ class ChannelConnection:
         self.max_segment = settings.max_segment
         self._send_lock = threading.Lock()
         self.stopping = False
+        self.busy_since: float | None = None  # a verb in the MQI since then (MQGET's wait)
+        self.last_beat = 0.0
 
     # ---- bytes ----
 
@@ -147,6 +150,7 @@ class ChannelConnection:
             qmgr=self.settings.qmgr,
             max_segment=self.settings.max_segment,
             max_message=self.settings.max_message,
+            heartbeat=self.settings.heartbeat,
         )
         self.info.channel = client.channel
         self.session.ccsid = header.ccsid
@@ -163,7 +167,10 @@ class ChannelConnection:
             if header.seg_type == SegType.STATUS_DATA:
                 return  # the client's close
             if header.seg_type == SegType.HEARTBEAT:
-                self.send(SegType.HEARTBEAT, body)
+                log.debug("channel: connection %s HEARTBEAT flags %#x: %s", self.info.number,
+                          header.flags1, body.hex())  # fmt: skip
+                if header.flags1 & Flags1.CONFIRM_REQUEST:  # the client asks; else it answers
+                    self.send(SegType.HEARTBEAT, b"")
                 continue
             if header.seg_type not in KNOWN_VERBS:
                 raise ChannelError(STATUS_SEGMENT_TYPE, f"segment type {header.seg_type:#x}")
@@ -171,7 +178,11 @@ class ChannelConnection:
             if whole is None:
                 continue
             first, request = whole
-            reply = self.session.call(first.seg_type, first.order, request)
+            self.busy_since = time.monotonic()
+            try:
+                reply = self.session.call(first.seg_type, first.order, request)
+            finally:
+                self.busy_since = None
             if log.isEnabledFor(logging.DEBUG):
                 log.debug("channel: connection %s %s: %d bytes -> CC %d RC %d", self.info.number,
                           _name(first.seg_type), len(request), *struct.unpack_from(
@@ -184,6 +195,20 @@ class ChannelConnection:
                          self.info.user or "-", self.info.appl or "-")  # fmt: skip
             if first.seg_type == SegType.MQDISC:
                 continue  # the client's STATUS close follows
+
+    def beat_if_due(self, now: float) -> None:
+        """During a long verb (an MQGET's wait) a heartbeat request every BEAT_S: the Java
+        client takes about 5 s of silence in a call as a broken connection (MQRC 2009, and
+        its later replies out of step), whatever heartbeat interval was agreed. The request
+        is an empty HEARTBEAT with CONFIRM_REQUEST; the client answers with an empty one."""
+        since = self.busy_since
+        if since is None or now - max(since, self.last_beat) < BEAT_S:
+            return
+        self.last_beat = now
+        flags = Flags1.FIRST | Flags1.LAST | Flags1.CONFIRM_REQUEST
+        header = self.template.for_body(SegType.HEARTBEAT, 0, flags)
+        with contextlib.suppress(OSError), self._send_lock:
+            self.sock.sendall(header.to_bytes())
 
     def stop(self) -> None:
         """End this connection as a quiescing queue manager does; its thread finishes."""
@@ -223,6 +248,7 @@ class Listener:
 
     def serve(self) -> None:
         assert self.server is not None, "start() first"
+        threading.Thread(target=self._beats, name="channel-heartbeats", daemon=True).start()
         while not self._stop.is_set():
             try:
                 sock, address = self.server.accept()
@@ -263,6 +289,14 @@ class Listener:
             with self._lock:
                 self.connections.pop(connection.info.number, None)
                 self.threads.pop(connection.info.number, None)
+
+    def _beats(self) -> None:
+        while not self._stop.wait(BEAT_S / 4):
+            with self._lock:
+                live = list(self.connections.values())
+            now = time.monotonic()
+            for connection in live:
+                connection.beat_if_due(now)
 
     def listing(self) -> list[ConnectionInfo]:
         with self._lock:

@@ -25,6 +25,7 @@ class ListenerSettings:
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     max_message: int = DEFAULT_MAX_MESSAGE
     max_segment: int = MAX_SEGMENT
+    heartbeat: int = 300  # seconds: the least heartbeat interval the listener agrees to
 
     @property
     def max_flow(self) -> int:

@@ -147,6 +147,11 @@ def test_a_verb_before_mqconn_is_answered_with_hconn_error(listener: Listener) -
     assert struct.unpack(">ii", reply[32:40]) == (2, 2018)  # MQRC_HCONN_ERROR
 
 
+def test_a_heartbeat_request_is_answered(listener: Listener) -> None:
+    got = _converse(listener, _segment_of(SegType.HEARTBEAT, b"", flags=0x31))
+    assert [(s[9], s[10], len(s)) for s in got] == [(SegType.HEARTBEAT, 0x30, 28)]
+
+
 def test_a_wrong_queue_manager_name_is_2058(listener: Listener) -> None:
     conn = b"QMX".ljust(48) + b"probe".ljust(28) + bytes(64)
     api = struct.pack(">Iiii", 16 + len(conn), 0, 0, 0)

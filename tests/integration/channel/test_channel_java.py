@@ -1,5 +1,6 @@
 """The IBM MQ classes for Java (9.4.4, unmodified) through ``mqk listen``: put/get, browse,
-syncpoint, CorrelId match, dynamic queues, MQPUT1, a 150 kB message, 2085 and 2058, and a
+syncpoint, CorrelId match, dynamic queues, MQPUT1, a 150 kB message, an MQGET that waits
+longer than the client's patience for silence, 2085 and 2058, and a
 message each way between a Java and a Python MQI program on the same queues."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from tests.integration.channel.conftest import ListenerProcess, connect_qmgr, ru
 from tests.unit.channel.observed import client_initial_data
 
 CHECKS = [
-    "connect", "putget", "browse", "syncpoint", "correlid", "dynamic", "put1", "big",
+    "connect", "putget", "browse", "syncpoint", "correlid", "dynamic", "put1", "big", "long_wait",
     "unknown2085", "qmgr2058", "python_exchange", "disconnect",
 ]  # fmt: skip
 

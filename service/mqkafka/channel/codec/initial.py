@@ -106,7 +106,13 @@ class Agreed:
 
 
 def negotiate(
-    client: InitialData, order: str, *, qmgr: str, max_segment: int, max_message: int
+    client: InitialData,
+    order: str,
+    *,
+    qmgr: str,
+    max_segment: int,
+    max_message: int,
+    heartbeat: int = HEARTBEAT_S,
 ) -> tuple[Agreed, bytes]:
     """The agreed values and the answering ID's bytes (same layout as the client's, at the
     agreed FAP level's size). A client below :data:`MIN_FAP` or with a segment size below
@@ -119,7 +125,7 @@ def negotiate(
         fap=min(client.fap, OUR_FAP),
         max_segment=min(client.max_segment, max_segment),
         max_message=min(client.max_message or max_message, max_message),
-        heartbeat=max(client.heartbeat, HEARTBEAT_S),
+        heartbeat=max(client.heartbeat, heartbeat) if heartbeat else 0,
     )
     out = bytearray(client.raw[: id_length(agreed.fap)])
     out[4] = agreed.fap

@@ -92,6 +92,18 @@ public class MqClassesCheck {
             expect(get(q, CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, null), big);
             q.close();
         });
+        check("long_wait", () -> {
+            // the listener beats while an MQGET waits: the client counts ~5 s of silence as
+            // a broken connection (2009) and its later replies fall out of step
+            MQQueue q = open(queue);
+            MQGetMessageOptions gmo = new MQGetMessageOptions();
+            gmo.options = CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT;
+            gmo.waitInterval = 8_000;
+            expectReason(() -> q.get(new MQMessage(), gmo), 2033);
+            put(q, "after the wait", null, CMQC.MQPMO_NO_SYNCPOINT);
+            expect(get(q, CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT, null), "after the wait");
+            q.close();
+        });
         check("unknown2085", () -> expectReason(() -> open("NO.SUCH.QUEUE.ANYWHERE"), 2085));
         check("qmgr2058", () -> expectReason(() -> new MQQueueManager("QMX", props), 2058));
         if (args.length > 4) {

@@ -108,8 +108,9 @@ def _delete(command: MqscCommand) -> Step:
     purge = command.has("PURGE")
     ignored = tuple(k for k, _ in command.keywords if k not in ("PURGE", "NOPURGE"))
     return Step(
-        command.line, command.text, "delete", command.name or "", purge=purge, ignored=ignored
-    )
+        command.line, command.text, "delete", command.name or "", purge=purge, ignored=ignored,
+        model=QUEUE_TYPES[command.object_type],
+    )  # fmt: skip
 
 
 def _clear(command: MqscCommand) -> Step:
@@ -273,9 +274,13 @@ class Runner:
             )  # fmt: skip
             return [done]
         if step.action == "alter":
-            return [admin.alter_queue(self.qmgr, step.name, changes, partitions=partitions)]
+            return [
+                admin.alter_queue(
+                    self.qmgr, step.name, changes, partitions=partitions, model=step.model
+                )
+            ]
         if step.action == "delete":
-            return [admin.delete_queue(self.qmgr, step.name, purge=step.purge)]
+            return [admin.delete_queue(self.qmgr, step.name, purge=step.purge, model=step.model)]
         if step.action == "clear":
             return [admin.clear_queue(self.qmgr, step.name)]
         if step.action == "display-sub":

@@ -77,26 +77,43 @@ def define_queue(
 
 
 def alter_queue(
-    qmgr: Any, name: str, changes: Mapping[str, Any], *, partitions: int | None = None
+    qmgr: Any,
+    name: str,
+    changes: Mapping[str, Any],
+    *,
+    partitions: int | None = None,
+    model: bool | None = None,
 ) -> str:
-    if qmgr.display_queue(name) is None:
-        raise failed(RC.UNKNOWN_OBJECT_NAME, f"ALTER: no queue {name}")
+    """ALTER; ``model`` says which it names (QLOCAL False, QMODEL True; None: either)."""
+    _existing(qmgr, name, "ALTER", model)
     qmgr.alter_queue(name, partitions=partitions, **changes)
     return f"queue {name} altered"
 
 
-def delete_queue(qmgr: Any, name: str, *, purge: bool = False) -> str:
-    if qmgr.display_queue(name) is None:
-        raise failed(RC.UNKNOWN_OBJECT_NAME, f"DELETE: no queue {name}")
+def delete_queue(qmgr: Any, name: str, *, purge: bool = False, model: bool | None = None) -> str:
+    _existing(qmgr, name, "DELETE", model)
     qmgr.delete_queue(name, purge=purge)
     return f"queue {name} deleted"
 
 
 def clear_queue(qmgr: Any, name: str) -> str:
-    if qmgr.display_queue(name) is None:
-        raise failed(RC.UNKNOWN_OBJECT_NAME, f"CLEAR: no queue {name}")
+    _existing(qmgr, name, "CLEAR", False)
     cleared = qmgr.clear_queue(name)
     return f"queue {name} cleared ({cleared} message(s) discarded)"
+
+
+def _existing(qmgr: Any, name: str, verb: str, model: bool | None) -> QueueDefinition:
+    """The queue's definition; none is 2085, and a local queue named as a model (or the
+    other way round) is the wrong type, as runmqsc's ALTER QLOCAL of a QMODEL is."""
+    definition: QueueDefinition | None = qmgr.display_queue(name)
+    if definition is None:
+        raise failed(RC.UNKNOWN_OBJECT_NAME, f"{verb}: no queue {name}")
+    if model is not None and definition.is_model != model:
+        raise failed(
+            RC.CF_Q_WRONG_TYPE, f"{name} is a {_kind(definition.queue_type)} queue, not a "
+            f"{_kind(C.MQQT_MODEL if model else C.MQQT_LOCAL)} one",
+        )  # fmt: skip
+    return definition
 
 
 def _kind(queue_type: int) -> str:

@@ -135,6 +135,7 @@ DEFINE CHANNEL(APP.SVRCONN) CHLTYPE(SVRCONN) TRPTYPE(TCP)
 ALTER QL(APP.IN) MAXMSGL(1000)
 DISPLAY QLOCAL(APP.*) ALL
 DELETE QLOCAL(APP.OLD)
+ALTER QLOCAL(APP.REPLY.MODEL) MAXDEPTH(5)
 END
 DEFINE QLOCAL(NEVER.READ)
 """
@@ -154,8 +155,10 @@ def test_a_runmqsc_script_provisions_the_queues_and_names_what_it_skips(
     assert any(line.startswith("line 8: DELETE QLOCAL(APP.OLD)") and "2085" in line
                for line in lines)  # fmt: skip
     assert "  QUEUE(APP.IN) TYPE(QLOCAL) CURDEPTH(0) DESCR(Bob's input)" in lines
+    wrong_type = next(line for line in lines if line.startswith("line 9: ALTER QLOCAL("))
+    assert "MQRCCF_Q_WRONG_TYPE" in wrong_type and "a model queue, not a local one" in wrong_type
     assert (
-        "NEVER.READ" not in out and "6 command(s) read: 4 applied, 1 not supported, 1 failed" in out
+        "NEVER.READ" not in out and "7 command(s) read: 4 applied, 1 not supported, 2 failed" in out
     )
 
     reader = QueueReader(ClientConfig(kafka_bootstrap), namespace)

@@ -128,6 +128,13 @@ def test_each_command_is_planned_as_mqk_applies_it(
     assert (step.action, step.values) == (action, values)
 
 
+def test_the_object_type_written_is_kept_for_the_type_check() -> None:
+    alter, delete_model, delete_local = plan_script(
+        "ALTER QMODEL(M) MAXDEPTH(1)\nDELETE QMODEL(M)\nDELETE QLOCAL(L)"
+    )
+    assert (alter.model, delete_model.model, delete_local.model) == (True, True, False)
+
+
 def test_what_the_emulator_does_not_keep_is_named_and_the_rest_applied() -> None:
     [step] = plan_script("DEFINE QLOCAL(A) BOQNAME(A.BACK) BOTHRESH(3) MAXDEPTH(9) NOREPLACE")
     assert step.action == "define" and step.values == {"max_depth": 9}

@@ -16,6 +16,8 @@ BENCHES = [
     "bench_relay",
     "bench_fanout",
     "bench_service",
+    "bench_listing",
+    "bench_cold_fanout",
     "bench_kafka_native",
     "bench_deploy",
     "bench_resilience",

@@ -42,7 +42,9 @@ def main() -> None:
                 queue.put(b"one")
                 queue.put(b"two")
                 if i % 4 == 0:
-                    queue.get(None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=5000))
+                    queue.get(
+                        None, pymqi.MD(), pymqi.GMO(Options=CMQC.MQGMO_WAIT, WaitInterval=5000)
+                    )
                 queue.close()
         qmgr.disconnect()
         expected = sum(2 - (i % 4 == 0) for i in range(0, args.queues, 2))

@@ -87,7 +87,7 @@ def main() -> None:
             done = subprocess.run(
                 ["java", "-cp", f"{jars}/*:{classes}", "ChannelBench", "127.0.0.1", str(port),
                  java_queue, str(args.n), str(args.size)],
-                capture_output=True, text=True, check=True,
+                capture_output=True, text=True, check=True, cwd=classes,
             )  # fmt: skip
         finally:
             listener.send_signal(signal.SIGTERM)

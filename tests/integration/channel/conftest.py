@@ -139,6 +139,7 @@ def run_java(
     done = subprocess.run(
         [_tool("java"), "-cp", f"{jars}/*:{classes}", main, *args],
         capture_output=True, text=True, timeout=timeout, check=False,
+        cwd=classes,  # the client writes its FFDC reports into ./FFDC: not into the checkout
     )  # fmt: skip
     checks: dict[str, str] = {}
     for line in done.stdout.splitlines():

@@ -1,0 +1,116 @@
+"""kafka.lanes without Kafka: a consumer per topic, seen by the loop as one (issue 34)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mqkafka.kafka.clients import TopicPartition
+from mqkafka.kafka.lanes import TopicLanes, lane_instance_id
+
+
+class FakeLane:
+    """One topic's consumer: what it was made with, subscribed to, asked and given."""
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        self.settings = settings
+        self.subscribed: list[str] = []
+        self.waiting: list[str] = []  # records fetched, not yet consumed
+        self.waits: list[float] = []
+        self.seeks: list[tuple[str, int, int]] = []
+        self.closed = False
+
+    def subscribe(self, topics: list[str], on_assign: Any = None) -> None:
+        self.subscribed = topics
+
+    def consume(self, count: int, timeout: float) -> list[str]:
+        self.waits.append(timeout)
+        taken, self.waiting = self.waiting[:count], self.waiting[count:]
+        return taken
+
+    def seek(self, tp: TopicPartition) -> None:
+        self.seeks.append((tp.topic, tp.partition, tp.offset))
+
+    def consumer_group_metadata(self) -> str:
+        return f"metadata of {self.subscribed[0]}"
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def lanes(*topics: str, instance: str | None = "ns.mqk-serve-a") -> TopicLanes:
+    settings = {
+        "group.id": "ns.mqk-broker",
+        **({"group.instance.id": instance} if instance else {}),
+    }
+    made = TopicLanes(FakeLane, settings, topics)
+    made.subscribe(list(topics))
+    return made
+
+
+@pytest.mark.parametrize(
+    ("topic", "first", "expected"),
+    [
+        ("ns.SYSTEM.BROKER.CONTROL.QUEUE", True, "ns.mqk-serve-a"),
+        (
+            "ns.SYSTEM.BROKER.DEFAULT.STREAM",
+            False,
+            "ns.mqk-serve-a.ns.SYSTEM.BROKER.DEFAULT.STREAM",
+        ),
+        ("T" * 300, False, ("ns.mqk-serve-a." + "T" * 300)[:249]),
+    ],
+)
+def test_each_lane_is_a_static_member_of_its_own(topic: str, first: bool, expected: str) -> None:
+    assert lane_instance_id("ns.mqk-serve-a", topic, first) == expected
+
+
+def test_a_lane_per_topic_each_subscribed_to_its_own_in_the_one_group() -> None:
+    made = lanes("CONTROL", "STREAM")
+    control, stream = (made.lane_of(t) for t in ("CONTROL", "STREAM"))
+    assert (control.subscribed, stream.subscribed) == (["CONTROL"], ["STREAM"])
+    assert control.settings["group.id"] == stream.settings["group.id"] == "ns.mqk-broker"
+    assert control.settings["group.instance.id"] == "ns.mqk-serve-a"
+    assert stream.settings["group.instance.id"] == "ns.mqk-serve-a.STREAM"
+    assert "group.instance.id" not in lanes("A", "B", instance=None).lane_of("B").settings
+
+
+def test_what_has_arrived_in_every_lane_comes_at_once_and_the_first_asked_takes_turns() -> None:
+    made = lanes("CONTROL", "STREAM")
+    made.lane_of("CONTROL").waiting = ["c1"]
+    made.lane_of("STREAM").waiting = ["s1", "s2", "s3"]
+    assert made.consume(3, 0) == ["c1", "s1", "s2"]  # up to the count asked
+    made.lane_of("CONTROL").waiting = ["c2"]
+    assert made.consume(10, 0) == ["s3", "c2"]  # the stream's lane asked first this time
+
+
+def test_with_nothing_arrived_a_wait_is_shared_between_the_lanes() -> None:
+    made = lanes("CONTROL", "STREAM")
+    assert made.consume(5, 0.01) == []
+    assert made.lane_of("CONTROL").waits == [0, 0.005]
+    assert made.lane_of("STREAM").waits == [0, 0.005]
+    assert made.consume(5, 0) == []  # no wait asked: none made
+    assert made.lane_of("STREAM").waits == [0, 0.005, 0]
+
+
+def test_seeks_go_to_the_topics_lane_and_offsets_go_with_their_lanes_metadata() -> None:
+    made = lanes("CONTROL", "STREAM")
+    made.seek(TopicPartition("STREAM", 2, 40))
+    assert made.lane_of("STREAM").seeks == [("STREAM", 2, 40)]
+    assert made.lane_of("CONTROL").seeks == []
+    offsets = [TopicPartition("STREAM", 0, 5), TopicPartition("CONTROL", 0, 9)]
+    offsets.append(TopicPartition("STREAM", 3, 7))
+    sent = {
+        m: [(tp.topic, tp.partition) for tp in part]
+        for m, part in made.metadata_and_offsets(offsets)
+    }
+    assert sent == {
+        "metadata of STREAM": [("STREAM", 0), ("STREAM", 3)],
+        "metadata of CONTROL": [("CONTROL", 0)],
+    }
+
+
+def test_close_closes_every_lane() -> None:
+    made = lanes("CONTROL", "STREAM")
+    made.close()
+    assert made.lane_of("CONTROL").closed and made.lane_of("STREAM").closed

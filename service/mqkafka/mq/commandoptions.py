@@ -173,10 +173,50 @@ def parse_options(kind: type[_F], texts: Iterable[str], interface: Interface) ->
     for text in texts:
         for word in text.split():
             entry = table.get(word)
-            if entry is None or interface.value not in entry[1]:
+            if entry is None:
+                if word.isascii() and word.isdigit():
+                    bits |= _integer_option(word, interface, reason, tag)
+                    continue
+                raise MQError(reason, f"{word!r} is not a {tag} value", parm=tag)
+            if interface.value not in entry[1]:
                 raise MQError(reason, f"{word!r} is not a {tag} value", parm=tag)
             bits |= entry[0]
     return kind(bits)
+
+
+def _integer_bits(table: dict[str, tuple[Any, frozenset[str]]], interface: str) -> int:
+    """Every MQREGO_/MQPUBO_/MQDELO_ bit the interface defines (PubOpt.LOCAL has none)."""
+    bits = 0
+    for flag, interfaces in table.values():
+        if interface in interfaces and flag is not PubOpt.LOCAL:
+            bits |= int(flag)
+    return bits
+
+
+# The integer form (decimal, as PCF and AMQSPR2A write options, §2.5): IBM's JMS client sends
+# it (`MQPSRegOpts 66561`, `<RegOpt>66561</RegOpt>`), so a broker reads it.
+_INTEGER_BITS: dict[tuple[str, str], int] = {
+    (tag, face.value): _integer_bits(table, face.value)
+    for tag, table in (
+        ("RegOpt", REG_OPTION_VALUES),
+        ("PubOpt", PUB_OPTION_VALUES),
+        ("DelOpt", DEL_OPTION_VALUES),
+    )
+    for face in Interface
+}
+
+
+def _integer_option(word: str, interface: Interface, reason: RC, tag: str) -> int:
+    """A decimal option value; a bit the interface does not define is an options error."""
+    value = int(word)
+    unknown = value & ~_INTEGER_BITS[tag, interface.value]
+    if unknown:
+        raise MQError(
+            reason,
+            f"{word!r} sets {tag} bits {unknown:#x} {interface.value} does not define",
+            parm=tag,
+        )
+    return value
 
 
 def option_names(flags: RegOpt | PubOpt | DelOpt) -> list[str]:

@@ -33,6 +33,12 @@ from mqkafka.mq.errors import MQError
 from mqkafka.mq.mqmd import MQMD, MQMD_DEFAULT
 from mqkafka.mq.reasons import RC
 
+# Choice: IBM's JMS client (v6 migration mode) names its connection in every Publish - first in
+# an MQRFH (`UNIQUE_CONNECTION_ID <hex> MQPSCommand Publish ...`), inside <psc> in an MQRFH2.
+# The reference has no such tag; a broker that JMS works with accepts it, so it is read and
+# dropped, in any command and at any place. Any other unknown name keeps its reason code.
+CONNECTION_ID_TAG = "UNIQUE_CONNECTION_ID"
+
 _CLASSES: dict[str, type[Command]] = {
     c.name: c for c in (RegSub, DeregSub, ReqUpdate, Publish, DeletePub, RegPub, DeregPub)
 }
@@ -75,6 +81,8 @@ def _build(
     content: PublicationContent,
 ) -> Command:
     rfh1 = interface is Interface.RFH1
+    if any(tag == CONNECTION_ID_TAG for tag, _ in pairs):
+        pairs = [pair for pair in pairs if pair[0] != CONNECTION_ID_TAG]
     command_tag = "MQPSCommand" if rfh1 else "Command"
     if not pairs or pairs[0][0] != command_tag:
         # Choice (the reference does not say which): no Command at all is a mandatory property
@@ -167,4 +175,4 @@ def _normalise(
     return kwargs
 
 
-__all__ = ["command_from_psc", "command_from_rfh1"]
+__all__ = ["CONNECTION_ID_TAG", "command_from_psc", "command_from_rfh1"]

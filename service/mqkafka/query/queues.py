@@ -27,16 +27,13 @@ from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import (
     ConsumerGroupTopicPartitions,
-    IsolationLevel,
     KafkaException,
-    OffsetSpec,
-    TopicPartition,
 )
 from mqkafka.kafka.compacted import MissingTopic
 from mqkafka.kafka.groups import APP_GROUP_PREFIX, SERVICE_GROUP
 from mqkafka.mq.errors import MQError
 from mqkafka.mqi.kafkaqm.cataloguereader import CatalogueTail
-from mqkafka.mqi.kafkaqm.depths import depths
+from mqkafka.mqi.kafkaqm.depths import depths, watermarks
 from mqkafka.mqi.rules.catalogue import QueueDefinition
 from mqkafka.mqi.rules.cmqc import MQQDT_PERMANENT_DYNAMIC, MQQDT_TEMPORARY_DYNAMIC
 from mqkafka.wire.names import reserved_topic, topic_to_queue
@@ -165,7 +162,15 @@ class QueueReader:
     ) -> tuple[dict[str, int], dict[str, tuple[Reader, ...]]]:
         """topic → depth, and topic → the consumer groups that read it."""
         readers = self._readers(partitions)
-        ends = self._ends({t: partitions[t] for t in readers})
+        try:  # one round of offset requests for every partition of every queue
+            marks = watermarks(
+                self._queues, [(t, p) for t, n in partitions.items() for p in range(n)]
+            )
+        except MQError:
+            marks = {}
+        ends: dict[str, dict[int, int]] = {}
+        for (topic, partition), (_, high) in marks.items():
+            ends.setdefault(topic, {})[partition] = high
         service = self.namespace + SERVICE_GROUP
         read: dict[str, tuple[Reader, ...]] = {}
         by_service: dict[str, int] = {}
@@ -178,7 +183,9 @@ class QueueReader:
                 by_service[topic] = lag  # the service's queues: commands not yet processed
         shared = {t: n for t, n in partitions.items() if t not in by_service}
         try:
-            counted = depths(self._queues, shared, self._settings.share_group_of)
+            counted = depths(
+                self._queues, shared, self._settings.share_group_of, marks if marks else None
+            )
         except MQError:
             counted = {}
         return {**counted, **by_service}, read
@@ -238,24 +245,6 @@ class QueueReader:
                 if tp.topic in topics and tp.offset >= 0:
                     found.setdefault(group, {}).setdefault(tp.topic, {})[tp.partition] = tp.offset
         return found
-
-    def _ends(self, topics: dict[str, int]) -> dict[str, dict[int, int]]:
-        """topic → partition → last stable offset, for every topic in one request."""
-        request = {
-            TopicPartition(t, p): OffsetSpec.latest() for t, n in topics.items() for p in range(n)
-        }
-        if not request:
-            return {}
-        futures = self.admin.list_offsets(
-            request, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=TIMEOUT
-        )
-        ends: dict[str, dict[int, int]] = {}
-        for tp, future in futures.items():
-            try:
-                ends.setdefault(tp.topic, {})[tp.partition] = future.result().offset
-            except KafkaException:
-                continue  # a topic deleted as it was asked about: no lag to say
-        return ends
 
 
 def _reader(group: str, members: int, committed: dict[int, int], ends: dict[int, int]) -> Reader:

@@ -28,7 +28,7 @@ from typing import Any
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.cli.mqscparse import MqscCommand, MqscError, parse_script
 from mqkafka.cli.output import EXIT_OK, EXIT_REFUSED, note
-from mqkafka.cli.queueadmin import BY_MQSC, split_attributes
+from mqkafka.cli.queueadmin import BY_MQSC, QUEUE_ATTRIBUTES, split_attributes
 
 QUEUE_TYPES = {"QLOCAL": False, "QMODEL": True}  # → model
 DISPLAY_QUEUES = {"QLOCAL": "local", "QMODEL": "model", "QUEUE": None}
@@ -296,6 +296,7 @@ class Runner:
         reader = QueueReader(self.config, self.namespace)
         try:
             views = [v for v in reader.list() if fnmatch.fnmatchcase(v.name, step.name)]
+            definitions = reader.definitions()
         finally:
             reader.close()
         if step.action == "display-queue" and step.kind is not None:
@@ -310,7 +311,8 @@ class Runner:
             else:
                 qtype = "QMODEL" if v.kind == "model" else "QLOCAL"
                 depth = "" if v.depth is None else f" CURDEPTH({v.depth})"
-                lines.append(f"QUEUE({v.name}) TYPE({qtype}){depth} DESCR({v.description})")
+                shown = _attributes(definitions.get(v.name))
+                lines.append(f"QUEUE({v.name}) TYPE({qtype}){depth} DESCR({v.description}){shown}")
         return lines
 
     def _subscriptions(self, pattern: str) -> list[str]:
@@ -322,6 +324,20 @@ class Runner:
             lines.append(f"SUB({s.name or ''}) TOPICSTR({s.topic}) DEST({s.queue}) "
                          f"USERID({s.user_id})")  # fmt: skip
         return lines
+
+
+def _attributes(definition: Any) -> str:
+    """The definition's attributes as DISPLAY writes them (the table's, but DESCR)."""
+    if definition is None:
+        return ""
+    shown = []
+    for attribute in QUEUE_ATTRIBUTES:
+        if attribute.mqsc in (None, "DESCR") or not hasattr(definition, attribute.field):
+            continue
+        if attribute.applies == ("local" if definition.is_model else "model"):
+            continue
+        shown.append(f" {attribute.mqsc}({attribute.show(getattr(definition, attribute.field))})")
+    return "".join(shown)
 
 
 def _sub_matches(view: Any, pattern: str) -> bool:

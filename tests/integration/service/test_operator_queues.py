@@ -154,7 +154,8 @@ def test_a_runmqsc_script_provisions_the_queues_and_names_what_it_skips(
                in line for line in lines)  # fmt: skip
     assert any(line.startswith("line 8: DELETE QLOCAL(APP.OLD)") and "2085" in line
                for line in lines)  # fmt: skip
-    assert "  QUEUE(APP.IN) TYPE(QLOCAL) CURDEPTH(0) DESCR(Bob's input)" in lines
+    assert "  QUEUE(APP.IN) TYPE(QLOCAL) CURDEPTH(0) DESCR(Bob's input) MAXDEPTH(100) " \
+        "MAXMSGL(1000) DEFPSIST(NO) PUT(ENABLED) GET(ENABLED)" in lines  # fmt: skip
     wrong_type = next(line for line in lines if line.startswith("line 9: ALTER QLOCAL("))
     assert "MQRCCF_Q_WRONG_TYPE" in wrong_type and "a model queue, not a local one" in wrong_type
     assert (

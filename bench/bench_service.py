@@ -319,7 +319,9 @@ def throughput(
             )
 
         held = holdings(bootstrap, group)
-        each_before = [(w.cpu_seconds(), w.counters()) for w in services]
+        each_before = [
+            (w.cpu_seconds(), w.main_thread_cpu_seconds(), w.counters()) for w in services
+        ]
         before = cpu()
         jvm_before = 0.0 if jvm_stat is None else cpu_seconds(jvm_stat)
         began = time.monotonic()
@@ -333,8 +335,9 @@ def throughput(
         for spy in profiles:
             spy.wait(60)
         LAST_WORKERS.clear()
-        for w, (cpu_was, counted) in zip(services, each_before, strict=True):
+        for w, (cpu_was, main_was, counted) in zip(services, each_before, strict=True):
             now = w.counters()
+            busy = (w.main_thread_cpu_seconds() - main_was) / seconds
             txs = now["transactions"] - counted["transactions"]
             pubs = now["publications"] - counted["publications"]
             LAST_WORKERS.append({
@@ -346,6 +349,8 @@ def throughput(
                 "publications": int(pubs),
                 "transactions/s": round(txs / seconds, 1),
                 "publications per transaction": round(pubs / txs, 1) if txs else 0,
+                # the rest of the run its Python thread waited: for Kafka, or for a core
+                "Python thread busy": round(busy, 2),
             })  # fmt: skip
         total, main = after[0] - before[0], after[1] - before[1]
         LAST_RSS[:] = [max(w.peak_rss_kb() for w in services)]

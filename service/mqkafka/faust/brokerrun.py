@@ -32,6 +32,7 @@ import faust
 from mqkafka.faust.settings import make_app
 from mqkafka.service.app import BrokerService, ServiceError
 from mqkafka.service.config import ServiceConfig
+from mqkafka.service.limits import PRODUCER_MAX_MESSAGE_BYTES
 from mqkafka.wire.names import queue_to_topic
 
 log = logging.getLogger(__name__)
@@ -90,8 +91,11 @@ class FaustBrokerService(BrokerService):
         topics = [
             queue_to_topic(q, config.namespace) for q in (config.control_queue, *config.streams)
         ]
+        # The same consumer group as the default loop: mqk's "is a broker running?" asks it
+        # (so the two runtimes cannot serve one namespace at once: their group protocols differ).
+        largest = int(config.kafka_settings.get("message.max.bytes") or PRODUCER_MAX_MESSAGE_BYTES)
         self.app = make_app(
-            config.group_id + "-faust",
+            config.group_id,
             config.client,
             namespace=config.namespace,
             processing_guarantee="exactly_once",
@@ -99,6 +103,8 @@ class FaustBrokerService(BrokerService):
             broker_commit_interval=0.1,
             broker_session_timeout=10.0,
             broker_heartbeat_interval=1.0,
+            producer_max_request_size=largest,  # what the limits let through, aiokafka takes
+            consumer_max_fetch_size=max(largest, 4 << 20),
         )
         log.info("runtime: faust, app %s", self.app.conf.id)
         self.app.on_transaction_committed = self._committed
@@ -147,8 +153,11 @@ class FaustBrokerService(BrokerService):
             redirect_stdouts=False,
             quiet=True,
         )
+        code: object = 1
         try:
-            worker.execute_from_commandline()
+            worker.execute_from_commandline()  # ends in SystemExit, a clean stop's too
+        except SystemExit as stopped:
+            code = stopped.code
         finally:
             self.replica.close()
             if self.rocks is not None:
@@ -161,7 +170,9 @@ class FaustBrokerService(BrokerService):
                 self.rocks.close()
             self.catalogue.close()
             self.qmgr.disconnect()
-            log.info("broker stopped")
+        if code not in (0, None):
+            raise SystemExit(code)
+        log.info("broker stopped cleanly")
 
 
 def serve_until_stopped(config: ServiceConfig) -> None:

@@ -106,3 +106,14 @@ def test_every_attribute_shows_what_it_parses() -> None:
         sample = SAMPLES.get(attribute.field)
         if sample is not None:
             assert attribute.show(attribute.parse(sample)) == sample
+
+
+def test_mqk_help_lists_every_exit_code() -> None:
+    from mqkafka.cli import build_parser
+
+    text = build_parser().format_help()
+    assert "exit codes:" in text
+    for code, meaning in EXIT_CODES:
+        assert f"{code:>3}  {meaning}" in text
+    queue_help = build_parser().parse_known_args(["queue", "define", "Q"])[0]
+    assert queue_help.func.__name__ == "define_cmd"

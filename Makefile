@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 MQK_HOME ?= $(CURDIR)/.mqk
 export MQK_HOME
 
-.PHONY: run test install lint typecheck bench stop clean
+.PHONY: run test test-faust install lint typecheck bench stop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,16 @@ run: install
 # has its own broker; a file's tests stay in one worker, so its module fixtures start once.
 test: install lint typecheck
 	$(BIN)/python -m pytest -q -n 3 --dist loadfile --durations=25
+
+## test-faust: the service's integration tests that hold on `mqk serve --runtime faust` too, on
+## that runtime (not in `test`: it adds minutes; the README's Faust section says what differs)
+test-faust: install
+	MQK_RUNTIME=faust $(BIN)/python -m pytest -q -n 3 --dist loadfile \
+	  tests/integration/service/test_service_commands.py tests/integration/service/test_service_filters.py \
+	  tests/integration/service/test_service_seed_rules.py tests/integration/service/test_operator_queues.py \
+	  tests/integration/service/test_cli_operators.py tests/integration/service/test_large_messages.py \
+	  tests/integration/service/test_service_resilience.py \
+	  --deselect tests/integration/service/test_service_resilience.py::test_a_subscriber_queue_deleted_under_its_subscription_stops_nothing_and_loses_nothing
 
 lint: install
 	$(BIN)/ruff check service tests bench

@@ -123,6 +123,11 @@ class Service:
             self.proc.send_signal(signal.SIGTERM)
             self.proc.wait(120)
 
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(30)
+
 
 def delivered_span(
     bootstrap: str, topics: list[str], expect: int, timeout: float = 600
@@ -274,100 +279,105 @@ def throughput(
             Service(bootstrap, ns, Path(state), *extra, env=env, instance=f"bench{i}")
             for i in range(workers)
         ]
-        service = services[0]
-        queues = [f"BENCH.SUB{i}" for i in range(fanout)]
-        stream = queue_to_topic(DEFAULT_STREAM, ns)
-        if max_message_bytes:  # as an operator raises them: before the queues are used
-            admin = clients.admin(load_client_config(bootstrap))
-            big = {"max.message.bytes": str(max_message_bytes)}
-            for topic in [queue_to_topic(q, ns) for q in queues]:
-                create_topic_named(bootstrap, topic, big)
-            topicadmin.set_topic_configs(admin, stream, big)
-        service.start()
-        client = KafkaPubSub(load_client_config(bootstrap), namespace=ns)
-        corpus.subscribe(client, queues)
-        client.close()
-        service.stop()
-        limit = max_message_bytes + 100_000 if max_message_bytes else None
-        producing = {"message.max.bytes": limit} if limit else {}
-        # each worker sees every topic of the tree (more than one: in each partition)
-        spread = 1 if workers == 1 else partitions_of(bootstrap, stream)
-        for worker in services:
-            worker.start()
-        group = ns + "mqk-broker"
-        wait_members(bootstrap, group, stream, workers)
-        # The warm-ups once the group has settled: each worker makes the plans of its own
-        # partitions. Put before, they were read by the first worker up before the second
-        # joined, and the second made its plans in the timed run (issue 34: most of the CPU
-        # per publication that a second worker seemed to add).
-        warmed = corpus.fill_warm_up(bootstrap, stream, spread) if warm else 0
-        if warmed:  # the warm-ups are first in each partition: read once they are done
-            wait_committed(bootstrap, group, stream, warmed, interval=0.02)
-        # The input shows all at once, the workers running: a full stream, as when a stopped
-        # service starts again, but the workers hold their partitions, and no producer
-        # competes with them for the CPU.
-        _, release = corpus.fill_held(
-            bootstrap, stream, records, size, best=best, producer_config=producing
-        )
-        jvm = local_broker_pid(bootstrap)
-        jvm_stat = None if jvm is None else f"/proc/{jvm}/stat"
-
-        def cpu() -> tuple[float, float]:  # the workers' processes and Python threads
-            return (
-                sum(w.cpu_seconds() for w in services),
-                sum(w.main_thread_cpu_seconds() for w in services),
+        try:
+            service = services[0]
+            queues = [f"BENCH.SUB{i}" for i in range(fanout)]
+            stream = queue_to_topic(DEFAULT_STREAM, ns)
+            if max_message_bytes:  # as an operator raises them: before the queues are used
+                admin = clients.admin(load_client_config(bootstrap))
+                big = {"max.message.bytes": str(max_message_bytes)}
+                for topic in [queue_to_topic(q, ns) for q in queues]:
+                    create_topic_named(bootstrap, topic, big)
+                topicadmin.set_topic_configs(admin, stream, big)
+            service.start()
+            client = KafkaPubSub(load_client_config(bootstrap), namespace=ns)
+            corpus.subscribe(client, queues)
+            client.close()
+            service.stop()
+            limit = max_message_bytes + 100_000 if max_message_bytes else None
+            producing = {"message.max.bytes": limit} if limit else {}
+            # each worker sees every topic of the tree (more than one: in each partition)
+            spread = 1 if workers == 1 else partitions_of(bootstrap, stream)
+            for worker in services:
+                worker.start()
+            group = ns + "mqk-broker"
+            wait_members(bootstrap, group, stream, workers)
+            # The warm-ups once the group has settled: each worker makes the plans of its own
+            # partitions. Put before, they were read by the first worker up before the second
+            # joined, and the second made its plans in the timed run (issue 34: most of the CPU
+            # per publication that a second worker seemed to add).
+            warmed = corpus.fill_warm_up(bootstrap, stream, spread) if warm else 0
+            if warmed:  # the warm-ups are first in each partition: read once they are done
+                wait_committed(bootstrap, group, stream, warmed, interval=0.02)
+            # The input shows all at once, the workers running: a full stream, as when a stopped
+            # service starts again, but the workers hold their partitions, and no producer
+            # competes with them for the CPU.
+            _, release = corpus.fill_held(
+                bootstrap, stream, records, size, best=best, producer_config=producing
             )
+            jvm = local_broker_pid(bootstrap)
+            jvm_stat = None if jvm is None else f"/proc/{jvm}/stat"
 
-        held = holdings(bootstrap, group)
-        each_before = [
-            (w.cpu_seconds(), w.main_thread_cpu_seconds(), w.counters()) for w in services
-        ]
-        before = cpu()
-        jvm_before = 0.0 if jvm_stat is None else cpu_seconds(jvm_stat)
-        began = time.monotonic()
-        release()
-        profiles = _profile(services)
-        # The copies are read once the service is done (their timestamps are when it wrote
-        # them), so no reader competes with it for the CPU either.
-        wait_committed(bootstrap, group, stream, records + warmed)
-        after = cpu()
-        seconds = time.monotonic() - began
-        for spy in profiles:
-            spy.wait(60)
-        LAST_WORKERS.clear()
-        for w, (cpu_was, main_was, counted) in zip(services, each_before, strict=True):
-            now = w.counters()
-            busy = (w.main_thread_cpu_seconds() - main_was) / seconds
-            txs = now["transactions"] - counted["transactions"]
-            pubs = now["publications"] - counted["publications"]
-            LAST_WORKERS.append({
-                "worker": w.instance,
-                "partitions": held.get(w.instance, []),
-                "CPU µs per publication (of all)": round(
-                    (w.cpu_seconds() - cpu_was) / records * 1e6, 1
-                ),
-                "publications": int(pubs),
-                "transactions/s": round(txs / seconds, 1),
-                "publications per transaction": round(pubs / txs, 1) if txs else 0,
-                # the rest of the run its Python thread waited: for Kafka, or for a core
-                "Python thread busy": round(busy, 2),
-            })  # fmt: skip
-        total, main = after[0] - before[0], after[1] - before[1]
-        LAST_RSS[:] = [max(w.peak_rss_kb() for w in services)]
-        jvm_used = None if jvm_stat is None else cpu_seconds(jvm_stat) - jvm_before
-        CPU_US.append(total / records * 1e6)
-        per_copy = 1e6 / (records * fanout)  # µs per copy of one CPU second
-        jvm_per_copy = None if jvm_used is None else jvm_used * per_copy
-        CPU_SPLIT.append((main * per_copy, (total - main) * per_copy, jvm_per_copy))
-        for worker in services:
-            worker.stop()
-        LAST_RELAYS.clear()
-        if relays:  # the same input, read by each relay's own group, the service stopped
-            for name, relay in RELAYS.items():
-                LAST_RELAYS[name] = relay_rate(bootstrap, relay, stream, records + warmed)
-        expect = (records + warmed) * fanout
-        topics = [queue_to_topic(q, ns) for q in queues]
-        seen, timed, span = delivered_span(bootstrap, topics, expect)
+            def cpu() -> tuple[float, float]:  # the workers' processes and Python threads
+                return (
+                    sum(w.cpu_seconds() for w in services),
+                    sum(w.main_thread_cpu_seconds() for w in services),
+                )
+
+            held = holdings(bootstrap, group)
+            each_before = [
+                (w.cpu_seconds(), w.main_thread_cpu_seconds(), w.counters()) for w in services
+            ]
+            before = cpu()
+            jvm_before = 0.0 if jvm_stat is None else cpu_seconds(jvm_stat)
+            began = time.monotonic()
+            release()
+            profiles = _profile(services)
+            # The copies are read once the service is done (their timestamps are when it wrote
+            # them), so no reader competes with it for the CPU either.
+            wait_committed(bootstrap, group, stream, records + warmed)
+            after = cpu()
+            seconds = time.monotonic() - began
+            for spy in profiles:
+                spy.wait(60)
+            LAST_WORKERS.clear()
+            for w, (cpu_was, main_was, counted) in zip(services, each_before, strict=True):
+                now = w.counters()
+                busy = (w.main_thread_cpu_seconds() - main_was) / seconds
+                txs = now["transactions"] - counted["transactions"]
+                pubs = now["publications"] - counted["publications"]
+                LAST_WORKERS.append({
+                    "worker": w.instance,
+                    "partitions": held.get(w.instance, []),
+                    "CPU µs per publication (of all)": round(
+                        (w.cpu_seconds() - cpu_was) / records * 1e6, 1
+                    ),
+                    "publications": int(pubs),
+                    "transactions/s": round(txs / seconds, 1),
+                    "publications per transaction": round(pubs / txs, 1) if txs else 0,
+                    # the rest of the run its Python thread waited: for Kafka, or for a core
+                    "Python thread busy": round(busy, 2),
+                })  # fmt: skip
+            total, main = after[0] - before[0], after[1] - before[1]
+            LAST_RSS[:] = [max(w.peak_rss_kb() for w in services)]
+            jvm_used = None if jvm_stat is None else cpu_seconds(jvm_stat) - jvm_before
+            CPU_US.append(total / records * 1e6)
+            per_copy = 1e6 / (records * fanout)  # µs per copy of one CPU second
+            jvm_per_copy = None if jvm_used is None else jvm_used * per_copy
+            CPU_SPLIT.append((main * per_copy, (total - main) * per_copy, jvm_per_copy))
+            for worker in services:
+                worker.stop()
+            LAST_RELAYS.clear()
+            if relays:  # the same input, read by each relay's own group, the service stopped
+                for name, relay in RELAYS.items():
+                    LAST_RELAYS[name] = relay_rate(bootstrap, relay, stream, records + warmed)
+            expect = (records + warmed) * fanout
+            topics = [queue_to_topic(q, ns) for q in queues]
+            seen, timed, span = delivered_span(bootstrap, topics, expect)
+        except BaseException:  # a failed run leaves no worker behind
+            for worker in services:
+                worker.kill()
+            raise
     assert seen == expect, f"{seen} of {expect} delivered"
     return timed / fanout / max(span, 1e-3)
 

@@ -345,7 +345,7 @@ def _sub_matches(view: Any, pattern: str) -> bool:
 
 
 def steps_text(steps: Iterable[Step]) -> list[str]:
-    """What each step is, for tests and --check: ``line action name``."""
+    """What each step is, one line each (``line action name``): a plan at a glance."""
     return [f"{s.line} {s.action} {s.name}".rstrip() for s in steps]
 
 

@@ -86,6 +86,18 @@ def known_between(consumed: list[Consumed], partition: int, start: int, end: int
     return below + sum(1 for o in above if lowest <= o < end)
 
 
+def hidden_records(hidden: int, start: int, end: int, records: int) -> int:
+    """How many of the oldest ``records`` read in ``[start, end)`` to pass over, given
+    ``hidden`` offsets there that the share group says were done with. Kafka's start and lag
+    count offsets: a transaction's commit marker takes one and is never acknowledged, so
+    each offset of the range that holds no record (``end - start - records``) was counted
+    as got. Without this, a queue the service writes transactionally (its replies: one
+    marker per reply) hid its newest reply from every browse (issue 33: JMS's DeregSub)."""
+    if start < 0 or end < start:
+        return 0
+    return max(hidden - (end - start - records), 0)
+
+
 StartOffsets = Callable[[], dict[int, int]]
 # given the start offsets, how many of the oldest records not known consumed to pass over
 # per partition: got by someone this process does not know of (browse; sharestate.got_unseen)
@@ -126,6 +138,10 @@ class LogReader:
         )
         self._heads: dict[int, deque[Rec]] = {}
         self._at_end: set[int] = set()
+        self._starts_at: dict[int, int] = {}
+        # records of a partition that hides some, held until its end shows how many markers
+        # lie among them (hidden_records)
+        self._held: dict[int, list[Rec]] = {}
         self.rewind()
 
     def rewind(self) -> None:
@@ -144,6 +160,8 @@ class LogReader:
         self._heads = {p: deque() for p in range(self.partitions)}
         self._at_end = set()
         self._hide = self._hide_of(starts) if self._hide_of is not None else {}
+        self._starts_at = dict(starts)
+        self._held = {p: [] for p, n in self._hide.items() if n > 0}
 
     def _read(self, timeout: float) -> int:
         try:
@@ -154,6 +172,7 @@ class LogReader:
             problem = record.error()
             if problem is not None:
                 if problem.code() == -191:  # _PARTITION_EOF: caught up with this partition
+                    self._release(record.partition(), record.offset())
                     self._at_end.add(record.partition())
                 continue
             self._at_end.discard(record.partition())
@@ -161,11 +180,27 @@ class LogReader:
             origin = rec.origin()
             if origin is not None:
                 self._skip.add(origin)  # a requeued copy: the record it replaced is gone
-            if self._hide.get(rec.partition, 0) > 0 and not self._known(rec.position):
-                self._hide[rec.partition] -= 1  # got by another process, in order
+            held = self._held.get(rec.partition)
+            if held is not None:
+                held.append(rec)
                 continue
             self._heads[record.partition()].append(rec)
         return len(records)
+
+    def _release(self, partition: int, end: int) -> None:
+        """The partition's end is reached: pass over its oldest records that others got
+        (``hidden_records``), in order, and hand the rest out."""
+        held = self._held.pop(partition, None)
+        if held is None:
+            return
+        start = self._starts_at.get(partition, -1)
+        hide = hidden_records(self._hide.get(partition, 0), start, end, len(held))
+        for rec in held:
+            if hide > 0 and not self._known(rec.position):
+                hide -= 1  # got by another process, in order
+                continue
+            self._heads[partition].append(rec)
+        self._hide[partition] = 0
 
     def _catch_up(self) -> None:
         """Read until every partition has a record in hand or is known to be at its end:
@@ -202,4 +237,4 @@ class LogReader:
         self._consumer.close()
 
 
-__all__ = ["Consumed", "LogReader", "known_between"]
+__all__ = ["Consumed", "LogReader", "hidden_records", "known_between"]

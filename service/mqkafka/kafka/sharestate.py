@@ -47,21 +47,34 @@ class ShareOffsets:
     lag: int
 
 
-def got_unseen(offsets: ShareOffsets, end: int, known: int) -> int:
+def got_unseen(offsets: ShareOffsets, records: int, known: int) -> int:
     """How many records from ``offsets.start`` were got (acknowledged) though this reader
-    knows of only ``known`` of them, ``end`` the partition's last stable offset.
+    knows of only ``known`` of them, ``records`` the committed records from the start to the
+    partition's end (records, not offsets: :mod:`~mqkafka.kafka.recordcount`).
 
     Kafka's start offset trails the acknowledgements: it stays on a batch a getter acquired
     until the whole batch is done (measured: start 1, lag 3 for five records of which the
     first two were got, until the getter closed), and records got out of order lie above it.
-    The lag, its count of records not acknowledged, is exact: ``end - start - lag`` offsets
+    The lag, its count of records not acknowledged, is exact: ``records - lag`` records
     above the start are done with. A browser hides that many of the oldest records it cannot
     tell apart itself (issue 35): exact when getters take messages in order, as MQGET without
     a selection does; a message another process got out of order (by MsgId) may instead hide
     an older one until Kafka's start passes it. Unknown offsets or lag: nothing is hidden."""
-    if offsets.start < 0 or offsets.lag < 0 or end < offsets.start:
+    if offsets.start < 0 or offsets.lag < 0 or records < 0:
         return 0
-    return max(end - offsets.start - offsets.lag - known, 0)
+    return max(records - offsets.lag - known, 0)
+
+
+def may_hide(
+    offsets: dict[int, ShareOffsets], spans: dict[int, tuple[int, int]]
+) -> dict[int, tuple[int, int]]:
+    """The ``spans`` (partition: start, end offsets) worth counting in records: those longer
+    than their lag, where something may have been got (:func:`got_unseen`)."""
+    return {
+        p: (start, end)
+        for p, (start, end) in spans.items()
+        if p in offsets and offsets[p].lag >= 0 and start >= 0 and end - start > offsets[p].lag
+    }
 
 
 # ---- the wire encoding (Kafka "flexible" versions: compact strings/arrays, tag buffers) ----
@@ -375,4 +388,11 @@ def _receive(sock: socket.socket, size: int) -> bytes:
     return bytes(chunks)
 
 
-__all__ = ["ShareOffsets", "ShareStateClient", "got_unseen", "parse_describe", "uvarint"]
+__all__ = [
+    "ShareOffsets",
+    "ShareStateClient",
+    "got_unseen",
+    "may_hide",
+    "parse_describe",
+    "uvarint",
+]

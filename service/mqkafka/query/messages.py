@@ -24,6 +24,7 @@ from mqkafka.kafka.clients import (
     TopicPartition,
 )
 from mqkafka.kafka.groups import SHARE_GROUP_PREFIX, reader_group
+from mqkafka.kafka.recordcount import committed_records
 from mqkafka.mq.errors import MQError
 from mqkafka.query.render import QueueMessageView, render_body, view_message
 from mqkafka.wire.headers import mqmd_from_headers
@@ -62,8 +63,20 @@ def _starts(
     if not starts:
         return starts, {}
     ends = _ends(config, topic, sorted(starts))
-    got = {p: sharestate.got_unseen(known[p], ends[p], 0) for p in starts if p in ends}
-    return starts, got
+    return starts, _got(config, topic, known, ends)
+
+
+def _got(
+    config: ClientConfig,
+    topic: str,
+    known: dict[int, sharestate.ShareOffsets],
+    ends: dict[int, int],
+) -> dict[int, int]:
+    """Per partition, how many of the oldest records from the start were got: the lag
+    counts records, so the span is counted in records too (markers take offsets)."""
+    spans = {p: (known[p].start, end) for p, end in ends.items() if p in known}
+    records = committed_records(config, topic, sharestate.may_hide(known, spans))
+    return {p: sharestate.got_unseen(known[p], n, 0) for p, n in records.items()}
 
 
 def _ends(config: ClientConfig, topic: str, partitions: list[int]) -> dict[int, int]:

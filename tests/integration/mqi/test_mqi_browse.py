@@ -11,7 +11,7 @@ import pytest
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi import GMO, MD, MQMIError
+from mqkafka.mqi import GMO, MD, PMO, MQMIError
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.query.messages import browse
@@ -87,6 +87,34 @@ def test_browse_never_shows_a_got_message_on_any_connection(
     out.put(b"m5")  # and a message put after all that is shown
     assert mqi_browse(elsewhere) == [b"m5"] == cli_browse(kafka_bootstrap, namespace, name)
     for queue in (out, own, elsewhere):
+        queue.close()
+
+
+def test_messages_put_in_transactions_are_all_shown_after_a_get_and_a_backout(
+    connect: Connect, kafka_bootstrap: str, namespace: str
+) -> None:
+    """Each committed transaction leaves a marker that takes an offset and is no message
+    (the service's deliveries are all written so): a browse must not take the markers for
+    messages got. The console's dead-letter re-put met it: its backed-out get hid the
+    dead letter it had just given back."""
+    putter, getter = connect(), connect()
+    name = f"APP.BROWSETX{id(putter) % 100000}"
+    putter.define_queue(name)
+    out = Queue(putter, name, C.MQOO_OUTPUT)
+    bodies = [b"t%d" % i for i in range(4)]
+    for body in bodies:
+        out.put(body, MD(), PMO(Options=C.MQPMO_SYNCPOINT))
+        putter.commit()  # one transaction, and one marker, per message
+    own = Queue(getter, name, C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)
+    under = GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_WAIT, WaitInterval=15000)
+    assert take(own, 1, under) == bodies[:1]
+    getter.backout()  # given back: still on the queue
+    for shown in (mqi_browse(own), cli_browse(kafka_bootstrap, namespace, name)):
+        assert shown == bodies
+    assert take(own, 1) == bodies[:1]
+    for shown in (mqi_browse(own), cli_browse(kafka_bootstrap, namespace, name)):
+        assert shown == bodies[1:]
+    for queue in (out, own):
         queue.close()
 
 

@@ -10,21 +10,22 @@ from mqkafka.mqi.kafkaqm.logreader import Consumed, known_between
 
 
 @pytest.mark.parametrize(
-    ("start", "lag", "end", "known", "hidden"),
+    ("start", "lag", "records", "known", "hidden"),
     [
         (0, 5, 5, 0, 0),  # nothing got
-        (1, 3, 5, 0, 1),  # m0, m1 got; the start stays on the getter's batch (measured)
-        (2, 3, 5, 0, 0),  # the start caught up
-        (1, 3, 5, 1, 0),  # the one above the start is known here
+        (1, 3, 4, 0, 1),  # m0, m1 got; the start stays on the getter's batch (measured)
+        (2, 3, 3, 0, 0),  # the start caught up
+        (1, 3, 4, 1, 0),  # the one above the start is known here
         (0, 0, 5, 0, 5),  # everything got, the start not yet moved
         (0, 3, 5, 4, 0),  # knowing more than Kafka says: never negative
+        (0, 1, 1, 0, 0),  # one record put in a transaction: its marker is no record got
         (-1, -1, 5, 0, 0),  # the group never started: nothing is hidden
         (3, -1, 5, 0, 0),  # lag unknown
-        (6, 0, 5, 0, 0),  # a start past the end read: nothing to hide
+        (6, 0, -1, 0, 0),  # the records not counted: nothing to hide
     ],
 )
-def test_got_unseen(start: int, lag: int, end: int, known: int, hidden: int) -> None:
-    assert got_unseen(ShareOffsets(0, start, lag), end, known) == hidden
+def test_got_unseen(start: int, lag: int, records: int, known: int, hidden: int) -> None:
+    assert got_unseen(ShareOffsets(0, start, lag), records, known) == hidden
 
 
 def consumed(floor: int | None, *above: int) -> Consumed:

@@ -34,7 +34,8 @@ from mqkafka.kafka.clients import (
     TopicPartition,
 )
 from mqkafka.kafka.groups import reader_group
-from mqkafka.kafka.sharestate import ShareOffsets, ShareStateClient, got_unseen
+from mqkafka.kafka.recordcount import committed_records
+from mqkafka.kafka.sharestate import ShareOffsets, ShareStateClient, got_unseen, may_hide
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.settings import Settings
@@ -356,12 +357,16 @@ class QueueAdmin:
             ends = self._latest(topic, partitions, IsolationLevel.READ_COMMITTED)
         except MQError:
             return {}  # nothing hidden: the browse shows what it did before
-        hidden: dict[int, int] = {}
-        for p, start in starts.items():
-            if p in lags and start >= 0 and p in ends:
-                offsets = ShareOffsets(p, start, lags[p].lag)
-                hidden[p] = got_unseen(offsets, ends[p], known(p, start, ends[p]))
-        return hidden
+        offsets = {
+            p: ShareOffsets(p, start, lags[p].lag) for p, start in starts.items() if p in lags
+        }
+        spans = {p: (start, ends[p]) for p, start in starts.items() if p in ends}
+        # the lag counts records; markers of transactions take offsets: count records
+        records = committed_records(self.settings.client, topic, may_hide(offsets, spans))
+        return {
+            p: got_unseen(offsets[p], n, known(p, spans[p][0], spans[p][1]))
+            for p, n in records.items()
+        }
 
     def delivery_limit(self) -> int:
         """The broker's group.share.delivery.count.limit: the delivery on which a released

@@ -34,8 +34,7 @@ from mqkafka.kafka.clients import (
     TopicPartition,
 )
 from mqkafka.kafka.groups import reader_group
-from mqkafka.kafka.recordcount import committed_records
-from mqkafka.kafka.sharestate import ShareOffsets, ShareStateClient, got_unseen, may_hide
+from mqkafka.kafka.sharestate import ShareOffsets, ShareStateClient, got_unseen
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.settings import Settings
@@ -357,16 +356,14 @@ class QueueAdmin:
             ends = self._latest(topic, partitions, IsolationLevel.READ_COMMITTED)
         except MQError:
             return {}  # nothing hidden: the browse shows what it did before
-        offsets = {
-            p: ShareOffsets(p, start, lags[p].lag) for p, start in starts.items() if p in lags
-        }
-        spans = {p: (start, ends[p]) for p, start in starts.items() if p in ends}
-        # the lag counts records; markers of transactions take offsets: count records
-        records = committed_records(self.settings.client, topic, may_hide(offsets, spans))
-        return {
-            p: got_unseen(offsets[p], n, known(p, spans[p][0], spans[p][1]))
-            for p, n in records.items()
-        }
+        hidden: dict[int, int] = {}
+        for p, start in starts.items():
+            if p in lags and start >= 0 and p in ends:
+                # the span in offsets: the reader reads these records anyway and takes the
+                # transactions' markers out itself (logreader.hidden_records)
+                offsets = ShareOffsets(p, start, lags[p].lag)
+                hidden[p] = got_unseen(offsets, ends[p] - start, known(p, start, ends[p]))
+        return hidden
 
     def delivery_limit(self) -> int:
         """The broker's group.share.delivery.count.limit: the delivery on which a released

@@ -79,11 +79,13 @@ def _register_one(
             raise MQError(RC.CF_DUPLICATE_SUBSCRIPTION, f"name {name!r} is in use")
         if existing is not None:
             raise MQError(RC.CF_DUPLICATE_SUBSCRIPTION, "identity and topic are subscribed")
-        if RegOpt.NO_ALTERATION in cmd.options and _same_topic(named.key, key):
-            # NoAlter: "leave its attributes unchanged" (§2.7) - its traditional identity too.
-            # Choice (issue 33): JMS v6 re-attaches a durable subscriber by SubName with a
-            # new CorrelId, NoAlter and FullResp, and gets with the CorrelId the full response
-            # names: what was published while it was away waits under the old one.
+        if RegOpt.NO_ALTERATION in cmd.options:
+            # NoAlter: "leave its attributes unchanged" (§2.7) - its topic and traditional
+            # identity too. Choice (issue 33), from what JMS v6 does: it re-attaches a durable
+            # subscriber by SubName with a new CorrelId, NoAlter and FullResp, and gets with
+            # the CorrelId the full response names (what was published while it was away
+            # waits under the old one); to unsubscribe it asks the same with the topic
+            # "JMS:SYS:Unknown" and reads the real topic from the full response.
             _alter(named, cmd, ctx, out)
             return
         check_owner(named.owner, cmd.user_id, cmd.options, ctx.authority)
@@ -101,10 +103,6 @@ def _register_one(
         _create(state, cmd, ctx, key, out)
     else:
         _alter(existing, cmd, ctx, out)
-
-
-def _same_topic(a: SubscriptionKey, b: SubscriptionKey) -> bool:
-    return (a.namespace, a.topic, a.filter) == (b.namespace, b.topic, b.filter)
 
 
 def _create(

@@ -58,13 +58,25 @@ def test_a_durable_subscriber_gets_what_was_published_while_it_was_away(
         assert broker.drain(DURABLE) == []
 
 
-def test_no_alter_with_another_topic_re_points_the_named_subscription(
-    broker: BrokerDriver,
+def test_no_alter_with_another_topic_answers_with_the_named_subscription(
+    any_broker: BrokerDriver,
 ) -> None:
-    """NoAlter keeps a subscription that matches; one named but on another topic is
-    re-pointed as before (S2)."""
+    """How JMS v6 unsubscribes: a RegSub naming the subscription, topic "JMS:SYS:Unknown",
+    no CorrelAsId, NoAlter FullResp; the full response gives the real topic and CorrelId,
+    the subscription stays as it was; the DeregSub by SubName that follows removes it."""
+    broker = any_broker
     attach(broker, FIRST)
-    moved = attach(broker, OTHER, topic="sport")
-    assert moved.completion is not Completion.ERROR, moved.response
+    leave(broker, FIRST)  # the subscriber closed first
+    asked = broker.register_subscriber(
+        "JMS:SYS:Unknown", options=JMS, sub_name=NAME, sub_identity="<null>"
+    )
+    full = dict(asked.response.full)
+    assert (full["Topic"], full["CorrelId"]) == ("news", FIRST.hex().upper())
     (sub,) = list(broker.state.subscriptions)
-    assert sub.delivery_correl_id == OTHER and sub.key.topic.text == "sport"
+    assert sub.key.topic.text == "news" and sub.delivery_correl_id == FIRST
+    gone = broker.deregister_subscriber(
+        "JMS:SYS:Unknown", options="FullResp VariableUserId", sub_name=NAME,
+        sub_identity="<null>",
+    )  # fmt: skip
+    assert gone.completion is Completion.OK, gone.response
+    assert list(broker.state.subscriptions) == []

@@ -21,22 +21,12 @@ def faust_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MQK_RUNTIME", "faust")
 
 
-def test_a_subscriber_gets_a_publication(
-    start_service: Callable[..., ServiceProcess], client: KafkaPubSub
-) -> None:
-    service = start_service()
-    assert any(m.startswith("runtime: faust") for m in service.messages())
-    assert client.register("Sport/#", queue="APP.SPORT").ok  # type: ignore[union-attr]
-    client.publish("Sport/Soccer", b"4-1", wait=None)
-    bodies = [m.body for m in client.read_queue("APP.SPORT", count=1, timeout=30)]
-    assert bodies == [b"4-1"]
-
-
 def test_sigkill_during_publications_loses_and_duplicates_nothing(
     start_service: Callable[..., ServiceProcess], client: KafkaPubSub
 ) -> None:
     """The service suite's SIGKILL test, smaller: a Faust worker handles each record alone."""
     service = start_service()
+    assert any(m.startswith("runtime: faust") for m in service.messages())
     assert client.register("Orders/#", queue="APP.ORDERS").ok  # type: ignore[union-attr]
     total = 300
     for i in range(total):

@@ -119,6 +119,42 @@ def listener(kafka_bootstrap: str, namespace: str) -> Iterator[ListenerProcess]:
         process.stop()
 
 
+@pytest.fixture(scope="module")
+def broker_service(
+    kafka_bootstrap: str, namespace: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """``mqk serve`` on the module's namespace: the queued pub/sub engine JMS topics reach
+    through the listener (its commands go to SYSTEM.BROKER.CONTROL.QUEUE on Kafka)."""
+    state = tmp_path_factory.mktemp("serve-state")
+    proc = subprocess.Popen(
+        [MQK, "serve", "--bootstrap-servers", kafka_bootstrap, "--namespace", namespace,
+         "--instance-id", "channel-tests", "--state-dir", str(state)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    ready = threading.Event()
+    log: list[str] = []
+
+    def read() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            log.append(line)
+            if "broker ready" in line:
+                ready.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        if not ready.wait(120):
+            pytest.fail("mqk serve did not start:\n" + "".join(log[-20:]), False)
+        yield namespace
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def connect_qmgr(bootstrap: str, namespace: str) -> QueueManager:
     """A Python MQI connection; a fresh namespace's catalogue topic may still be electing
     its leader (NOT_LEADER_FOR_PARTITION), so a refused first connect is tried again."""
@@ -147,6 +183,10 @@ def run_java(
             _, name, outcome = ([*line.split(" ", 2), ""])[:3]
             checks[name] = outcome
     checks["_output"] = (done.stdout + done.stderr)[-4000:]
+    # IBM's client writes an FFDC report (./FFDC/*.FDC) for what it takes as a fault (e.g.
+    # XO00H001: a RegSub full response it cannot use); their text, for the tests to read
+    reports = sorted((classes / "FFDC").glob("*.FDC"))
+    checks["_ffdc"] = "\n".join(r.read_text(errors="replace") for r in reports)
     return checks
 
 

@@ -1,6 +1,8 @@
 // IBM MQ JMS in migration mode (PROVIDERVERSION 6) against `mqk listen` + `mqk serve`: one
 // JVM, one line per check ("CHECK <name> OK" or "CHECK <name> FAIL <why>").
 // Arguments: host port queue pyToJavaQueue javaToPyQueue [pubsub]
+// pubsub: topic scenarios with broker versions V1 and V2; a Python MQI program published
+// "from-python-<v>" retained on mqk/jms/<v>/frompy before, and subscribes to mqk/jms/<v>/topy.
 
 import com.ibm.mq.jms.MQConnectionFactory;
 import com.ibm.msg.client.wmq.WMQConstants;
@@ -15,6 +17,11 @@ import javax.jms.TemporaryQueue;
 import javax.jms.TextMessage;
 import javax.jms.Topic;
 import javax.jms.TopicSubscriber;
+import javax.jms.BytesMessage;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 public class JmsCheck {
     interface Check { void run() throws Exception; }
@@ -120,6 +127,42 @@ public class JmsCheck {
                     sub.close();
                 }
             });
+            check("listener_" + v, () -> {
+                try (Connection c = connect(version, null)) {
+                    Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                    Topic topic = s.createTopic("topic://mqk/jms/" + v + "/listened");
+                    CountDownLatch heard = new CountDownLatch(1);
+                    AtomicReference<String> text = new AtomicReference<>();
+                    MessageConsumer sub = s.createConsumer(topic);
+                    sub.setMessageListener(m -> {
+                        try { text.set(textOf(m)); } catch (Exception e) { text.set(e.toString()); }
+                        heard.countDown();
+                    });
+                    // a session that delivers to a listener is its thread's: publish on another
+                    Session other = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                    other.createProducer(topic).send(other.createTextMessage("heard-" + v));
+                    if (!heard.await(30, TimeUnit.SECONDS)) throw new Exception("the listener heard nothing");
+                    if (!("heard-" + v).equals(text.get())) throw new Exception("heard " + text.get());
+                    sub.close();
+                }
+            });
+            check("python_to_jms_" + v, () -> {
+                try (Connection c = connect(version, null)) {
+                    Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                    MessageConsumer sub = s.createConsumer(s.createTopic("topic://mqk/jms/" + v + "/frompy"));
+                    Message got = sub.receive(30_000);
+                    if (got == null) throw new Exception("no retained publication from Python");
+                    if (!("from-python-" + v).equals(textOf(got))) throw new Exception("got " + textOf(got));
+                    sub.close();
+                }
+            });
+            check("jms_to_python_" + v, () -> {
+                try (Connection c = connect(version, null)) {
+                    Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                    s.createProducer(s.createTopic("topic://mqk/jms/" + v + "/topy"))
+                        .send(s.createTextMessage("from-jms-" + v));
+                }
+            });
             check("durable_" + v, () -> {
                 String name = "dur" + v;
                 try (Connection c = connect(version, "mqk-client-" + v)) {
@@ -162,6 +205,17 @@ public class JmsCheck {
             System.out.println("CHECK " + name + " FAIL " + (String.valueOf(error) + " / " + cause).replace('\n', ' '));
         }
         System.out.flush();
+    }
+
+    static String textOf(Message got) throws Exception {
+        if (got instanceof TextMessage) return ((TextMessage) got).getText();
+        if (got instanceof BytesMessage) {
+            BytesMessage bytes = (BytesMessage) got;
+            byte[] data = new byte[(int) bytes.getBodyLength()];
+            bytes.readBytes(data);
+            return new String(data, StandardCharsets.UTF_8);
+        }
+        return String.valueOf(got);
     }
 
     static void expect(Message got, String wanted) throws Exception {

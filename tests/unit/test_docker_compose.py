@@ -28,7 +28,8 @@ def test_every_service_command_is_a_real_mqk_command() -> None:
     services = load()["services"]
     commands = [s["command"] for name, s in services.items() if name != "kafka"]
     # the service provisions its own topics; the console reads what it and Kafka hold
-    assert [c[0] for c in commands] == ["serve", "console"]
+    # the listener serves IBM MQ client applications over the same Kafka (issue 33)
+    assert [c[0] for c in commands] == ["serve", "console", "listen"]
     parser = build_parser()
     for command in commands:
         args = parser.parse_args(command)  # SystemExit here means a command that does not exist
@@ -41,6 +42,12 @@ def test_every_service_command_is_a_real_mqk_command() -> None:
     assert console["environment"]["MQK_BOOTSTRAP_SERVERS"] == "kafka:19092"
     assert all(port.startswith("127.0.0.1:") for port in console["ports"])  # it has no login
     assert "--allow-actions" not in console["command"]  # read-only unless the operator says
+    listener = services["listener"]
+    assert listener["environment"]["MQK_BOOTSTRAP_SERVERS"] == "kafka:19092"
+    assert listener["ports"] == ["127.0.0.1:1414:1414"]  # a plain channel trusts the client
+    listen = parser.parse_args(listener["command"])
+    assert (listen.host, listen.port, listen.qmgr) == ("0.0.0.0", 1414, "QM1")
+    assert listener["depends_on"]["broker"]["condition"] == "service_healthy"
 
 
 def test_the_image_installs_the_wheel_runs_as_a_user_and_checks_its_health() -> None:

@@ -110,7 +110,12 @@ class Heartbeat:
 
 
 class ConnectionTable:
-    """The latest heartbeat of every connection, and which of them have gone quiet."""
+    """The latest heartbeat of every connection, and which of them have gone quiet.
+
+    One thread replays the topic into it while others ask (many connections in one process,
+    e.g. ``mqk listen``): the readers iterate over a copy, which CPython makes without
+    letting another thread in, so a beat applied meanwhile never raises "dictionary changed
+    size during iteration"."""
 
     def __init__(self, timeout: float) -> None:
         self.timeout = timeout
@@ -139,7 +144,7 @@ class ConnectionTable:
     def expired(self) -> list[str]:
         """Connections whose heartbeats stopped: crashed, or ended without MQDISC."""
         liveness = Liveness(self.timeout)
-        for connection, last in self._last.items():
+        for connection, last in tuple(self._last.items()):
             liveness.heartbeat(connection, last)
         return liveness.expired(self.now)
 
@@ -147,7 +152,7 @@ class ConnectionTable:
         """Live connections (other than ``exclude``) holding something on ``queue``."""
         return [
             (connection, beat.queues[queue])
-            for connection, beat in self._beats.items()
+            for connection, beat in tuple(self._beats.items())
             if connection != exclude and queue in beat.queues and self.alive(connection)
         ]
 
@@ -155,7 +160,7 @@ class ConnectionTable:
         return self._beats.get(connection)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._beats))
+        return iter(sorted(tuple(self._beats)))
 
     def __len__(self) -> int:
         return len(self._beats)

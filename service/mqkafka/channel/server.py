@@ -18,6 +18,7 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mqkafka.channel.codec import initial, verbs
@@ -228,8 +229,15 @@ def _name(seg_type: int) -> str:
 class Listener:
     """``start`` binds; ``serve`` accepts until ``stop``."""
 
-    def __init__(self, settings: ListenerSettings) -> None:
+    def __init__(
+        self,
+        settings: ListenerSettings,
+        publish: Callable[[list[ConnectionInfo]], None] | None = None,
+    ) -> None:
+        """``publish``: told the connections whenever they change (``mqk listen --status``)."""
         self.settings = settings
+        self._publish = publish
+        self._published: list[tuple[int, str, str, str]] | None = None
         self.server: socket.socket | None = None
         self.connections: dict[int, ChannelConnection] = {}
         self.threads: dict[int, threading.Thread] = {}
@@ -297,6 +305,19 @@ class Listener:
             now = time.monotonic()
             for connection in live:
                 connection.beat_if_due(now)
+            self._publish_if_changed()
+
+    def _publish_if_changed(self) -> None:
+        if self._publish is None:
+            return
+        infos = sorted(self.listing(), key=lambda info: info.number)
+        seen = [(i.number, i.channel, i.user, i.appl) for i in infos]
+        if seen != self._published:
+            self._published = seen
+            try:
+                self._publish(infos)
+            except OSError as error:  # a status nobody can read is no reason to stop serving
+                log.warning("channel: status not written: %s", error)
 
     def listing(self) -> list[ConnectionInfo]:
         with self._lock:

@@ -2,7 +2,9 @@
 
 IBM's MQ clients (the MQ classes for Java, JMS in migration mode) connect to it as to a
 queue manager's listener (any SVRCONN channel name) and reach the same queues as the Python
-MQI. Each connection ends with a quiescing STATUS on a stop.
+MQI. Each connection ends with a quiescing STATUS on a stop. ``mqk listen --status`` shows
+the connections of every listener running on this machine (channel, user, application,
+address), from the status each keeps under ``$MQK_HOME/listen/``.
 """
 
 from __future__ import annotations
@@ -11,19 +13,22 @@ import argparse
 import logging
 import os
 import signal
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from mqkafka.channel.server import Listener
+from mqkafka.channel.server import ConnectionInfo, Listener
 from mqkafka.channel.settings import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_MAX_MESSAGE,
     DEFAULT_PORT,
     ListenerSettings,
 )
+from mqkafka.channel.status import format_statuses, read_statuses, status_dir, write_status
 from mqkafka.channel.systemqueues import define_missing
 from mqkafka.cli import logs
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
+from mqkafka.kafka.localbroker import default_home
 
 log = logging.getLogger(__name__)
 
@@ -59,11 +64,20 @@ def register(sub: Any) -> None:
         action="store_true",
         help="define the IBM MQ developer container's DEV.QUEUE.1-3 and DEV.DEAD.LETTER.QUEUE",
     )
+    listen.add_argument(
+        "--status",
+        action="store_true",
+        help="show the connections of the listeners running on this machine, and exit",
+    )
     listen.add_argument("--log-level", default="INFO")
     listen.set_defaults(func=run_listen)
 
 
 def run_listen(args: argparse.Namespace) -> int:
+    if args.status:
+        for line in format_statuses(read_statuses(default_home())):
+            print(line)
+        return 0
     if args.max_connections < 1 or args.max_message < 1:
         raise UserError("--max-connections and --max-message must be at least 1")
     logs.setup(args.log_level)
@@ -81,16 +95,29 @@ def run_listen(args: argparse.Namespace) -> int:
     made = define_missing(settings, dev_queues=args.dev_queues)
     if made:
         log.info("channel: defined %s", ", ".join(made))
-    listener = Listener(settings)
+    status: list[Path] = []
+
+    def publish(infos: list[ConnectionInfo]) -> None:
+        write_status(status[0], settings.qmgr, f"{host}:{port}", infos)
+
+    listener = Listener(settings, publish)
     try:
-        listener.start()
+        host, port = listener.start()
     except OSError as error:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {error.strerror}") from None
+    status.append(status_dir(default_home()) / f"{port}.json")
+    try:
+        publish([])
+    except OSError as error:  # the listener serves all the same; its connections show in logs
+        log.warning("channel: status not written: %s", error)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         listener.stop()
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    listener.serve()
+    try:
+        listener.serve()
+    finally:
+        status[0].unlink(missing_ok=True)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -11,8 +12,9 @@ from mqkafka.cli import build_parser
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load() -> dict:
-    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+def load() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return loaded
 
 
 def test_compose_runs_apache_kafka_with_share_groups_capable_version() -> None:

@@ -55,13 +55,15 @@ _JMS_DURABLE = (
         (psc, [("Command", "RegSub"), ("Topic", "T"), ("RegOpt", "66561")],
          "options", _JMS_NONDURABLE),
         # JMS's durable RegSub (design README "Observed since").
-        (psc, [("Command", "RegSub"), ("Topic", "T"), ("RegOpt", "1409025"), ("SubName", "S"), ("SubIdentity", "<null>")],
+        (psc, [("Command", "RegSub"), ("Topic", "T"), ("RegOpt", "1409025"), ("SubName", "S"),
+               ("SubIdentity", "<null>")],
          "options", _JMS_DURABLE),
         (psc, [("Command", "RegSub"), ("Topic", "T"), ("RegOpt", "0")], "options", RegOpt.NONE),
         # Integer and string forms mix, in one element or several; leading zeros are decimal.
         (psc, [("Command", "RegSub"), ("Topic", "T"), ("RegOpt", "CorrelAsId 1024")],
          "options", RegOpt.CORREL_ID_AS_IDENTITY | RegOpt.NON_PERSISTENT),
-        (psc, [("Command", "RegSub"), ("Topic", "T"), ("RegOpt", "0512"), ("RegOpt", "InformIfRet")],
+        (psc, [("Command", "RegSub"), ("Topic", "T"), ("RegOpt", "0512"),
+               ("RegOpt", "InformIfRet")],
          "options", RegOpt.INFORM_IF_RETAINED | RegOpt.DUPLICATES_OK),
         (psc, [("Command", "Publish"), ("Topic", "T"), ("PubOpt", "6")],
          "options", PubOpt.RETAIN_PUBLICATION | PubOpt.OTHER_SUBSCRIBERS_ONLY),

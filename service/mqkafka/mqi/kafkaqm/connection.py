@@ -21,7 +21,6 @@ import socket
 import threading
 import time
 import uuid
-import weakref
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from mqkafka.kafka.clients import KafkaEdgeError
 from mqkafka.kafka.probe import KafkaUnusable, check_cluster
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm import liveconnections as live
 from mqkafka.mqi.kafkaqm.admin import QueueAdmin
 from mqkafka.mqi.kafkaqm.getter import ACK_FLUSH, Getter
 from mqkafka.mqi.kafkaqm.heartbeat import Heartbeat, QueueUse
@@ -55,7 +55,6 @@ from mqkafka.mqi.rules.lifecycle import (
     allow_all,
     step,
 )
-from mqkafka.mqi.rules.matching import Position
 from mqkafka.mqi.rules.putmd import (
     DefaultContext,
     DefaultPut,
@@ -72,10 +71,6 @@ log = logging.getLogger(__name__)
 
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 KEEPER_TICK = 0.25
-# The connections of this process (weakly: a collected one is not kept), whose unsent puts
-# and acknowledgements a depth asked here settles first (Connection.settle_acks).
-_LIVE: weakref.WeakSet[Connection] = weakref.WeakSet()
-_LIVE_LOCK = threading.Lock()  # a set must not change while another thread copies it
 _SYSTEM_PARTITIONS = {"SYSTEM.BROKER.CONTROL.QUEUE": 4, "SYSTEM.BROKER.DEFAULT.STREAM": 4}
 
 
@@ -165,8 +160,7 @@ class Connection:
         self._keeper = threading.Thread(target=self._keep, name="mqk-mqi-keeper", daemon=True)
         self._keeper.start()
         self.connected = True
-        with _LIVE_LOCK:
-            _LIVE.add(self)
+        live.add(self)
 
     # ---- system objects ------------------------------------------------------------------
 
@@ -361,9 +355,7 @@ class Connection:
         getter's next poll, up to ACK_FLUSH; a put waits for the producer's linger). A
         connection in another process still has that window."""
         self._settle(name, patience=-1)
-        with _LIVE_LOCK:
-            others = list(_LIVE)
-        for other in others:
+        for other in live.snapshot():
             if other is not self and other.connected:
                 try:
                     # another thread may be in an MQGET holding the getter: its poll carries
@@ -394,29 +386,6 @@ class Connection:
 
     def consumed_of(self, topic: str) -> Consumed:
         return self.consumed.setdefault(topic, Consumed())
-
-    def consumed_in_process(self, topic: str) -> list[Consumed]:
-        """What each connection of this process knows was got from ``topic`` (a browse
-        hides those, and counts them among the messages Kafka says others got)."""
-        with _LIVE_LOCK:
-            live = list(_LIVE)
-        return [c.consumed[topic] for c in live if topic in c.consumed]
-
-    def got_in_process(self, topic: str, position: Position) -> bool:
-        """Whether a connection of this process got the record at ``position`` of ``topic``:
-        acknowledged, or under syncpoint and not yet committed (a browse never shows it)."""
-        with _LIVE_LOCK:
-            live = list(_LIVE)
-        for connection in live:
-            known = connection.consumed.get(topic)
-            if known is not None and position in known:
-                return True
-            if any(
-                h.getter.topic == topic and h.taken.rec.position == position
-                for h in list(connection.uow.gets)
-            ):
-                return True
-        return False
 
     def _own_handles(self, name: str) -> dict[int, OpenHandle]:
         return {
@@ -587,8 +556,7 @@ class Connection:
                     log.warning("closing handle %s at MQDISC: %s", hobj, error)
         finally:
             self.connected = False
-            with _LIVE_LOCK:
-                _LIVE.discard(self)
+            live.discard(self)
             self._stop.set()
             self._keeper.join(10)
             for getter in self._orphans:

@@ -28,6 +28,7 @@ from mqkafka.kafka.clients import KafkaException
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.connection import INPUT, Connection, Handle
 from mqkafka.mqi.kafkaqm.getter import Taken
+from mqkafka.mqi.kafkaqm.liveconnections import consumed_in_process, got_in_process
 from mqkafka.mqi.kafkaqm.logreader import LogReader, known_between
 from mqkafka.mqi.kafkaqm.queuerecord import Rec, fill_md
 from mqkafka.mqi.rules import cmqc as C
@@ -457,7 +458,7 @@ def _reader(conn: Connection, handle: Handle) -> LogReader:
         topic, partitions = handle.topic, handle.partitions
 
         def known(partition: int, start: int, end: int) -> int:
-            return known_between(conn.consumed_in_process(topic), partition, start, end)
+            return known_between(consumed_in_process(topic), partition, start, end)
 
         handle.browser = LogReader(
             conn.settings.client,
@@ -466,7 +467,7 @@ def _reader(conn: Connection, handle: Handle) -> LogReader:
             lambda: conn.admin.share_start(topic, handle.group, partitions),
             conn.consumed_of(topic),
             lambda starts: conn.admin.got_unseen(topic, partitions, handle.group, starts, known),
-            partial(conn.got_in_process, topic),
+            partial(got_in_process, topic),
         )
     return handle.browser
 

@@ -15,6 +15,7 @@ import contextlib
 import itertools
 import logging
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -38,6 +39,7 @@ from mqkafka.channel.codec.segments import (
 )
 from mqkafka.channel.session import KNOWN_VERBS, Session
 from mqkafka.channel.settings import ListenerSettings
+from mqkafka.channel.tls import HANDSHAKE_TIMEOUT_S, server_context, subject_user
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +50,10 @@ BEAT_S = 2.0  # a heartbeat this often while a verb waits (the client's patience
 
 class Closed(Exception):
     """The client closed its socket (or it broke)."""
+
+
+class Refused(Exception):
+    """A TLS handshake that failed, or a client certificate naming no user id."""
 
 
 @dataclass
@@ -74,6 +80,7 @@ class ChannelConnection:
         self.stopping = False
         self.busy_since: float | None = None  # a verb in the MQI since then (MQGET's wait)
         self.last_beat = 0.0
+        self.tls_user = ""  # the client certificate's user id: USERID_DATA cannot change it
 
     # ---- bytes ----
 
@@ -113,11 +120,17 @@ class ChannelConnection:
         reason = "closed by the client"
         lost = False
         try:
+            self._tls_handshake()
             self._handshake()
             self._serve()
         except ChannelError as error:
             reason, lost = f"{error.detail} (status {error.status})", True
             self._try_status(error.status)
+        except Refused as error:  # one line, no traceback: a port scan or a wrong certificate
+            log.warning("channel: connection %s from %s refused: %s", self.info.number,
+                        self.info.peer, error)  # fmt: skip
+            self.sock.close()
+            return
         except Closed:
             reason, lost = ("stopped" if self.stopping else "lost (socket closed)"), True
         except OSError as error:
@@ -133,6 +146,28 @@ class ChannelConnection:
     def _try_status(self, code: int) -> None:
         with contextlib.suppress(OSError):
             self.send_status(code)
+
+    def _tls_handshake(self) -> None:
+        """In the connection's thread: a slow or silent client holds up no one else."""
+        if not isinstance(self.sock, ssl.SSLSocket):
+            return
+        self.sock.settimeout(HANDSHAKE_TIMEOUT_S)
+        try:
+            self.sock.do_handshake()
+        except ssl.SSLError as error:
+            raise Refused(f"TLS handshake: {error.reason or error}") from None
+        except TimeoutError:
+            raise Refused("TLS handshake: timed out") from None
+        except OSError as error:
+            raise Refused(f"TLS handshake: {error.strerror or error}") from None
+        self.sock.settimeout(None)
+        if self.settings.tls is None or not self.settings.tls.maps_user:
+            return
+        cert = self.sock.getpeercert()
+        user = subject_user(cert.get("subject", ())) if cert else None  # type: ignore[arg-type]
+        if user is None:
+            raise Refused("the client certificate's subject has no CN (no user id)")
+        self.tls_user = self.info.user = self.session.user = user
 
     def _handshake(self) -> None:
         header, body = self.read_segment(HANDSHAKE_LIMIT)
@@ -163,7 +198,8 @@ class ChannelConnection:
         while True:
             header, body = self.read_segment(self.max_segment)
             if header.seg_type == SegType.USERID_DATA:
-                self.info.user = self.session.user = initial.parse_user(body)
+                if not self.tls_user:  # else the certificate's subject decides
+                    self.info.user = self.session.user = initial.parse_user(body)
                 continue  # the client does not wait for an answer
             if header.seg_type == SegType.STATUS_DATA:
                 return  # the client's close
@@ -244,15 +280,23 @@ class Listener:
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        tls = settings.tls
+        self._tls = server_context(tls) if tls is not None else None
 
     def start(self) -> tuple[str, int]:
         server = socket.create_server((self.settings.host, self.settings.port), backlog=128)
         server.settimeout(0.5)
         self.server = server
         host, port = server.getsockname()[:2]
-        log.info("channel: listening on %s:%s for queue manager %s", host, port,
-                 self.settings.qmgr)  # fmt: skip
+        log.info("channel: listening on %s:%s for queue manager %s%s", host, port,
+                 self.settings.qmgr, self._tls_said())  # fmt: skip
         return str(host), int(port)
+
+    def _tls_said(self) -> str:
+        tls = self.settings.tls
+        if tls is None:
+            return ""
+        return " (TLS, client certificate CN is the user id)" if tls.maps_user else " (TLS)"
 
     def serve(self) -> None:
         assert self.server is not None, "start() first"
@@ -272,6 +316,8 @@ class Listener:
     def _accepted(self, sock: socket.socket, peer: str) -> None:
         sock.settimeout(None)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self._tls is not None:  # the handshake runs in the connection's thread
+            sock = self._tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False)
         number = next(self._numbers)
         connection = ChannelConnection(sock, ConnectionInfo(number, peer), self.settings)
         with self._lock:
@@ -281,7 +327,8 @@ class Listener:
         if full:
             log.warning("channel: connection from %s refused: %d connections already",
                         peer, self.settings.max_connections)  # fmt: skip
-            connection._try_status(STATUS_MAX_CONNS)
+            if self._tls is None:  # a TLS client could not read it before a handshake
+                connection._try_status(STATUS_MAX_CONNS)
             sock.close()
             return
         thread = threading.Thread(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from mqkafka.channel.tls import TlsSettings
+
 DEFAULT_PORT = 1414
 DEFAULT_MAX_CONNECTIONS = 200
 DEFAULT_MAX_MESSAGE = 4 * 1024 * 1024  # the MQI's default MAXMSGL
@@ -26,6 +28,7 @@ class ListenerSettings:
     max_message: int = DEFAULT_MAX_MESSAGE
     max_segment: int = MAX_SEGMENT
     heartbeat: int = 300  # seconds: the least heartbeat interval the listener agrees to
+    tls: TlsSettings | None = None  # None: a plain channel, the user id the client asserts
 
     @property
     def max_flow(self) -> int:

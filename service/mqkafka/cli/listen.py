@@ -26,6 +26,7 @@ from mqkafka.channel.settings import (
 )
 from mqkafka.channel.status import format_statuses, read_statuses, status_dir, write_status
 from mqkafka.channel.systemqueues import define_missing
+from mqkafka.channel.tls import TlsSettings, TlsSetupError
 from mqkafka.cli import logs
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.kafka.localbroker import default_home
@@ -64,6 +65,13 @@ def register(sub: Any) -> None:
         action="store_true",
         help="define the IBM MQ developer container's DEV.QUEUE.1-3 and DEV.DEAD.LETTER.QUEUE",
     )
+    listen.add_argument("--tls-cert", help="TLS: the listener's certificate (PEM)")
+    listen.add_argument("--tls-key", help="TLS: its private key (PEM)")
+    listen.add_argument(
+        "--tls-ca",
+        help="TLS: require a client certificate signed by this CA (PEM); its subject's CN "
+        "becomes the connection's MQ user id, whatever the client asserts",
+    )
     listen.add_argument(
         "--status",
         action="store_true",
@@ -82,6 +90,7 @@ def run_listen(args: argparse.Namespace) -> int:
         raise UserError("--max-connections and --max-message must be at least 1")
     logs.setup(args.log_level)
     client = client_of(args)
+    tls = _tls_of(args)
     settings = ListenerSettings(
         bootstrap_servers=client.bootstrap,
         qmgr=args.qmgr,
@@ -91,6 +100,7 @@ def run_listen(args: argparse.Namespace) -> int:
         kafka_config={k: v for k, v in client.settings.items() if k != "bootstrap.servers"},
         max_connections=args.max_connections,
         max_message=args.max_message,
+        tls=tls,
     )
     made = define_missing(settings, dev_queues=args.dev_queues)
     if made:
@@ -100,7 +110,10 @@ def run_listen(args: argparse.Namespace) -> int:
     def publish(infos: list[ConnectionInfo]) -> None:
         write_status(status[0], settings.qmgr, f"{host}:{port}", infos)
 
-    listener = Listener(settings, publish)
+    try:
+        listener = Listener(settings, publish)
+    except TlsSetupError as error:
+        raise UserError(str(error)) from None
     try:
         host, port = listener.start()
     except OSError as error:
@@ -121,3 +134,11 @@ def run_listen(args: argparse.Namespace) -> int:
     finally:
         status[0].unlink(missing_ok=True)
     return 0
+
+
+def _tls_of(args: argparse.Namespace) -> TlsSettings | None:
+    if not (args.tls_cert or args.tls_key or args.tls_ca):
+        return None
+    if not (args.tls_cert and args.tls_key):
+        raise UserError("TLS needs both --tls-cert and --tls-key")
+    return TlsSettings(args.tls_cert, args.tls_key, args.tls_ca)

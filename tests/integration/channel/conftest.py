@@ -77,13 +77,13 @@ def java_classes(mq_client_jars: Path, tmp_path_factory: pytest.TempPathFactory)
 class ListenerProcess:
     """``mqk listen`` on a free port; its log lines kept."""
 
-    def __init__(self, bootstrap: str, namespace: str) -> None:
+    def __init__(self, bootstrap: str, namespace: str, *extra: str) -> None:
         self.port = free_port()
         self.lines: list[str] = []
         self._ready = threading.Event()
         self.proc = subprocess.Popen(
             [MQK, "listen", "--bootstrap-servers", bootstrap, "--namespace", namespace,
-             "--port", str(self.port)],
+             "--port", str(self.port), *extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )  # fmt: skip

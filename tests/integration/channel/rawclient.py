@@ -4,6 +4,7 @@ what IBM's client cannot be made to do on purpose (drop its socket in a unit of 
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 
 from mqkafka.channel.codec import initial, spi, verbs
@@ -25,8 +26,9 @@ BIG = ">"
 
 
 class RawClient:
-    def __init__(self, port: int) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+    def __init__(self, port: int, tls: ssl.SSLContext | None = None) -> None:
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.sock = tls.wrap_socket(sock, server_hostname="localhost") if tls else sock
         self.sock.sendall(client_initial_data())
         self._read()
         uid = initial.user_segment("RAWTEST")

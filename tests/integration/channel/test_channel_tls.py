@@ -1,0 +1,98 @@
+"""``mqk listen`` with TLS: the raw client over Python's ``ssl``. A client certificate
+signed by the listener's CA is required, and its CN (not what the client asserts in its
+USERID_DATA, RAWTEST) is the user id its messages carry; a refused handshake is one line."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import ssl
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import mqkafka.mqi as pymqi
+from tests.integration.channel.certs import make_ca, make_cert
+from tests.integration.channel.conftest import ListenerProcess, connect_qmgr
+from tests.integration.channel.rawclient import RawClient
+
+C = pymqi.CMQC
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("certs")
+    make_ca(folder)
+    make_cert(folder, "server", "/CN=localhost")
+    make_cert(folder, "alice", "/O=mqk tests/CN=alice")
+    make_cert(folder, "mallory", "/CN=mallory", signed=False)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tls_listener(kafka_bootstrap: str, namespace: str, certs: Path) -> Iterator[ListenerProcess]:
+    process = ListenerProcess(
+        kafka_bootstrap, namespace, "--tls-cert", str(certs / "server.pem"),
+        "--tls-key", str(certs / "server.key"), "--tls-ca", str(certs / "ca.pem"),
+    )  # fmt: skip
+    yield process
+    if process.proc.poll() is None:
+        process.stop()
+
+
+def client_context(certs: Path, name: str | None) -> ssl.SSLContext:
+    context = ssl.create_default_context(cafile=str(certs / "ca.pem"))
+    if name is not None:
+        context.load_cert_chain(str(certs / f"{name}.pem"), str(certs / f"{name}.key"))
+    return context
+
+
+def test_the_client_certificate_cn_is_the_user_id(
+    kafka_bootstrap: str, namespace: str, tls_listener: ListenerProcess, certs: Path
+) -> None:
+    qmgr = connect_qmgr(kafka_bootstrap, namespace)
+    qmgr.define_queue("TLS.Q")
+    client = RawClient(tls_listener.port, client_context(certs, "alice"))
+    assert client.conn() == 0
+    hobj = client.open("TLS.Q", C.MQOO_OUTPUT)
+    assert client.put(hobj, b"over TLS", C.MQPMO_NO_SYNCPOINT) == 0
+    queue = pymqi.Queue(qmgr, "TLS.Q", C.MQOO_INPUT_AS_Q_DEF)
+    md = pymqi.MD()
+    assert queue.get_wait(20_000, None, md) == b"over TLS"
+    assert md.UserIdentifier.rstrip(b" \0") == b"alice"  # not RAWTEST, the client's claim
+    queue.close()
+    client.drop()
+    qmgr.disconnect()
+    assert any("user alice" in line for line in tls_listener.lines)
+
+
+@pytest.mark.parametrize("name", [None, "mallory"])
+def test_a_client_without_a_trusted_certificate_is_refused_in_one_line(
+    tls_listener: ListenerProcess, certs: Path, name: str | None
+) -> None:
+    before = len(tls_listener.lines)
+    with pytest.raises((ssl.SSLError, OSError, AssertionError)):
+        RawClient(tls_listener.port, client_context(certs, name)).conn()
+    wait_for_line(tls_listener, before, "refused: TLS handshake")
+
+
+def test_a_plain_client_on_the_tls_port_is_refused_in_one_line(
+    tls_listener: ListenerProcess,
+) -> None:
+    before = len(tls_listener.lines)
+    with socket.create_connection(("127.0.0.1", tls_listener.port), timeout=30) as sock:
+        sock.sendall(b"TSH " + bytes(200))
+        with contextlib.suppress(OSError):  # the listener closes (or resets) the socket
+            sock.recv(100)
+    wait_for_line(tls_listener, before, "refused: TLS handshake")
+    assert not any("Traceback" in line for line in tls_listener.lines)
+
+
+def wait_for_line(process: ListenerProcess, since: int, text: str) -> None:
+    for _ in range(100):
+        if any(text in line for line in process.lines[since:]):
+            return
+        time.sleep(0.1)
+    pytest.fail(f"no {text!r} in the listener's log:\n" + "\n".join(process.lines[since:]))

@@ -159,17 +159,7 @@ class FaustBrokerService(BrokerService):
         except SystemExit as stopped:
             code = stopped.code
         finally:
-            self.replica.close()
-            if self.rocks is not None:
-                if len(self.dispatcher.journal):  # stopped inside a transaction: not true
-                    self.rocks.discard()
-                else:
-                    self.rocks.settle(dict(self.replica.positions))
-                self.rocks.flush()
-                self.rocks.mark_clean()
-                self.rocks.close()
-            self.catalogue.close()
-            self.qmgr.disconnect()
+            self.close()
         if code not in (0, None):
             raise SystemExit(code)
         log.info("broker stopped cleanly")

@@ -142,8 +142,8 @@ def _exchange(
     header = struct.pack(">hhi", api_key, version, _correlation[0]) + _string(CLIENT_ID)
     payload = header + (b"\0" if flexible else b"") + body
     sock.sendall(struct.pack(">i", len(payload)) + payload)
-    (size,) = struct.unpack(">i", _receive(sock, 4))
-    response = _receive(sock, size)
+    (size,) = struct.unpack(">i", receive(sock, 4))
+    response = receive(sock, size)
     pos = 4  # the correlation id
     if flexible:
         pos = _skip_tags(response, pos)
@@ -191,7 +191,8 @@ def _skip_tags(data: bytes, pos: int) -> int:
     return pos
 
 
-def _receive(sock: socket.socket, size: int) -> bytes:
+def receive(sock: socket.socket, size: int) -> bytes:
+    """Exactly ``size`` bytes from the broker (a Kafka response's length, then its body)."""
     chunks = bytearray()
     while len(chunks) < size:
         chunk = sock.recv(size - len(chunks))
@@ -201,4 +202,4 @@ def _receive(sock: socket.socket, size: int) -> bytes:
     return bytes(chunks)
 
 
-__all__ = ["AuthenticationFailed", "ScramClient", "Unsupported", "connect"]
+__all__ = ["AuthenticationFailed", "ScramClient", "Unsupported", "connect", "receive"]

@@ -357,8 +357,8 @@ class ShareStateClient:
         self._correlation += 1
         payload = request_header(api_key, version, self._correlation) + body
         sock.sendall(struct.pack(">i", len(payload)) + payload)
-        (size,) = struct.unpack(">i", _receive(sock, 4))
-        response = _receive(sock, size)
+        (size,) = struct.unpack(">i", saslauth.receive(sock, 4))
+        response = saslauth.receive(sock, size)
         (correlation,) = struct.unpack_from(">i", response)
         if correlation != self._correlation:
             raise MQError(RC.RESOURCE_PROBLEM, "Kafka response out of order")
@@ -376,16 +376,6 @@ class ShareStateClient:
     def close(self) -> None:
         with self._lock:
             self._drop_all()
-
-
-def _receive(sock: socket.socket, size: int) -> bytes:
-    chunks = bytearray()
-    while len(chunks) < size:
-        chunk = sock.recv(size - len(chunks))
-        if not chunk:
-            raise OSError("connection closed by the broker")
-        chunks += chunk
-    return bytes(chunks)
 
 
 __all__ = [

@@ -26,9 +26,11 @@ from mqkafka.channel.settings import (
 )
 from mqkafka.channel.status import format_statuses, read_statuses, status_dir, write_status
 from mqkafka.channel.systemqueues import define_missing
-from mqkafka.channel.tls import TlsSettings, TlsSetupError
+from mqkafka.channel.tls import TlsSettings, TlsSetupError, server_context
 from mqkafka.cli import logs
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
+from mqkafka.identity.keys import IdentityError, load_own_key
+from mqkafka.kafka.clientconfig import IDENTITY_SETTING
 from mqkafka.kafka.localbroker import default_home
 
 log = logging.getLogger(__name__)
@@ -73,6 +75,12 @@ def register(sub: Any) -> None:
         "becomes the connection's MQ user id, whatever the client asserts",
     )
     listen.add_argument(
+        "--identity-file",
+        help="the listener's own identity key (a line with set-identity; $MQK_IDENTITY_FILE): "
+        "with `mqk serve --identity hmac` it signs what its connections put, each for the "
+        "user id the connection established",
+    )
+    listen.add_argument(
         "--status",
         action="store_true",
         help="show the connections of the listeners running on this machine, and exit",
@@ -89,15 +97,23 @@ def run_listen(args: argparse.Namespace) -> int:
     if args.max_connections < 1 or args.max_message < 1:
         raise UserError("--max-connections and --max-message must be at least 1")
     logs.setup(args.log_level)
+    tls = _tls_of(args)  # the options' mistakes before Kafka is asked
+    if args.identity_file:
+        _check_edge_key(args.identity_file)
     client = client_of(args)
-    tls = _tls_of(args)
+    kafka_config = {k: v for k, v in client.settings.items() if k != "bootstrap.servers"}
+    identity = args.identity_file or client.identity_file
+    if identity:
+        if not args.identity_file:
+            _check_edge_key(identity)
+        kafka_config[IDENTITY_SETTING] = identity  # each connection's MQI signs with it
     settings = ListenerSettings(
         bootstrap_servers=client.bootstrap,
         qmgr=args.qmgr,
         host=args.host,
         port=args.port,
         namespace=args.namespace,
-        kafka_config={k: v for k, v in client.settings.items() if k != "bootstrap.servers"},
+        kafka_config=kafka_config,
         max_connections=args.max_connections,
         max_message=args.max_message,
         tls=tls,
@@ -141,4 +157,24 @@ def _tls_of(args: argparse.Namespace) -> TlsSettings | None:
         return None
     if not (args.tls_cert and args.tls_key):
         raise UserError("TLS needs both --tls-cert and --tls-key")
-    return TlsSettings(args.tls_cert, args.tls_key, args.tls_ca)
+    tls = TlsSettings(args.tls_cert, args.tls_key, args.tls_ca)
+    try:
+        server_context(tls)
+    except TlsSetupError as error:
+        raise UserError(str(error)) from None
+    return tls
+
+
+def _check_edge_key(path: str) -> None:
+    """The listener puts for many user ids: a key without set-identity would put every
+    message as the key's own user, whatever connection it came from."""
+    try:
+        key = load_own_key(path)
+    except IdentityError as error:
+        raise UserError(f"identity: {error}") from None
+    if not key.set_identity:
+        raise UserError(
+            f"identity: {path}: the listener's key needs set-identity (it signs for the user id "
+            f"of each connection; the service's ACL must give {key.user} setid over them)"
+        )
+    log.info("channel: signing as %s for each connection's user id", key.user)

@@ -26,12 +26,12 @@ BIG = ">"
 
 
 class RawClient:
-    def __init__(self, port: int, tls: ssl.SSLContext | None = None) -> None:
+    def __init__(self, port: int, tls: ssl.SSLContext | None = None, user: str = "RAWTEST") -> None:
         sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         self.sock = tls.wrap_socket(sock, server_hostname="localhost") if tls else sock
         self.sock.sendall(client_initial_data())
         self._read()
-        uid = initial.user_segment("RAWTEST")
+        uid = initial.user_segment(user)
         self.sock.sendall(Header(SegType.USERID_DATA, length=28 + len(uid)).to_bytes() + uid)
 
     def _read(self) -> tuple[Header, bytes]:
@@ -101,8 +101,8 @@ class RawClient:
         length = struct.unpack_from(">i", out, 364 + 100)[0]
         return reason, length, out[364 + 100 + 4 :]
 
-    def put(self, hobj: int, data: bytes, options: int) -> int:
-        md = md_bytes(MD(Format=b"MQSTR"), BIG, 2)
+    def put(self, hobj: int, data: bytes, options: int, md_in: MD | None = None) -> int:
+        md = md_bytes(md_in or MD(Format=b"MQSTR"), BIG, 2)
         pmo = new_struct(PMO_KIND, 2, BIG, Options=options).to_bytes(BIG)
         rest = md + pmo + struct.pack(">i", len(data)) + data
         return self.verb(SegType.MQPUT, rest, hobj)[1]

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -169,11 +169,17 @@ def connect_qmgr(bootstrap: str, namespace: str) -> QueueManager:
 
 
 def run_java(
-    jars: Path, classes: Path, main: str, *args: str, timeout: float = 400
+    jars: Path,
+    classes: Path,
+    main: str,
+    *args: str,
+    timeout: float = 400,
+    jvm: Sequence[str] = (),
 ) -> dict[str, str]:
-    """Run one of our Java programs; its CHECK lines as {name: "OK" or "FAIL why"}."""
+    """Run one of our Java programs (``jvm``: options before the class, ``-D...``); its CHECK
+    lines as {name: "OK" or "FAIL why"}."""
     done = subprocess.run(
-        [_tool("java"), "-cp", f"{jars}/*:{classes}", main, *args],
+        [_tool("java"), *jvm, "-cp", f"{jars}/*:{classes}", main, *args],
         capture_output=True, text=True, timeout=timeout, check=False,
         cwd=classes,  # the client writes its FFDC reports into ./FFDC: not into the checkout
     )  # fmt: skip

@@ -1,4 +1,5 @@
-"""``mqk listen`` with TLS: the raw client over Python's ``ssl``. A client certificate
+"""``mqk listen`` with TLS: the raw client over Python's ``ssl`` and IBM's MQ classes for
+Java (cipher suite TLS_AES_128_GCM_SHA256, javax.net.ssl stores). A client certificate
 signed by the listener's CA is required, and its CN (not what the client asserts in its
 USERID_DATA, RAWTEST) is the user id its messages carry; a refused handshake is one line."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import ssl
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +17,7 @@ import pytest
 
 import mqkafka.mqi as pymqi
 from tests.integration.channel.certs import make_ca, make_cert
-from tests.integration.channel.conftest import ListenerProcess, connect_qmgr
+from tests.integration.channel.conftest import ListenerProcess, connect_qmgr, run_java
 from tests.integration.channel.rawclient import RawClient
 
 C = pymqi.CMQC
@@ -96,3 +98,44 @@ def wait_for_line(process: ListenerProcess, since: int, text: str) -> None:
             return
         time.sleep(0.1)
     pytest.fail(f"no {text!r} in the listener's log:\n" + "\n".join(process.lines[since:]))
+
+
+def test_ibm_java_client_over_tls(
+    kafka_bootstrap: str,
+    namespace: str,
+    tls_listener: ListenerProcess,
+    certs: Path,
+    mq_client_jars: Path,
+    java_classes: Path,
+) -> None:
+    """The MQ classes for Java with a TLS 1.3 cipher suite (Java's name, so IBM's cipher
+    mappings off) and PKCS12 stores: the key made by openssl, the trust store by keytool."""
+    password = "changeit"
+    openssl = ["openssl", "pkcs12", "-export", "-in", "alice.pem", "-inkey", "alice.key",
+               "-out", "alice.p12", "-passout", f"pass:{password}"]  # fmt: skip
+    subprocess.run(openssl, cwd=certs, check=True, capture_output=True, timeout=60)
+    keytool = ["keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem",
+               "-keystore", "trust.p12", "-storetype", "PKCS12",
+               "-storepass", password]  # fmt: skip
+    if not (certs / "trust.p12").exists():
+        subprocess.run(keytool, cwd=certs, check=True, capture_output=True, timeout=60)
+    qmgr = connect_qmgr(kafka_bootstrap, namespace)
+    qmgr.define_queue("TLSJ.Q")
+    checks = run_java(
+        mq_client_jars, java_classes, "TlsCheck", "127.0.0.1", str(tls_listener.port),
+        "TLSJ.Q", "TLS_AES_128_GCM_SHA256", timeout=120,
+        jvm=["-Dcom.ibm.mq.cfg.useIBMCipherMappings=false",
+             f"-Djavax.net.ssl.keyStore={certs / 'alice.p12'}",
+             f"-Djavax.net.ssl.keyStorePassword={password}",
+             "-Djavax.net.ssl.keyStoreType=PKCS12",
+             f"-Djavax.net.ssl.trustStore={certs / 'trust.p12'}",
+             f"-Djavax.net.ssl.trustStorePassword={password}",
+             "-Djavax.net.ssl.trustStoreType=PKCS12"],
+    )  # fmt: skip
+    assert checks.get("tls_put") == "OK", checks["_output"]
+    queue = pymqi.Queue(qmgr, "TLSJ.Q", C.MQOO_INPUT_AS_Q_DEF)
+    md = pymqi.MD()
+    assert queue.get_wait(20_000, None, md) == b"over TLS from Java"
+    assert md.UserIdentifier.rstrip(b" \0") == b"alice"  # the certificate's, not the OS user
+    queue.close()
+    qmgr.disconnect()

@@ -23,12 +23,15 @@ from mqkafka.channel.codec.mqstructs import (
 )
 from mqkafka.channel.codec.segments import STATUS_INVALID_DATA, ChannelError
 from mqkafka.mq.reasons import RC
+from mqkafka.mqi import CMQC as C
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.mqi.rules.errors import MQMIError
 from mqkafka.mqi.rules.structs import GMO, MD, OD, PMO
 
 log = logging.getLogger(__name__)
+
+SET_CONTEXT_PMO = C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT
 
 
 def _message(rest: bytes, order: str, at: int, max_message: int) -> bytes:
@@ -62,12 +65,20 @@ def do_put(queue: Queue, order: str, api: verbs.ApiHeader, rest: bytes, max_mess
 
 
 def do_put1(
-    qmgr: QueueManager, order: str, api: verbs.ApiHeader, rest: bytes, max_message: int
+    qmgr: QueueManager,
+    order: str,
+    api: verbs.ApiHeader,
+    rest: bytes,
+    max_message: int,
+    *,
+    may_set_identity: bool = True,
 ) -> bytes:
     od_wire = parse_struct(OD_KIND, rest, order)
     od = od_wire.to_mqi()
     assert isinstance(od, OD)
     md, md_size, pmo_wire, pmo = _md_pmo(rest, order, od_wire.size)
+    if not may_set_identity and pmo.Options & SET_CONTEXT_PMO:
+        raise MQMIError(2, RC.NOT_AUTHORIZED, "no setid/setall authority")
     version = md.Version
     data = _message(rest, order, od_wire.size + md_size + pmo_wire.size, max_message)
     qmgr.put1(od, data, md, pmo)

@@ -43,6 +43,8 @@ from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.mqi.rules.errors import MQMIError
 from mqkafka.mqi.rules.structs import OD, mqchars
 
+SET_CONTEXT_OO = C.MQOO_SET_IDENTITY_CONTEXT | C.MQOO_SET_ALL_CONTEXT
+
 log = logging.getLogger(__name__)
 
 COMMAND_LEVEL = 600  # < 700: the MQ classes for Java open with MQOPEN, not SPI OPEN
@@ -166,6 +168,8 @@ class Session:
             opened = QmgrObject()
             persistence = 0
         else:
+            if self.settings.user_established and options & SET_CONTEXT_OO:
+                raise MQMIError(2, RC.NOT_AUTHORIZED, "no setid/setall authority")
             opened = Queue(qmgr, od, options)
             persistence = _default_persistence(opened)
         hobj, self.next_hobj = self.next_hobj, self.next_hobj + 1
@@ -248,7 +252,10 @@ class Session:
         return do_put(self.queue(api.hobj), order, api, rest, self.settings.max_message)
 
     def put1(self, order: str, api: verbs.ApiHeader, rest: bytes) -> bytes:
-        return do_put1(self.require(), order, api, rest, self.settings.max_message)
+        return do_put1(
+            self.require(), order, api, rest, self.settings.max_message,
+            may_set_identity=not self.settings.user_established,
+        )  # fmt: skip
 
     def get(self, order: str, api: verbs.ApiHeader, rest: bytes) -> bytes:
         return do_get(self.queue(api.hobj), order, api, rest)

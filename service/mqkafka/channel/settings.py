@@ -29,6 +29,14 @@ class ListenerSettings:
     max_segment: int = MAX_SEGMENT
     heartbeat: int = 300  # seconds: the least heartbeat interval the listener agrees to
     tls: TlsSettings | None = None  # None: a plain channel, the user id the client asserts
+    signing: bool = False  # the MQI signs for each connection's user id (an hmac edge)
+
+    @property
+    def user_established(self) -> bool:
+        """The user id is the listener's word (a client certificate's, or signed for by it),
+        so a client may not set another's in a message's identity context: MQ's setid and
+        setall authority, which no client of the listener has."""
+        return self.signing or (self.tls is not None and self.tls.maps_user)
 
     @property
     def max_flow(self) -> int:

@@ -117,6 +117,7 @@ def run_listen(args: argparse.Namespace) -> int:
         max_connections=args.max_connections,
         max_message=args.max_message,
         tls=tls,
+        signing=bool(identity),
     )
     made = define_missing(settings, dev_queues=args.dev_queues)
     if made:

@@ -65,6 +65,9 @@ def test_the_client_certificate_cn_is_the_user_id(
     assert queue.get_wait(20_000, None, md) == b"over TLS"
     assert md.UserIdentifier.rstrip(b" \0") == b"alice"  # not RAWTEST, the client's claim
     queue.close()
+    # the user id is the certificate's: no client has setid/setall authority to put another's
+    for options in (C.MQOO_SET_IDENTITY_CONTEXT, C.MQOO_SET_ALL_CONTEXT):
+        assert client.open_od("TLS.Q", C.MQOO_OUTPUT | options)[0] == C.MQRC_NOT_AUTHORIZED
     client.drop()
     qmgr.disconnect()
     assert any("user alice" in line for line in tls_listener.lines)

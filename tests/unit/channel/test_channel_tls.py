@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mqkafka.channel.tls import Subject, subject_user
+from mqkafka.channel.settings import ListenerSettings
+from mqkafka.channel.tls import Subject, TlsSettings, subject_user
 
 
 @pytest.mark.parametrize(
@@ -22,3 +23,17 @@ from mqkafka.channel.tls import Subject, subject_user
 )
 def test_subject_user(subject: Subject, user: str | None) -> None:
     assert subject_user(subject) == user
+
+
+@pytest.mark.parametrize(
+    ("tls", "signing", "established"),
+    [
+        (None, False, False),  # a plain channel: the user id is the client's word
+        (TlsSettings("c", "k"), False, False),  # TLS without client certificates: the same
+        (TlsSettings("c", "k", "ca"), False, True),
+        (None, True, True),
+    ],
+)
+def test_user_established(tls: TlsSettings | None, signing: bool, established: bool) -> None:
+    settings = ListenerSettings("127.0.0.1:9092", tls=tls, signing=signing)
+    assert settings.user_established is established

@@ -40,6 +40,10 @@ class RawClient:
             head = self._exactly(8)
             segment = head + self._exactly(int.from_bytes(head[4:8], "big") - 8)
             header = parse_header(segment)
+            if header.seg_type == SegType.HEARTBEAT:  # the listener's, during a slow verb
+                if header.flags1 & Flags1.CONFIRM_REQUEST:
+                    self.sock.sendall(Header(SegType.HEARTBEAT).to_bytes())
+                continue
             first = first or header
             parts.append(segment[header.size :])
             if header.flags1 & Flags1.LAST:

@@ -59,6 +59,7 @@ def test_a_lost_connection_backs_out_and_releases_its_deferred_puts(
     assert any("ended: lost (socket closed)" in line for line in listener.lines)
 
 
+@pytest.mark.usefixtures("qmgr")  # its queues are defined there
 def test_a_parked_mqget_does_not_hold_up_other_connections(listener: ListenerProcess) -> None:
     waiting, busy = RawClient(listener.port), RawClient(listener.port)
     assert waiting.conn() == 0 and busy.conn() == 0
@@ -80,6 +81,7 @@ def test_a_parked_mqget_does_not_hold_up_other_connections(listener: ListenerPro
         client.drop()
 
 
+@pytest.mark.usefixtures("qmgr")  # its queues are defined there
 def test_truncation_2080_gives_no_data_and_2079_the_buffers_worth(
     listener: ListenerProcess,
 ) -> None:

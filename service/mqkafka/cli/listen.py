@@ -47,9 +47,16 @@ def register(sub: Any) -> None:
         help="address to bind (default 127.0.0.1: this machine only; $MQK_LISTEN_HOST)",
     )
     listen.add_argument(
-        "--port", type=int, default=int(os.environ.get("MQK_LISTEN_PORT", DEFAULT_PORT))
+        "--port",
+        type=int,
+        default=int(os.environ.get("MQK_LISTEN_PORT", DEFAULT_PORT)),
+        help=f"TCP port (default {DEFAULT_PORT}, $MQK_LISTEN_PORT)",
     )
-    listen.add_argument("--qmgr", default=os.environ.get("MQK_QMGR", "QM1"))
+    listen.add_argument(
+        "--qmgr",
+        default=os.environ.get("MQK_QMGR", "QM1"),
+        help="the queue manager name clients connect to; another is 2058 (default QM1, $MQK_QMGR)",
+    )
     listen.add_argument(
         "--max-connections",
         type=int,

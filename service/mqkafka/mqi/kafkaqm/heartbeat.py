@@ -18,6 +18,7 @@ Time is the broker's: the topic uses LogAppendTime, and "now" is the newest time
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -113,29 +114,33 @@ class ConnectionTable:
     """The latest heartbeat of every connection, and which of them have gone quiet.
 
     One thread replays the topic into it while others ask (many connections in one process,
-    e.g. ``mqk listen``): the readers iterate over a copy, which CPython makes without
-    letting another thread in, so a beat applied meanwhile never raises "dictionary changed
-    size during iteration"."""
+    e.g. ``mqk listen``): the readers iterate over a copy taken under the table's lock, so a
+    beat applied meanwhile never raises "dictionary changed size during iteration" (a bare
+    ``tuple(d.items())`` is not enough: an allocation in it may run the collector, and a
+    finalizer lets another thread in)."""
 
     def __init__(self, timeout: float) -> None:
         self.timeout = timeout
         self._beats: dict[str, Heartbeat] = {}
         self._last: dict[str, float] = {}
+        self._lock = threading.Lock()
         self.now = 0.0  # the newest broker timestamp seen
 
     def apply(self, key: str, value: bytes | None, timestamp: float) -> None:
         """One record of the heartbeat topic; a damaged record counts as a bare beat."""
         self.now = max(self.now, timestamp)
         if value is None:
-            self._beats.pop(key, None)
-            self._last.pop(key, None)
+            with self._lock:
+                self._beats.pop(key, None)
+                self._last.pop(key, None)
             return
         try:
             beat = Heartbeat.decode(value)
         except MQError:
             beat = Heartbeat(key)
-        self._beats[key] = beat
-        self._last[key] = max(timestamp, self._last.get(key, timestamp))
+        with self._lock:
+            self._beats[key] = beat
+            self._last[key] = max(timestamp, self._last.get(key, timestamp))
 
     def alive(self, connection: str) -> bool:
         last = self._last.get(connection)
@@ -144,15 +149,19 @@ class ConnectionTable:
     def expired(self) -> list[str]:
         """Connections whose heartbeats stopped: crashed, or ended without MQDISC."""
         liveness = Liveness(self.timeout)
-        for connection, last in tuple(self._last.items()):
+        with self._lock:
+            lasts = tuple(self._last.items())
+        for connection, last in lasts:
             liveness.heartbeat(connection, last)
         return liveness.expired(self.now)
 
     def uses(self, queue: str, *, exclude: str = "") -> list[tuple[str, QueueUse]]:
         """Live connections (other than ``exclude``) holding something on ``queue``."""
+        with self._lock:
+            beats = tuple(self._beats.items())
         return [
             (connection, beat.queues[queue])
-            for connection, beat in tuple(self._beats.items())
+            for connection, beat in beats
             if connection != exclude and queue in beat.queues and self.alive(connection)
         ]
 
@@ -160,7 +169,9 @@ class ConnectionTable:
         return self._beats.get(connection)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(tuple(self._beats)))
+        with self._lock:
+            names = tuple(self._beats)
+        return iter(sorted(names))
 
     def __len__(self) -> int:
         return len(self._beats)

@@ -44,6 +44,7 @@ NAV = (
     ("/rates", "Rates"),
     ("/dead-letters", "Dead letters"),
     ("/workers", "Workers"),
+    ("/connections", "Connections"),
 )
 
 
@@ -174,6 +175,8 @@ def create_app(settings: ConsoleSettings) -> Starlette:
         Route("/dead-letters", page("deadletters.html",
               lambda r: pages.dead_letters_page(settings))),
         Route("/workers", page("workers.html", lambda r: pages.workers_page(settings))),
+        Route("/connections", page("connections.html",
+              lambda r: pages.connections_page(settings))),
         Route("/rates", page("rates.html", rates_page)),
         Route("/events/rates", events),
         Route("/actions/reput", reput, methods=["POST"]),

@@ -5,11 +5,15 @@ context."""
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.localbroker import default_home
 from mqkafka.query.activity import last_deliveries
+from mqkafka.query.listeners import duration, running_listeners
 from mqkafka.query.messages import DEAD_LETTER_QUEUE, UnknownQueue, browse
 from mqkafka.query.queues import QueueReader
 from mqkafka.query.render import render_as
@@ -30,6 +34,7 @@ class ConsoleSettings:
     qmgr: str = "QM1"
     interval: float = 2.0  # seconds between two live samples
     token: str = ""  # what an action's form must carry (set at start)
+    home: Path = field(default_factory=default_home)  # $MQK_HOME: the listeners' status files
     # MsgIds this console re-put: Kafka's share-partition start offset, where a browse of the
     # dead-letter queue begins, trails the acknowledgements, so a moved message would still be
     # listed for a while (the MQI's own browse skips what its connection got the same way)
@@ -115,9 +120,21 @@ def workers_page(s: ConsoleSettings) -> dict[str, Any]:
     return {"service": service_state(s.config, s.namespace)}
 
 
+def connections_page(s: ConsoleSettings, now: float | None = None) -> dict[str, Any]:
+    """The channel listeners on this machine (``mqk listen``) and each one's connections,
+    with how long each has run."""
+    now = time.time() if now is None else now
+    shown = [
+        (view, [(c, duration(now - c.since)) for c in view.connections])
+        for view in running_listeners(s.home)
+    ]
+    return {"listeners": shown, "home": s.home}
+
+
 __all__ = [
     "BODY_KINDS",
     "ConsoleSettings",
+    "connections_page",
     "dead_letters_page",
     "find_subscription",
     "queues_page",

@@ -13,14 +13,8 @@ the copies committed on the queues, and the same for a second publication (warm)
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import shutil
-import signal
-import subprocess
-import sys
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -29,40 +23,19 @@ from confluent_kafka import TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 
 from bench.kafka_env import kafka, kafka_settings
+from mqkafka.cli.serveprocess import ServeProcess
 from mqkafka.client.kafka_pubsub import KafkaPubSub
 from mqkafka.kafka.clients import IsolationLevel
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.wire.names import queue_to_topic
 
-MQK = str(Path(sys.executable).with_name("mqk"))
 TOPIC = "Cold/Fan"
 
 
-def serve(bootstrap: str, namespace: str, state: Path) -> subprocess.Popen[str]:
-    """``mqk serve``, returned once it says it is ready."""
-    proc = subprocess.Popen(
-        [MQK, "serve", "--bootstrap-servers", bootstrap, "--namespace", namespace,
-         "--instance-id", "1", "--state-dir", str(state)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
-    ready = threading.Event()
-
-    def read() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            try:
-                message = str(json.loads(line).get("msg", ""))
-            except ValueError:
-                message = line
-            if message.startswith("broker ready"):
-                ready.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    if not ready.wait(300):
-        proc.kill()
-        raise RuntimeError("mqk serve did not become ready")
-    return proc
+def serve(bootstrap: str, namespace: str, state: Path) -> ServeProcess:
+    """``mqk serve``, returned once it says it is ready (a rebuild of many subscriptions'
+    state may take minutes)."""
+    return ServeProcess(bootstrap, namespace, state, timeout=300)
 
 
 def ends(admin: AdminClient, topics: list[str]) -> dict[str, int]:
@@ -109,8 +82,7 @@ def main() -> None:
             client.register(TOPIC, queue=queue, wait=None)
         last = client.register(TOPIC, queue=queues[-1], wait=120)
         assert last is not None and last.ok, last
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(120)
+        proc.stop(120)
         if not args.keep_state:
             shutil.rmtree(state)
         began = time.monotonic()
@@ -127,8 +99,7 @@ def main() -> None:
             warm = until_delivered(admin, before, published)
         finally:
             client.close()
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(120)
+            proc.stop(120)
         kind = "kept" if args.keep_state else "rebuilt"
         print(
             f"{args.queues} subscriber queues, state {kind}: ready {ready:.1f} s after the "

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from mqkafka.cli.serveprocess import ServeProcess
 from mqkafka.kafka.localbroker import default_cache, free_port
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.reasons import RC
@@ -126,33 +127,8 @@ def broker_service(
     """``mqk serve`` on the module's namespace: the queued pub/sub engine JMS topics reach
     through the listener (its commands go to SYSTEM.BROKER.CONTROL.QUEUE on Kafka)."""
     state = tmp_path_factory.mktemp("serve-state")
-    proc = subprocess.Popen(
-        [MQK, "serve", "--bootstrap-servers", kafka_bootstrap, "--namespace", namespace,
-         "--instance-id", "channel-tests", "--state-dir", str(state)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
-    ready = threading.Event()
-    log: list[str] = []
-
-    def read() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            log.append(line)
-            if "broker ready" in line:
-                ready.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        if not ready.wait(120):
-            pytest.fail("mqk serve did not start:\n" + "".join(log[-20:]), False)
+    with ServeProcess(kafka_bootstrap, namespace, state, instance_id="channel-tests"):
         yield namespace
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def connect_qmgr(bootstrap: str, namespace: str) -> QueueManager:

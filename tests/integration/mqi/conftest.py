@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from mqkafka.cli.serveprocess import ServeProcess
+from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 FAST = {"heartbeat_interval": 0.5, "liveness_timeout": 3.0}
@@ -63,47 +65,7 @@ def broker_service(
     kafka_bootstrap: str, namespace: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """A real ``mqk serve`` for this module's namespace (the pub/sub tests talk to it)."""
-    import json
-    import os
-    import signal
-    import subprocess
-    import sys
-    import threading
-    from pathlib import Path
-
-    from mqkafka.kafka.provision import apply_catalogue
-
     apply_catalogue(kafka_bootstrap, prefix=namespace)
-    mqk = str(Path(sys.executable).with_name("mqk"))
     state = tmp_path_factory.mktemp("serve-state")
-    proc = subprocess.Popen(
-        [mqk, "serve", "--bootstrap-servers", kafka_bootstrap, "--namespace", namespace,
-         "--instance-id", "mqi-tests", "--state-dir", str(state)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
-    ready = threading.Event()
-    log: list[str] = []
-
-    def read() -> None:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            log.append(line)
-            try:
-                message = str(json.loads(line).get("msg", ""))
-            except ValueError:
-                message = line
-            if message.startswith("broker ready"):
-                ready.set()
-
-    threading.Thread(target=read, daemon=True).start()
-    try:
-        if not ready.wait(120):
-            raise AssertionError("mqk serve did not start:\n" + "".join(log[-20:]))
+    with ServeProcess(kafka_bootstrap, namespace, state, instance_id="mqi-tests"):
         yield namespace
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()

@@ -1,7 +1,8 @@
-"""``mqk listen`` with TLS: the raw client over Python's ``ssl`` and IBM's MQ classes for
-Java (cipher suite TLS_AES_128_GCM_SHA256, javax.net.ssl stores). A client certificate
-signed by the listener's CA is required, and its CN (not what the client asserts in its
-USERID_DATA, RAWTEST) is the user id its messages carry; a refused handshake is one line."""
+"""``mqk listen`` with TLS: the raw client over Python's ``ssl``, IBM's MQ classes for Java
+and IBM MQ JMS in migration mode (cipher suite TLS_AES_128_GCM_SHA256, javax.net.ssl
+stores). A client certificate signed by the listener's CA is required, and its CN (not what
+the client asserts in its USERID_DATA, RAWTEST) is the user id its messages carry; a refused
+handshake is one line."""
 
 from __future__ import annotations
 
@@ -103,42 +104,83 @@ def wait_for_line(process: ListenerProcess, since: int, text: str) -> None:
     pytest.fail(f"no {text!r} in the listener's log:\n" + "\n".join(process.lines[since:]))
 
 
+PASSWORD = "changeit"
+
+
+@pytest.fixture(scope="module")
+def java_tls(certs: Path) -> list[str]:
+    """The JVM options of a Java client that is alice: a TLS 1.3 cipher suite by Java's name
+    (so IBM's cipher mappings off) and PKCS12 stores, the key made by openssl, the trust
+    store by keytool."""
+    openssl = ["openssl", "pkcs12", "-export", "-in", "alice.pem", "-inkey", "alice.key",
+               "-out", "alice.p12", "-passout", f"pass:{PASSWORD}"]  # fmt: skip
+    subprocess.run(openssl, cwd=certs, check=True, capture_output=True, timeout=60)
+    keytool = ["keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem",
+               "-keystore", "trust.p12", "-storetype", "PKCS12",
+               "-storepass", PASSWORD]  # fmt: skip
+    subprocess.run(keytool, cwd=certs, check=True, capture_output=True, timeout=60)
+    return ["-Dcom.ibm.mq.cfg.useIBMCipherMappings=false",
+            f"-Djavax.net.ssl.keyStore={certs / 'alice.p12'}",
+            f"-Djavax.net.ssl.keyStorePassword={PASSWORD}",
+            "-Djavax.net.ssl.keyStoreType=PKCS12",
+            f"-Djavax.net.ssl.trustStore={certs / 'trust.p12'}",
+            f"-Djavax.net.ssl.trustStorePassword={PASSWORD}",
+            "-Djavax.net.ssl.trustStoreType=PKCS12"]  # fmt: skip
+
+
 def test_ibm_java_client_over_tls(
     kafka_bootstrap: str,
     namespace: str,
     tls_listener: ListenerProcess,
-    certs: Path,
+    java_tls: list[str],
     mq_client_jars: Path,
     java_classes: Path,
 ) -> None:
-    """The MQ classes for Java with a TLS 1.3 cipher suite (Java's name, so IBM's cipher
-    mappings off) and PKCS12 stores: the key made by openssl, the trust store by keytool."""
-    password = "changeit"
-    openssl = ["openssl", "pkcs12", "-export", "-in", "alice.pem", "-inkey", "alice.key",
-               "-out", "alice.p12", "-passout", f"pass:{password}"]  # fmt: skip
-    subprocess.run(openssl, cwd=certs, check=True, capture_output=True, timeout=60)
-    keytool = ["keytool", "-importcert", "-noprompt", "-alias", "ca", "-file", "ca.pem",
-               "-keystore", "trust.p12", "-storetype", "PKCS12",
-               "-storepass", password]  # fmt: skip
-    if not (certs / "trust.p12").exists():
-        subprocess.run(keytool, cwd=certs, check=True, capture_output=True, timeout=60)
+    """The MQ classes for Java: the message it puts carries the certificate's CN."""
     qmgr = connect_qmgr(kafka_bootstrap, namespace)
     qmgr.define_queue("TLSJ.Q")
     checks = run_java(
         mq_client_jars, java_classes, "TlsCheck", "127.0.0.1", str(tls_listener.port),
-        "TLSJ.Q", "TLS_AES_128_GCM_SHA256", timeout=120,
-        jvm=["-Dcom.ibm.mq.cfg.useIBMCipherMappings=false",
-             f"-Djavax.net.ssl.keyStore={certs / 'alice.p12'}",
-             f"-Djavax.net.ssl.keyStorePassword={password}",
-             "-Djavax.net.ssl.keyStoreType=PKCS12",
-             f"-Djavax.net.ssl.trustStore={certs / 'trust.p12'}",
-             f"-Djavax.net.ssl.trustStorePassword={password}",
-             "-Djavax.net.ssl.trustStoreType=PKCS12"],
+        "TLSJ.Q", "TLS_AES_128_GCM_SHA256", timeout=120, jvm=java_tls,
     )  # fmt: skip
     assert checks.get("tls_put") == "OK", checks["_output"]
     queue = pymqi.Queue(qmgr, "TLSJ.Q", C.MQOO_INPUT_AS_Q_DEF)
     md = pymqi.MD()
     assert queue.get_wait(20_000, None, md) == b"over TLS from Java"
     assert md.UserIdentifier.rstrip(b" \0") == b"alice"  # the certificate's, not the OS user
+    queue.close()
+    qmgr.disconnect()
+
+
+JMS_CHECKS = ["tls_jms_queue", "tls_jms_to_python", "tls_jms_pubsub_v1", "tls_jms_pubsub_v2"]
+
+
+def test_ibm_jms_over_tls(
+    kafka_bootstrap: str,
+    namespace: str,
+    tls_listener: ListenerProcess,
+    broker_service: str,
+    java_tls: list[str],
+    mq_client_jars: Path,
+    java_classes: Path,
+) -> None:
+    """JMS migration mode (provider version 6) over TLS, the connection factory naming the
+    cipher suite (setSSLCipherSuite): a queue message and a publication (broker versions V1
+    and V2) go and come back, each received with JMSXUserID alice (the program checks it),
+    and a message JMS sends to a Python program carries alice as its UserIdentifier."""
+    qmgr = connect_qmgr(kafka_bootstrap, namespace)
+    for name in ("TLSJMS.Q", "TLSJMS2PY"):
+        qmgr.define_queue(name)
+    checks = run_java(
+        mq_client_jars, java_classes, "JmsTlsCheck", "127.0.0.1", str(tls_listener.port),
+        "TLSJMS.Q", "TLS_AES_128_GCM_SHA256", "TLSJMS2PY", "alice", timeout=300, jvm=java_tls,
+    )  # fmt: skip
+    failed = {name: checks.get(name) for name in JMS_CHECKS if checks.get(name) != "OK"}
+    assert not failed, f"{failed}\n{checks['_output']}"
+    assert "XO00H001" not in checks["_ffdc"], checks["_ffdc"][:2000]
+    queue = pymqi.Queue(qmgr, "TLSJMS2PY", C.MQOO_INPUT_AS_Q_DEF)
+    md = pymqi.MD()
+    assert b"jms-tls-to-python" in queue.get_wait(20_000, None, md)
+    assert md.UserIdentifier.rstrip(b" \0") == b"alice"  # not the JVM's OS user
     queue.close()
     qmgr.disconnect()

@@ -115,7 +115,7 @@ def test_a_person_sees_the_connections_in_a_browser(browser: Any, console: Conso
         row = section.locator("tr", has_text="alice")
         expect(row.locator("td.appl")).to_have_text("rawclient", timeout=30_000)
         expect(page.locator("nav a.here")).to_have_text("Connections")
-        page.screenshot(path=str(console.screenshots / "8-connections.png"), full_page=True)
+        page.screenshot(path=str(console.screenshots / "9-connections.png"), full_page=True)
     finally:
         client.drop()
         context.close()

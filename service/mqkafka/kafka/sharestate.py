@@ -45,6 +45,7 @@ class ShareOffsets:
     partition: int
     start: int
     lag: int
+    topic_id: bytes = b""  # Kafka's id of the topic (the key of its share state: sharelog)
 
 
 def got_unseen(offsets: ShareOffsets, records: int, known: int) -> int:
@@ -205,7 +206,7 @@ def parse_describe_groups(
         failed = False
         for _ in range(reader.count()):
             reader.compact_string()  # topic name
-            reader.uuid()
+            topic_id = reader.uuid()
             for _ in range(reader.count()):
                 partition = reader.int32()
                 start = reader.int64()
@@ -219,7 +220,7 @@ def parse_describe_groups(
                 if error:
                     failed = True
                 else:
-                    found[partition] = ShareOffsets(partition, start, lag)
+                    found[partition] = ShareOffsets(partition, start, lag, topic_id)
             reader.skip_tags()
         error = reader.int16()
         message = reader.compact_string()

@@ -124,7 +124,7 @@ batches = st.lists(
 
 @given(st.lists(st.tuples(st.booleans(), st.integers(-1, 20), batches), max_size=8))
 def test_state_matches_a_set_of_offsets(records: list[tuple[bool, int, list]]) -> None:  # type: ignore[type-arg]
-    state, start, model = PartitionState(), -1, set()
+    state, start, model = PartitionState(), -1, set[int]()
     for snapshot, new_start, raw in records:
         batch = tuple((first, first + length, kind) for first, length, kind in raw)
         state.apply(StateRecord(snapshot, new_start, batch))

@@ -36,8 +36,8 @@ import bisect
 import struct
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from mqkafka.kafka import clients
@@ -159,62 +159,57 @@ def decode_value(kind: int, data: bytes) -> StateRecord:
 
 @dataclass
 class PartitionState:
-    """The SPSO and the done ranges above it (sorted, disjoint, inclusive)."""
+    """The SPSO and the done ranges above it (sorted, disjoint, inclusive). The ranges are
+    replaced whole, in one assignment: a browse in another thread reads them unlocked."""
 
     start: int = -1
-    firsts: list[int] = field(default_factory=list)
-    lasts: list[int] = field(default_factory=list)
+    spans: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())  # firsts, lasts
 
     def apply(self, record: StateRecord) -> None:
-        if record.snapshot:
-            self.firsts, self.lasts = [], []
-            self.start = record.start
-        elif record.start >= 0:
+        ranges = [] if record.snapshot else self.ranges()
+        if record.snapshot or record.start >= 0:
             self.start = record.start
         for first, last, state in record.batches:
-            self._set(first, last, state in (ACKNOWLEDGED, ARCHIVED))
-        self._trim()
+            ranges = _set(ranges, first, last, state in (ACKNOWLEDGED, ARCHIVED))
+        if self.start >= 0:
+            ranges = [(max(f, self.start), x) for f, x in ranges if x >= self.start]
+        self.spans = (tuple(f for f, _ in ranges), tuple(x for _, x in ranges))
 
     def done(self, offset: int) -> bool:
         """Got or dropped: below the start, or in a done range (a group that has not
         started is done with nothing)."""
-        if self.start < 0:
+        start, (firsts, lasts) = self.start, self.spans
+        if start < 0:
             return False
-        if offset < self.start:
+        if offset < start:
             return True
-        i = bisect.bisect_right(self.firsts, offset) - 1
-        return i >= 0 and offset <= self.lasts[i]
+        i = bisect.bisect_right(firsts, offset) - 1
+        return i >= 0 and offset <= lasts[i]
 
     def ranges(self) -> list[tuple[int, int]]:
-        return list(zip(self.firsts, self.lasts, strict=True))
+        return list(zip(*self.spans, strict=True))
 
-    def _set(self, first: int, last: int, done: bool) -> None:
-        if last < first:
-            return
-        kept = [(f, x) for f, x in self.ranges() if x < first or f > last]
-        for f, x in self.ranges():  # the parts of overlapping ranges outside [first, last]
-            if f < first <= x:
-                kept.append((f, first - 1))
-            if f <= last < x:
-                kept.append((last + 1, x))
-        if done:
-            kept.append((first, last))
-        kept.sort()
-        merged: list[tuple[int, int]] = []
-        for f, x in kept:
-            if merged and f <= merged[-1][1] + 1:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], x))
-            else:
-                merged.append((f, x))
-        self.firsts = [f for f, _ in merged]
-        self.lasts = [x for _, x in merged]
 
-    def _trim(self) -> None:
-        if self.start < 0 or not self.firsts or self.firsts[0] >= self.start:
-            return
-        kept = [(max(f, self.start), x) for f, x in self.ranges() if x >= self.start]
-        self.firsts = [f for f, _ in kept]
-        self.lasts = [x for _, x in kept]
+def _set(ranges: list[tuple[int, int]], first: int, last: int, done: bool) -> list[tuple[int, int]]:
+    """``ranges`` with ``[first, last]`` marked done or not done, merged."""
+    if last < first:
+        return ranges
+    kept = [(f, x) for f, x in ranges if x < first or f > last]
+    for f, x in ranges:  # the parts of overlapping ranges outside [first, last]
+        if f < first <= x:
+            kept.append((f, first - 1))
+        if f <= last < x:
+            kept.append((last + 1, x))
+    if done:
+        kept.append((first, last))
+    kept.sort()
+    merged: list[tuple[int, int]] = []
+    for f, x in kept:
+        if merged and f <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], x))
+        else:
+            merged.append((f, x))
+    return merged
 
 
 # ---- the reader ------------------------------------------------------------------------------
@@ -355,13 +350,49 @@ class ShareLog:
             self._close()
 
 
+_SHARED: dict[tuple[str, tuple[tuple[str, str], ...]], ShareLog] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared(config: ClientConfig) -> ShareLog:
+    """The process's reader for one cluster (and its settings): what one browse read, the
+    next needs not read again."""
+    key = (config.bootstrap, tuple(sorted(config.settings.items())))
+    with _SHARED_LOCK:
+        log = _SHARED.get(key)
+        if log is None:
+            log = _SHARED[key] = ShareLog(config)
+        return log
+
+
+@dataclass(frozen=True)
+class GroupView:
+    """One share group's state for a browse: ``topic_id`` answers the id Kafka gave with the
+    group's offsets (None: not known, and nothing is read)."""
+
+    log: ShareLog
+    group: str
+    topic_id: Callable[[], bytes | None]
+
+    def states(self, partitions: Sequence[int]) -> dict[int, PartitionState] | None:
+        topic_id = self.topic_id()
+        if not topic_id:
+            return None
+        return self.log.states(self.group, topic_id, partitions)
+
+    def drain(self) -> None:
+        self.log.drain()
+
+
 __all__ = [
+    "GroupView",
     "PartitionState",
     "ShareLog",
     "StateRecord",
     "decode_key",
     "decode_value",
     "java_hash",
+    "shared",
     "state_partition",
     "uuid_text",
 ]

@@ -284,6 +284,12 @@ class ShareStateClient:
         self._coordinators: dict[str, tuple[str, int]] = {}
         self._sockets: dict[tuple[str, int], socket.socket] = {}
         self._correlation = 0
+        self._topic_ids: dict[str, bytes] = {}  # group -> the id its last answer gave
+
+    def topic_id(self, group: str) -> bytes | None:
+        """The topic id the group's last offsets answer carried (the key of its per-record
+        state: :mod:`.sharelog`)."""
+        return self._topic_ids.get(group)
 
     def offsets(self, group: str, topic: str, partitions: Sequence[int]) -> dict[int, ShareOffsets]:
         with self._lock:
@@ -303,7 +309,11 @@ class ShareStateClient:
                     DESCRIBE_VERSION,
                     describe_request(group, topic, partitions),
                 )
-                return parse_describe(reply, DESCRIBE_VERSION)
+                found = parse_describe(reply, DESCRIBE_VERSION)
+                for offsets in found.values():
+                    if offsets.topic_id:
+                        self._topic_ids[group] = offsets.topic_id
+                return found
             except (OSError, struct.error) as error:
                 self._drop_all()
                 raise MQError(RC.RESOURCE_PROBLEM, f"share offsets unavailable: {error}") from None

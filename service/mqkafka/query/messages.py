@@ -1,9 +1,11 @@
 """Browsing a queue without taking anything: the messages still on it, decoded.
 
 "Still on it" starts at the share group's start offset (everything below it was got by the
-MQI's destructive getters), or at the log start when no getter ever came; as many of the
-oldest records from there as Kafka's lag says were got are passed over too (the start offset
-trails the acknowledgements: exact for getters taking messages in order). Reading is
+MQI's destructive getters), or at the log start when no getter ever came. Above the start,
+Kafka's own per-record share state (:mod:`~mqkafka.kafka.sharelog`) says which records were
+acknowledged: those are passed over, got in order or not. Where that state cannot be read
+(no READ on ``__share_group_state``), as many of the oldest records as Kafka's lag says were
+got are passed over instead (exact for getters taking messages in order). Reading is
 ``read_committed``, assign-only, and never commits: like MQGMO_BROWSE_NEXT, it changes
 nothing. The dead-letter queue is browsed the same way; each message shows its MQDLH.
 """
@@ -14,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from mqkafka.kafka import clients, sharestate
+from mqkafka.kafka import clients, sharelog, sharestate
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import (
     OFFSET_BEGINNING,
@@ -45,11 +47,15 @@ class Browsed:
     more: bool  # stopped at the limit with messages left
 
 
+Done = dict[int, sharelog.PartitionState]
+
+
 def _starts(
     config: ClientConfig, namespace: str, topic: str, partitions: int
-) -> tuple[dict[int, int], dict[int, int]]:
-    """Per partition, where the queue starts (the share group's start offset) and how many
-    of the oldest records from there were got all the same (the start trails the
+) -> tuple[dict[int, int], dict[int, int], Done]:
+    """Per partition, where the queue starts (the share group's start offset), Kafka's
+    record-by-record state where it can be read, and for the other partitions how many of
+    the oldest records from the start were got all the same (the start trails the
     acknowledgements: :func:`~mqkafka.kafka.sharestate.got_unseen`)."""
     group = namespace + SHARE_GROUP_PREFIX + topic
     client = sharestate.ShareStateClient(config, 5.0)
@@ -61,9 +67,27 @@ def _starts(
         client.close()
     starts = {p: o.start for p, o in known.items() if o.start >= 0}
     if not starts:
-        return starts, {}
-    ends = _ends(config, topic, sorted(starts))
-    return starts, _got(config, topic, known, ends)
+        return starts, {}, {}
+    done = _done(config, group, known, sorted(starts))
+    counted = {p: o for p, o in known.items() if p in starts and p not in done}
+    if not counted:
+        return starts, {}, done
+    ends = _ends(config, topic, sorted(counted))
+    return starts, _got(config, topic, counted, ends), done
+
+
+def _done(
+    config: ClientConfig, group: str, known: dict[int, sharestate.ShareOffsets], wanted: list[int]
+) -> Done:
+    topic_ids = {known[p].topic_id for p in wanted}
+    if len(topic_ids) != 1 or b"" in topic_ids:
+        return {}
+    log = sharelog.ShareLog(config)
+    try:
+        states = log.states(group, topic_ids.pop(), wanted)
+    finally:
+        log.close()
+    return {p: state for p, state in (states or {}).items() if state.start >= 0}
 
 
 def _got(
@@ -119,7 +143,7 @@ def browse(
         if metadata is None or metadata.error is not None or not metadata.partitions:
             raise UnknownQueue(queue)
         partitions = sorted(metadata.partitions)
-        starts, got = _starts(config, namespace, topic, len(partitions))
+        starts, got, done = _starts(config, namespace, topic, len(partitions))
         consumer.assign(
             [TopicPartition(topic, p, starts.get(p, OFFSET_BEGINNING)) for p in partitions]
         )
@@ -135,6 +159,9 @@ def browse(
                     if error.code() == PARTITION_EOF:
                         ended.add(record.partition())
                     continue
+                state = done.get(record.partition())
+                if state is not None and state.done(record.offset()):
+                    continue  # acknowledged: got, in order or not
                 if got.get(record.partition(), 0) > 0:
                     got[record.partition()] -= 1  # got by a getter, in order
                     continue

@@ -5,11 +5,13 @@ where the queue starts: the share group's start offset (SPSO) where Kafka report
 the log start otherwise. Records are handed out in put order across partitions (record
 timestamps, then partition, then offset), so a browse sees a multi-partition queue as one
 queue. Messages already got are skipped when this client knows of them: below the SPSO,
-or got by this connection (:class:`Consumed`). A browse (not the getter's index) also passes
-over as many of the oldest other records as Kafka's lag says were got by others
-(``hide``, :func:`~mqkafka.kafka.sharestate.got_unseen`): the SPSO trails acknowledgements.
-A message another process got within its acknowledgement window (``getter.ACK_FLUSH``) may
-still be seen once: browsing is a snapshot, as MQ says of a browse racing a destructive get.
+got by this connection (:class:`Consumed`), or, for a browse (``share``), acknowledged by
+anyone: Kafka's per-record share state (:mod:`~mqkafka.kafka.sharelog`), read to its end at
+MQGMO_BROWSE_FIRST and followed without waiting after. Where that state cannot be read, a
+browse passes over as many of the oldest other records as Kafka's lag says were got by
+others (``hide``, :func:`~mqkafka.kafka.sharestate.got_unseen`): exact for in-order gets.
+A message another process got and has not yet acknowledged (``getter.ACK_FLUSH``) may
+still be seen: browsing is a snapshot, as MQ says of a browse racing a destructive get.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import OFFSET_BEGINNING, KafkaException, TopicPartition
 from mqkafka.kafka.groups import reader_group
+from mqkafka.kafka.sharelog import GroupView, PartitionState
 from mqkafka.mqi.kafkaqm.admin import broken
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
 from mqkafka.mqi.rules.matching import Position
@@ -117,6 +120,7 @@ class LogReader:
         skip: Consumed,
         hide: Hide | None = None,
         gone: Callable[[Position], bool] | None = None,
+        share: GroupView | None = None,
     ) -> None:
         self.topic = topic
         self.partitions = partitions
@@ -125,6 +129,8 @@ class LogReader:
         self._hide_of = hide
         self._hide: dict[int, int] = {}
         self._gone = gone  # got by another connection of this process (browse)
+        self._share = share
+        self._states: dict[int, PartitionState] = {}  # Kafka's, where it could be read
         self._consumer = clients.consumer(
             kafka,
             {
@@ -159,7 +165,12 @@ class LogReader:
             raise broken(error, f"browse {self.topic}") from None
         self._heads = {p: deque() for p in range(self.partitions)}
         self._at_end = set()
-        self._hide = self._hide_of(starts) if self._hide_of is not None else {}
+        started = [p for p, start in starts.items() if start >= 0]
+        states = self._share.states(started) if self._share is not None and started else None
+        self._states = {p: s for p, s in (states or {}).items() if s.start >= 0}
+        counted = {p: start for p, start in starts.items() if p not in self._states}
+        hide = self._hide_of(counted) if self._hide_of is not None and counted else {}
+        self._hide = {p: n for p, n in hide.items() if p not in self._states}
         self._starts_at = dict(starts)
         self._held = {p: [] for p, n in self._hide.items() if n > 0}
 
@@ -216,6 +227,8 @@ class LogReader:
         """The next record (in put order) that ``accept`` takes and is not known consumed;
         waits up to ``timeout`` for one to arrive."""
         deadline = time.monotonic() + timeout
+        if self._share is not None and self._states:
+            self._share.drain()  # acknowledgements since BROWSE_FIRST, as far as fetched
         while True:
             self._catch_up()
             heads = [q[0] for q in self._heads.values() if q]
@@ -231,7 +244,12 @@ class LogReader:
             self._read(min(left, 0.2))  # everything read: wait for new records
 
     def _known(self, position: Position) -> bool:
-        return position in self._skip or (self._gone is not None and self._gone(position))
+        state = self._states.get(position[0])
+        return (
+            position in self._skip
+            or (state is not None and state.done(position[1]))
+            or (self._gone is not None and self._gone(position))
+        )
 
     def close(self) -> None:
         self._consumer.close()

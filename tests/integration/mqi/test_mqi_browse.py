@@ -151,3 +151,80 @@ def test_the_issues_mqk_session_put_get_browse(
     got = run("get", name, "--count", "2", "--wait", "15")
     assert got.returncode == 0 and "m0" in got.stdout and "m1" in got.stdout, got.stderr
     assert browsed() == ["m2"]
+
+
+GETTER = """
+import sys
+from mqkafka.mqi import CMQC as C, GMO, MD
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+
+bootstrap, namespace, name = sys.argv[1:4]
+qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
+queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
+for line in sys.stdin:  # MQGETs outside syncpoint, one after another: "next" or a MsgId in hex
+    got = []
+    for word in line.split():
+        gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=15000)
+        md = MD()
+        if word != "next":
+            gmo.MatchOptions = C.MQMO_MATCH_MSG_ID
+            md = MD(MsgId=bytes.fromhex(word))
+        got.append(queue.get(None, md, gmo).decode())
+    print(" ".join(got), flush=True)  # every MQGET has returned
+queue.close()
+qmgr.disconnect()
+"""
+
+
+def test_what_another_process_got_is_never_shown_in_or_out_of_order(
+    connect: Connect, kafka_bootstrap: str, namespace: str
+) -> None:
+    """Another OS process gets m1 by MsgId (out of order: Kafka's start offset stays on m0)
+    and, at once, the oldest message, outside syncpoint; the moment its MQGETs have
+    returned, a browse from a third connection (and ``mqk browse``) shows exactly what is
+    left, in order. Persistent messages: their non-syncpoint get is acknowledged before it
+    returns (a non-persistent one within getter.ACK_FLUSH, as the README says)."""
+    import subprocess
+    import sys
+
+    putter, browser = connect(), connect()
+    name = f"APP.BROWSEOTHER{id(putter) % 100000}"
+    putter.define_queue(name)
+    out = Queue(putter, name, C.MQOO_OUTPUT)
+    ids = []
+    for body in (b"m0", b"m1", b"m2", b"m3", b"m4"):
+        md = MD(Persistence=C.MQPER_PERSISTENT)
+        out.put(body, md)
+        ids.append(md.MsgId)
+    out.close()
+    elsewhere = Queue(browser, name, C.MQOO_BROWSE)
+    assert mqi_browse(elsewhere) == [b"m0", b"m1", b"m2", b"m3", b"m4"]
+    getter = subprocess.Popen(
+        [sys.executable, "-c", GETTER, kafka_bootstrap, namespace, name],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert getter.stdin is not None and getter.stdout is not None
+
+    def get(command: str) -> str:
+        assert getter.stdin is not None and getter.stdout is not None
+        getter.stdin.write(command + "\n")
+        getter.stdin.flush()
+        return getter.stdout.readline().strip()
+
+    try:
+        # m1 out of order, then m0 at once (within the batching window of other gets)
+        assert get(f"{ids[1].hex()} next") == "m1 m0"
+        assert mqi_browse(elsewhere) == [b"m2", b"m3", b"m4"]
+        assert cli_browse(kafka_bootstrap, namespace, name) == [b"m2", b"m3", b"m4"]
+        assert get(f"{ids[3].hex()}") == "m3"
+        assert mqi_browse(elsewhere) == [b"m2", b"m4"]
+        assert cli_browse(kafka_bootstrap, namespace, name) == [b"m2", b"m4"]
+        assert get("next next") == "m2 m4"
+        assert mqi_browse(elsewhere) == [] == cli_browse(kafka_bootstrap, namespace, name)
+    finally:
+        getter.stdin.close()
+        assert getter.wait(60) == 0
+    elsewhere.close()

@@ -15,7 +15,10 @@ Kafka's rules, and what follows from each here:
 - A released record counts one more delivery and is archived at the limit: records are
   given back by RELEASE, or REQUEUE near the limit (:mod:`~mqkafka.mqi.rules.redelivery`).
 - Acknowledgements travel with the next poll or commit: accepted records are committed
-  within ``ACK_FLUSH`` seconds, or at once when asked.
+  within ``ACK_FLUSH`` seconds, or at once when asked. A persistent message got outside
+  syncpoint is committed before MQGET returns, as MQ forces its log for one: once MQGET has
+  returned it, no other process's browse shows it and no crash brings it back (a round
+  trip each: measured 550-590 gets/s against 28,000-56,000 batched, issue 35).
 - A new member receives its partitions with its second heartbeat, which the broker asks
   for ``share.heartbeat.interval.ms`` (5 s) after the first: a lane re-subscribes to the
   same topic a moment after joining, which makes the client send that heartbeat at once
@@ -365,12 +368,14 @@ class Getter:
     # ---- acknowledging ----
 
     def accept(self, taken: Taken, *, now: bool = False) -> None:
-        """The message leaves the queue (a non-syncpoint MQGET, or MQCMIT)."""
+        """The message leaves the queue (a non-syncpoint MQGET, or MQCMIT): at once for a
+        persistent one, else within ``ACK_FLUSH``."""
         with self.lock:
             taken.lane.ack(taken.rec, AcknowledgeType.ACCEPT)
             self.consumed.add(taken.rec.position)
             self._walked.discard(taken.rec.position)
-            if now or time.monotonic() - taken.lane.last_commit > ACK_FLUSH:
+            waited = time.monotonic() - taken.lane.last_commit
+            if now or taken.rec.persistent() or waited > ACK_FLUSH:
                 taken.lane.commit(sync=True)
 
     def pin(self, taken: Taken) -> None:

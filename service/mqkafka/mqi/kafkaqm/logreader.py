@@ -19,12 +19,14 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import OFFSET_BEGINNING, KafkaException, TopicPartition
 from mqkafka.kafka.groups import reader_group
-from mqkafka.kafka.sharelog import GroupView, PartitionState
+from mqkafka.kafka.sharelog import GroupView, PartitionState, shared
+from mqkafka.kafka.sharestate import ShareStateClient
 from mqkafka.mqi.kafkaqm.admin import broken
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
 from mqkafka.mqi.rules.matching import Position
@@ -99,6 +101,13 @@ def hidden_records(hidden: int, start: int, end: int, records: int) -> int:
     if start < 0 or end < start:
         return 0
     return max(hidden - (end - start - records), 0)
+
+
+def kafka_share(config: ClientConfig, offsets: ShareStateClient, group: str) -> GroupView:
+    """A browse's view of Kafka's per-record state of ``group``: the process's reader of the
+    state topic, keyed by the topic id ``offsets`` last answered for the group (the browse
+    asks the group's start offsets first)."""
+    return GroupView(shared(config), group, partial(offsets.topic_id, group))
 
 
 StartOffsets = Callable[[], dict[int, int]]
@@ -255,4 +264,4 @@ class LogReader:
         self._consumer.close()
 
 
-__all__ = ["Consumed", "LogReader", "hidden_records", "known_between"]
+__all__ = ["Consumed", "LogReader", "hidden_records", "kafka_share", "known_between"]

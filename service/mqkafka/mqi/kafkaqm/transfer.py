@@ -29,7 +29,7 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.connection import INPUT, Connection, Handle
 from mqkafka.mqi.kafkaqm.getter import Taken
 from mqkafka.mqi.kafkaqm.liveconnections import consumed_in_process, got_in_process
-from mqkafka.mqi.kafkaqm.logreader import LogReader, known_between
+from mqkafka.mqi.kafkaqm.logreader import LogReader, kafka_share, known_between
 from mqkafka.mqi.kafkaqm.queuerecord import Rec, fill_md
 from mqkafka.mqi.rules import cmqc as C
 from mqkafka.mqi.rules.errors import MQMIError, PYIFError, failed
@@ -468,6 +468,7 @@ def _reader(conn: Connection, handle: Handle) -> LogReader:
             conn.consumed_of(topic),
             lambda starts: conn.admin.got_unseen(topic, partitions, handle.group, starts, known),
             partial(got_in_process, topic),
+            kafka_share(conn.settings.client, conn.admin.share_state, handle.group),
         )
     return handle.browser
 

@@ -18,7 +18,7 @@ Kafka's rules, and what follows from each here:
   within ``ACK_FLUSH`` seconds, or at once when asked. A persistent message got outside
   syncpoint is committed before MQGET returns, as MQ forces its log for one: once MQGET has
   returned it, no other process's browse shows it and no crash brings it back (a round
-  trip each: measured 550-590 gets/s against 28,000-56,000 batched, issue 35).
+  trip each: measured 800-1,100 gets/s against 26,000-31,000 batched, issue 35).
 - A new member receives its partitions with its second heartbeat, which the broker asks
   for ``share.heartbeat.interval.ms`` (5 s) after the first: a lane re-subscribes to the
   same topic a moment after joining, which makes the client send that heartbeat at once

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import logging
 import struct
 import threading
 import time
@@ -42,8 +43,16 @@ from typing import Any
 
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
-from mqkafka.kafka.clients import OFFSET_BEGINNING, KafkaException, Message, TopicPartition
+from mqkafka.kafka.clients import (
+    OFFSET_BEGINNING,
+    KafkaError,
+    KafkaException,
+    Message,
+    TopicPartition,
+)
 from mqkafka.kafka.groups import reader_group
+
+log = logging.getLogger(__name__)
 
 STATE_TOPIC = "__share_group_state"
 SNAPSHOT, UPDATE = 0, 1
@@ -55,6 +64,10 @@ Key = tuple[str, bytes, int]  # group, topic id (16 bytes), partition
 
 class Malformed(ValueError):
     """A record this module cannot read (another Kafka version's format)."""
+
+
+class _NotYet(LookupError):
+    """The state topic does not exist: Kafka creates it for the first share group."""
 
 
 # ---- where a key lives -------------------------------------------------------------------
@@ -256,7 +269,12 @@ class ShareLog:
                     for s in wanted
                 }
                 self._read_until(consumer, ends)
-            except (KafkaException, Malformed, TimeoutError, RuntimeError):
+            except _NotYet as error:
+                log.debug("share state not read: %s", error)
+                self._close()  # asked again next time: the topic comes with the first group
+                return None
+            except (KafkaException, Malformed, TimeoutError) as error:
+                log.debug("share state not read: %s", error)
                 self._give_up()
                 return None
             return {
@@ -290,7 +308,10 @@ class ShareLog:
             topic = consumer.list_topics(STATE_TOPIC, timeout=self._timeout).topics.get(STATE_TOPIC)
             if topic is None or topic.error is not None or not topic.partitions:
                 consumer.close()
-                raise RuntimeError(f"{STATE_TOPIC}: {None if topic is None else topic.error}")
+                problem = None if topic is None else topic.error
+                if problem is None or problem.code() == KafkaError.UNKNOWN_TOPIC_OR_PART:
+                    raise _NotYet(f"{STATE_TOPIC} does not exist yet")
+                raise KafkaException(problem)  # not authorized, typically
             self._partitions = len(topic.partitions)
             self._consumer = consumer
         return self._consumer

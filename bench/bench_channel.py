@@ -74,8 +74,8 @@ def main() -> None:
         namespace = f"b{uuid.uuid4().hex[:6]}."
         qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
         py_queue, java_queue = "BENCH.PY", "BENCH.JAVA"
-        qmgr.define_queue(py_queue)
-        qmgr.define_queue(java_queue)
+        qmgr.define_queue(py_queue, max_depth=999_999_999)  # MQPUT enforces MAXDEPTH
+        qmgr.define_queue(java_queue, max_depth=999_999_999)
         port = free_port()
         listener = subprocess.Popen(
             [sys.executable, "-m", "mqkafka.cli", "listen", "--bootstrap-servers", bootstrap,

@@ -31,6 +31,7 @@ from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 MASK = 1023  # bodies in the pool, less one
+MAX_DEPTH = 999_999_999  # MQ's largest: MQPUT enforces MAXDEPTH, 5000 by default
 PRODUCER = {"acks": "all", "enable.idempotence": True, "linger.ms": 5}
 UOW = 10  # gets per unit of work in the syncpoint figure
 
@@ -49,7 +50,7 @@ def line(
 
 def bench_put(qmgr: QueueManager, bootstrap: str, n: int, bodies: list[bytes]) -> None:
     name = f"BENCH.PUT.{uuid.uuid4().hex[:8].upper()}"
-    qmgr.define_queue(name)
+    qmgr.define_queue(name, max_depth=MAX_DEPTH)
     queue = Queue(qmgr, name, C.MQOO_OUTPUT)
     sample = MD()
     payload = bodies[0]
@@ -98,7 +99,7 @@ def bench_get(qmgr: QueueManager, bootstrap: str, n: int, bodies: list[bytes]) -
     raw_q = f"BENCH.RAWGET.{uuid.uuid4().hex[:8].upper()}"
     mq_q = f"BENCH.GET.{uuid.uuid4().hex[:8].upper()}"
     for name in (raw_q, mq_q):
-        qmgr.define_queue(name)
+        qmgr.define_queue(name, max_depth=MAX_DEPTH)
         fill(qmgr, name, n, bodies)
 
     settings = qmgr.connection.settings
@@ -144,7 +145,7 @@ def bench_get(qmgr: QueueManager, bootstrap: str, n: int, bodies: list[bytes]) -
 def bench_get_syncpoint(qmgr: QueueManager, n: int, bodies: list[bytes], base: float) -> None:
     """MQGET under syncpoint, MQCMIT after every UOW gets (a unit of work's usual shape)."""
     name = f"BENCH.GETSP.{uuid.uuid4().hex[:8].upper()}"
-    qmgr.define_queue(name)
+    qmgr.define_queue(name, max_depth=MAX_DEPTH)
     fill(qmgr, name, n, bodies)
     queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
     gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_SYNCPOINT, WaitInterval=10_000)

@@ -198,6 +198,7 @@ class QueueAdmin:
         *,
         exact: bool = False,
         gone: Callable[[tuple[int, int]], bool] = lambda position: False,
+        partitions: int | None = None,
     ) -> int:
         """Committed messages on the queue: the share group's lag, or every record where the
         group has not started (``in_flight`` counts the syncpoint puts not yet committed,
@@ -208,9 +209,11 @@ class QueueAdmin:
         the committed records from the share group's start and answers the smaller of the
         two: the lag (which knows what was acknowledged out of order) unless offsets that
         hold no message inflate it. ``gone`` names records known to be got already (the start
-        offset Kafka reports trails the acknowledgements).
+        offset Kafka reports trails the acknowledgements). ``partitions``: the topic's count
+        where the caller knows it (a metadata request less).
         """
-        partitions = self.partitions_of(topic)
+        if partitions is None:
+            partitions = self.partitions_of(topic)
         if partitions is None:
             return 0
         try:

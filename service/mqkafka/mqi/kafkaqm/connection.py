@@ -36,6 +36,7 @@ from mqkafka.mqi.kafkaqm.admin import QueueAdmin
 from mqkafka.mqi.kafkaqm.getter import ACK_FLUSH, Getter
 from mqkafka.mqi.kafkaqm.heartbeat import Heartbeat, QueueUse
 from mqkafka.mqi.kafkaqm.logreader import Consumed, LogReader
+from mqkafka.mqi.kafkaqm.putlimits import DepthGate
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
 from mqkafka.mqi.kafkaqm.queuestate import Effects, assemble
 from mqkafka.mqi.kafkaqm.reaper import reap
@@ -145,6 +146,7 @@ class Connection:
         self.clock = PutClock()
         self.identity = DefaultContext(settings.user.encode(), settings.appl_name.encode())
         self.handles: dict[int, Handle] = {}
+        self.depth_gates: dict[str, DepthGate] = {}  # MAXDEPTH at MQPUT, per queue name
         self.consumed: dict[str, Consumed] = {}
         self._orphans: list[Getter] = []  # getters of closed handles still holding work
         self._next_hobj = 1

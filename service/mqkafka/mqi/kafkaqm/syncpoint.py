@@ -24,6 +24,7 @@ from mqkafka.kafka.clients import KafkaException
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.getter import Getter, Taken
+from mqkafka.mqi.kafkaqm.putlimits import too_big
 from mqkafka.mqi.kafkaqm.settings import Settings
 
 
@@ -80,7 +81,7 @@ class UnitOfWork:
                 except BufferError:
                     producer.poll(0.05)
         except KafkaException as error:
-            raise MQError(RC.CONNECTION_BROKEN, f"syncpoint put: {error}") from None
+            raise too_big(error, len(value), queued=True) from None
         self.puts[queue] += 1
 
     def uncommitted_puts(self, queue: str) -> int:

@@ -24,14 +24,16 @@ from concurrent.futures import Future
 from functools import partial
 from typing import Any
 
-from mqkafka.kafka.clients import KafkaException
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.connection import INPUT, Connection, Handle
 from mqkafka.mqi.kafkaqm.getter import Taken
 from mqkafka.mqi.kafkaqm.liveconnections import consumed_in_process, got_in_process
 from mqkafka.mqi.kafkaqm.logreader import LogReader, kafka_share, known_between
+from mqkafka.mqi.kafkaqm.putlimits import check_qmgr_length, check_room
+from mqkafka.mqi.kafkaqm.putwrite import produce_put
 from mqkafka.mqi.kafkaqm.queuerecord import Rec, fill_md
 from mqkafka.mqi.rules import cmqc as C
+from mqkafka.mqi.rules.catalogue import QueueDefinition
 from mqkafka.mqi.rules.errors import MQMIError, PYIFError, failed
 from mqkafka.mqi.rules.matching import Selection, selection
 from mqkafka.mqi.rules.propdelivery import deliver_properties
@@ -69,8 +71,9 @@ def as_bytes(message: Any) -> bytes:
     raise failed(RC.BUFFER_ERROR, f"message must be bytes, not {type(message).__name__}")
 
 
-def _usable(conn: Connection, handle: Handle, inhibited: str = "") -> None:
-    """``inhibited``: the catalogue flag (MQSET) that refuses this call, if any."""
+def _usable(conn: Connection, handle: Handle, inhibited: str = "") -> QueueDefinition:
+    """The queue's definition; ``inhibited``: the catalogue flag (MQSET) that refuses this
+    call, if any."""
     if not conn.connected:
         raise failed(RC.HCONN_ERROR, "the connection is not open")
     if not handle.open:
@@ -83,6 +86,7 @@ def _usable(conn: Connection, handle: Handle, inhibited: str = "") -> None:
     if inhibited and getattr(definition, inhibited):
         reason = RC.PUT_INHIBITED if inhibited == "inhibit_put" else RC.GET_INHIBITED
         raise failed(reason, f"{handle.name}: {inhibited.replace('_', ' ')}")
+    return definition
 
 
 def _deletable_by_others(conn: Connection, handle: Handle) -> bool:
@@ -112,22 +116,26 @@ def put(
     Kafka: the future completes when Kafka has the message, or fails with the reason."""
     if _deletable_by_others(conn, handle):
         conn.replica.sync_catalogue()  # a delete that has returned is seen: 2052 every time
-    _usable(conn, handle, "inhibit_put")
+    definition = _usable(conn, handle, "inhibit_put")
     options = pmo.Options if pmo is not None else C.MQPMO_NONE
     check(call, options)
     if not handle.options & C.MQOO_OUTPUT:
         raise failed(RC.NOT_OPEN_FOR_OUTPUT, f"{handle.name} is not open for output")
     data = as_bytes(message)
+    check_qmgr_length(len(data))
     default = handle.default_put
     extra = property_headers(pmo.OriginalMsgHandle) if pmo is not None else None
     if md is None and not options & ~C.MQPMO_NO_SYNCPOINT and default is not None:
         # pymqi's common q.put(msg): the handle's template (module DefaultPut)
         if len(data) > handle.traits.max_msg_length:
             raise failed(RC.MSG_TOO_BIG_FOR_Q, f"{len(data)} bytes")
+        check_room(conn, handle, definition.max_depth)
         headers = default.render(conn.ids, conn.clock)
         if extra:
             headers += extra
-        _produce(conn, handle.topic, data, conn.key, headers, default.persistent, durable)
+        produce_put(
+            conn.producer, handle.topic, data, conn.key, headers, default.persistent, durable
+        )
         if durable is not None and not durable.done() and not default.persistent:
             durable.set_result(None)
         return
@@ -136,7 +144,7 @@ def put(
         shape = tuple(md.__dict__.values())  # the MD's fields in their fixed order
         template = handle.md_puts.get(shape)
         if template is not None:
-            _put_templated(conn, handle, template, data, md, extra, durable)
+            _put_templated(conn, handle, definition, template, data, md, extra, durable)
             return
     values = dict(md.__dict__) if md is not None else dict(_DEFAULT_MD)
     prepared = prepare(
@@ -150,6 +158,7 @@ def put(
         conn.clock,
     )
     headers = prepared.headers + extra if extra else prepared.headers
+    check_room(conn, handle, definition.max_depth)
     if options & C.MQPMO_SYNCPOINT:
         first = handle.name not in conn.uow.work()
         conn.uow.put(handle.name, handle.topic, data, prepared.key or conn.key, headers)
@@ -157,7 +166,7 @@ def put(
             conn.beat()  # others must see the uncommitted work (MQCO_DELETE_PURGE fails on it)
     else:
         key = prepared.key or conn.key
-        _produce(conn, handle.topic, data, key, headers, prepared.persistent, durable)
+        produce_put(conn.producer, handle.topic, data, key, headers, prepared.persistent, durable)
     queued_is_done = not prepared.persistent or options & C.MQPMO_SYNCPOINT
     if durable is not None and not durable.done() and queued_is_done:
         # done once queued, as the blocking put (under syncpoint, MQCMIT is the point)
@@ -181,6 +190,7 @@ def put(
 def _put_templated(
     conn: Connection,
     handle: Handle,
+    definition: QueueDefinition,
     template: TemplatePut,
     data: bytes,
     md: MD,
@@ -191,56 +201,19 @@ def _put_templated(
     those the rules would make, but for a new MsgId and the time."""
     if len(data) > handle.traits.max_msg_length:
         raise failed(RC.MSG_TOO_BIG_FOR_Q, f"{len(data)} bytes")
+    check_room(conn, handle, definition.max_depth)
     msg_id = conn.ids.new()
     date, stamp = conn.clock.now()
     headers = template.stamped(msg_id, date, stamp)
     if extra:
         headers += extra
     key = template.key or conn.key
-    _produce(conn, handle.topic, data, key, headers, template.persistent, durable)
+    produce_put(conn.producer, handle.topic, data, key, headers, template.persistent, durable)
     if durable is not None and not durable.done() and not template.persistent:
         durable.set_result(None)
     fields = md.__dict__
     fields.update(template.outputs)
     fields["MsgId"], fields["PutDate"], fields["PutTime"] = msg_id, date, stamp
-
-
-def _produce(
-    conn: Connection,
-    topic: str,
-    data: bytes,
-    key: bytes | None,
-    headers: list[tuple[str, bytes]],
-    persistent: bool,
-    durable: Future[None] | None = None,
-) -> None:
-    producer = conn.producer
-    if persistent and durable is not None:
-        try:
-            producer.produce(topic, data, key, headers=headers, on_delivery=_settle(durable))
-        except (BufferError, KafkaException) as error:
-            raise failed(RC.CONNECTION_BROKEN, f"put: {error}") from None
-        producer.poll(0)
-        return
-    if not persistent:
-        try:
-            producer.produce(topic, data, key, headers=headers)
-        except BufferError:
-            producer.flush(30)
-            producer.produce(topic, data, key, headers=headers)
-        except KafkaException as error:
-            raise failed(RC.CONNECTION_BROKEN, f"put: {error}") from None
-        return
-    outcome: list[Any] = []
-    try:
-        producer.produce(
-            topic, data, key, headers=headers, on_delivery=lambda e, m: outcome.append(e)
-        )
-    except (BufferError, KafkaException) as error:
-        raise failed(RC.CONNECTION_BROKEN, f"put: {error}") from None
-    producer.flush(60)
-    if not outcome or outcome[0] is not None:
-        raise failed(RC.CONNECTION_BROKEN, f"persistent put not acknowledged: {outcome}")
 
 
 def property_headers(hmsg: int) -> list[tuple[str, bytes]] | None:
@@ -252,16 +225,6 @@ def property_headers(hmsg: int) -> list[tuple[str, bytes]] | None:
     if found is None:
         raise failed(RC.HMSG_ERROR, f"no message handle {hmsg}")
     return to_headers(found.properties.values)
-
-
-def _settle(future: Future[None]) -> Any:
-    def delivered(error: Any, message: Any) -> None:
-        if error is None:
-            future.set_result(None)
-        else:
-            future.set_exception(failed(RC.CONNECTION_BROKEN, f"persistent put: {error}"))
-
-    return delivered
 
 
 def put1(conn: Connection, od: Any, message: Any, md: MD | None, pmo: PMO | None) -> None:

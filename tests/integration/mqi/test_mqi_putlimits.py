@@ -1,0 +1,100 @@
+"""MQPUT against the queue's and the queue manager's limits on the real broker, as a queue
+manager answers: MAXDEPTH reached is MQRC_Q_FULL 2053, longer than the queue's MAXMSGL 2030,
+longer than the queue manager's (or than Kafka takes) 2031 - not a broken connection."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import pytest
+from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
+
+import mqkafka.mqi as pymqi
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi.kafkaqm.putlimits import QMGR_MAX_MSG_LENGTH, WINDOW
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+from mqkafka.mqi.rules.errors import MQMIError
+
+pytestmark = pytest.mark.kafka
+
+NO_WAIT = pymqi.GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT)
+
+
+def reason_of(put: Callable[[], object]) -> int:
+    with pytest.raises(MQMIError) as refused:
+        put()
+    return int(refused.value.reason)
+
+
+def test_put_to_a_full_queue_is_2053_until_a_get_makes_room(
+    connect: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    name = new_queue(max_depth=3)
+    queue = pymqi.Queue(connect(), name, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    for i in range(3):
+        queue.put(b"m%d" % i)
+    assert reason_of(lambda: queue.put(b"one too many")) == RC.Q_FULL
+    assert reason_of(lambda: queue.put(b"with an MD", pymqi.MD())) == RC.Q_FULL
+    # another connection (its own gate) and MQPUT1 see it full too
+    other = connect()
+    assert reason_of(lambda: other.put1(name, b"from elsewhere")) == RC.Q_FULL
+    assert queue.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_WAIT, WaitInterval=15000))
+    time.sleep(WINDOW * 2)  # the depth is asked again once a window
+    queue.put(b"room again", pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+    assert reason_of(lambda: queue.put(b"full again")) == RC.Q_FULL
+    queue.close()
+
+
+def test_syncpoint_puts_count_against_maxdepth(
+    qmgr: QueueManager, new_queue: Callable[..., str]
+) -> None:
+    name = new_queue(max_depth=2)
+    queue = pymqi.Queue(qmgr, name, C.MQOO_OUTPUT)
+    syncpoint = pymqi.PMO(Options=C.MQPMO_SYNCPOINT)
+    queue.put(b"a", pymqi.MD(), syncpoint)
+    queue.put(b"b", pymqi.MD(), syncpoint)
+    assert reason_of(lambda: queue.put(b"c", pymqi.MD(), syncpoint)) == RC.Q_FULL
+    qmgr.commit()
+    assert reason_of(lambda: queue.put(b"d")) == RC.Q_FULL
+    queue.close()
+
+
+def test_longer_than_maxmsgl(qmgr: QueueManager, new_queue: Callable[..., str]) -> None:
+    small = pymqi.Queue(qmgr, new_queue(max_msg_length=100), C.MQOO_OUTPUT)
+    small.put(bytes(100))
+    assert reason_of(lambda: small.put(bytes(101))) == RC.MSG_TOO_BIG_FOR_Q
+    assert reason_of(lambda: small.put(bytes(101), pymqi.MD())) == RC.MSG_TOO_BIG_FOR_Q
+    small.close()
+    large = pymqi.Queue(qmgr, new_queue(max_msg_length=100 * 1024 * 1024), C.MQOO_OUTPUT)
+    huge = bytes(QMGR_MAX_MSG_LENGTH + 1)
+    assert reason_of(lambda: large.put(huge)) == RC.MSG_TOO_BIG_FOR_Q_MGR
+    # within MAXMSGL but more than the producer takes (message.max.bytes, 1,000,000): was 2009
+    over_kafka = bytes(2 * 1024 * 1024)
+    assert reason_of(lambda: large.put(over_kafka)) == RC.MSG_TOO_BIG_FOR_Q_MGR
+    persistent = pymqi.MD(Persistence=C.MQPER_PERSISTENT)
+    assert reason_of(lambda: large.put(over_kafka, persistent)) == RC.MSG_TOO_BIG_FOR_Q_MGR
+    syncpoint = pymqi.PMO(Options=C.MQPMO_SYNCPOINT)
+    assert reason_of(lambda: large.put(over_kafka, pymqi.MD(), syncpoint)) == (
+        RC.MSG_TOO_BIG_FOR_Q_MGR
+    )
+    large.close()
+    qmgr.backout()
+
+
+def test_longer_than_the_queues_topic_takes_is_2030(
+    kafka_bootstrap: str, qmgr: QueueManager, new_queue: Callable[..., str]
+) -> None:
+    name = new_queue()
+    topic = qmgr.connection.settings.topic_of(name)
+    limit = ConfigEntry("max.message.bytes", "2000", incremental_operation=AlterConfigOpType.SET)
+    admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
+    resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=[limit])
+    for future in admin.incremental_alter_configs([resource]).values():
+        future.result(30)
+    queue = pymqi.Queue(qmgr, name, C.MQOO_OUTPUT)
+    persistent = pymqi.MD(Persistence=C.MQPER_PERSISTENT)
+    assert reason_of(lambda: queue.put(bytes(5000), persistent)) == RC.MSG_TOO_BIG_FOR_Q
+    queue.put(b"small", pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+    queue.close()

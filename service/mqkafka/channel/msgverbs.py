@@ -32,6 +32,19 @@ from mqkafka.mqi.rules.structs import GMO, MD, OD, PMO
 log = logging.getLogger(__name__)
 
 SET_CONTEXT_PMO = C.MQPMO_SET_IDENTITY_CONTEXT | C.MQPMO_SET_ALL_CONTEXT
+RESPONSE_TYPES = C.MQPMO_SYNC_RESPONSE | C.MQPMO_ASYNC_RESPONSE
+
+
+def mqi_put_options(options: int) -> int:
+    """The PMO options the MQI is given for a client's MQPUT/MQPUT1: without the put
+    response type. The listener answers every put at once (its MQOPEN said SYNC, so the
+    Java client turns MQPMO_RESPONSE_AS_Q_DEF into MQPMO_SYNC_RESPONSE): the response is
+    the channel's business, and the MQI then does what a Python program's MQPUT(msg, md)
+    does (its templated put: no rules applied afresh to each message). Both types at once
+    stay, for the MQI's 2046."""
+    if options & RESPONSE_TYPES == RESPONSE_TYPES:
+        return options
+    return options & ~RESPONSE_TYPES
 
 
 def _message(rest: bytes, order: str, at: int, max_message: int) -> bytes:
@@ -50,8 +63,17 @@ def _md_pmo(rest: bytes, order: str, at: int) -> tuple[MD, int, WireStruct, PMO]
     pmo = pmo_wire.to_mqi()
     assert isinstance(pmo, PMO)
     # the client's handles (context, message handles) mean nothing to the MQI
-    pmo.set(Context=0, OriginalMsgHandle=0, NewMsgHandle=0)
+    fields = pmo.__dict__  # ints the MQI's PMO accepts: its checks skipped
+    fields["Context"] = fields["OriginalMsgHandle"] = fields["NewMsgHandle"] = 0
+    fields["Options"] = mqi_put_options(pmo.Options)
     return md, md_size, pmo_wire, pmo
+
+
+def _pmo_reply(pmo_wire: WireStruct, pmo: PMO, order: str) -> bytes:
+    """The PMO back with what the put filled in, and the options as the client gave them."""
+    out = pmo_wire.updated(pmo)
+    out.values["Options"] = pmo_wire.values["Options"]
+    return out.to_bytes(order)
 
 
 def do_put(queue: Queue, order: str, api: verbs.ApiHeader, rest: bytes, max_message: int) -> bytes:
@@ -60,7 +82,7 @@ def do_put(queue: Queue, order: str, api: verbs.ApiHeader, rest: bytes, max_mess
     data = _message(rest, order, md_size + pmo_wire.size, max_message)
     log.debug("channel: MQPUT to %s, %d bytes: %r", queue.name, len(data), data[:400])
     queue.put(data, md, pmo)
-    out = md_bytes_fast(md, order, version) + pmo_wire.updated(pmo).to_bytes(order)
+    out = md_bytes_fast(md, order, version) + _pmo_reply(pmo_wire, pmo, order)
     return verbs.reply_body(order, 0, 0, api.hobj, out + struct.pack(order + "i", 0))
 
 
@@ -83,7 +105,7 @@ def do_put1(
     data = _message(rest, order, od_wire.size + md_size + pmo_wire.size, max_message)
     qmgr.put1(od, data, md, pmo)
     out = od_wire.updated(od).to_bytes(order) + md_bytes_fast(md, order, version)
-    out += pmo_wire.updated(pmo).to_bytes(order) + struct.pack(order + "i", 0)
+    out += _pmo_reply(pmo_wire, pmo, order) + struct.pack(order + "i", 0)
     return verbs.reply_body(order, 0, 0, 0, out)
 
 

@@ -78,6 +78,11 @@ class Flags1(IntFlag):
     DLQ_USED = 0x80
 
 
+_FIRST: Final = int(Flags1.FIRST)  # plain ints: an IntFlag operation costs a verb ~1 us each
+_LAST: Final = int(Flags1.LAST)
+_WHOLE: Final = _FIRST | _LAST
+
+
 class ChannelError(MQError):
     """Input the channel cannot go on with: the connection ends with STATUS ``status``."""
 
@@ -130,14 +135,18 @@ class Header:
         return ">" if self.byte_order == BIG else "<"
 
     def to_bytes(self) -> bytes:
-        head = (TSHM_ID if self.multiplexed else TSH_ID) + struct.pack(">I", self.length)
+        return self.bytes_for(self.seg_type, self.length, self.flags1)
+
+    def bytes_for(self, seg_type: int, length: int, flags1: int) -> bytes:
+        """This header's bytes with another type, length and flags (no Header made)."""
+        head = (TSHM_ID if self.multiplexed else TSH_ID) + struct.pack(">I", length)
         if self.multiplexed:
             head += struct.pack(">II", self.conversation, self.request)
         rest = struct.pack(
             self.order + "BBBB8sIHH",
             self.byte_order,
-            self.seg_type,
-            self.flags1,
+            seg_type,
+            flags1,
             self.flags2,
             self.luw,
             self.encoding,
@@ -202,9 +211,12 @@ def parse_header(segment: bytes) -> Header:
 
 def split(template: Header, seg_type: int, body: bytes, max_size: int) -> list[bytes]:
     """``body`` as segments of at most ``max_size`` bytes, each with its own header."""
-    room = max_size - template.size
+    size = template.size
+    room = max_size - size
     if room <= 0:
         raise ChannelError(STATUS_NEGOTIATION_FAILED, f"segment size {max_size} too small")
+    if len(body) <= room:  # most replies: one segment
+        return [template.bytes_for(seg_type, size + len(body), _WHOLE) + body]
     pieces = [body[at : at + room] for at in range(0, len(body), room)] or [b""]
     out: list[bytes] = []
     for index, piece in enumerate(pieces):
@@ -239,10 +251,14 @@ class Reassembler:
         return self._first is not None
 
     def add(self, header: Header, body: bytes) -> tuple[Header, bytes] | None:
-        first = bool(header.flags1 & Flags1.FIRST)
-        last = bool(header.flags1 & Flags1.LAST)
-        if header.seg_type < 0x80 and not self.pending:
-            return header, body  # channel-level: always one segment
+        flags = header.flags1
+        first, last = bool(flags & _FIRST), bool(flags & _LAST)
+        if self._first is None and (header.seg_type < 0x80 or (first and last)):
+            # channel-level (always one segment) or a whole flow in one segment
+            if len(body) > self.max_flow:
+                raise ChannelError(STATUS_MESSAGE_LENGTH, f"flow of {len(body)} bytes > "
+                                   f"{self.max_flow}")  # fmt: skip
+            return header, body
         if first:
             if self.pending:
                 raise ChannelError(STATUS_SEGMENT_ERROR, "a new flow began inside another")

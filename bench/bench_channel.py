@@ -1,12 +1,16 @@
 """MQPUT and MQGET per second from IBM's MQ classes for Java through ``mqk listen``, beside
 the Python MQI's rate on the same Kafka in the same run; prints figures.
 
-    python -m bench.bench_channel [--n 5000] [--size 256]
+    python -m bench.bench_channel [--n 5000] [--size 256] [--warmup 2000]
 
 Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one. Needs Maven and
 a JDK: IBM's client is fetched from Maven Central (tests/integration/channel/pom.xml). Both
 sides put non-persistent messages outside syncpoint, then get them (MQGMO_WAIT), one
-connection each. Target: the listener at least 50% of the Python MQI.
+connection each, after ``--warmup`` untimed puts and gets each (the JVM compiles the client
+meanwhile; the Python side does the same, and its first get joins the share group). The Java
+side also times MQINQ of the queue type: a round trip through the listener with no MQI work,
+which shows what a verb costs before the MQI does anything. Target: the listener at least 50%
+of the Python MQI.
 """
 
 from __future__ import annotations
@@ -44,17 +48,27 @@ def client_jars() -> Path:
     return libs
 
 
-def python_rates(qmgr: QueueManager, name: str, n: int, body: bytes) -> tuple[float, float]:
+def python_rates(
+    qmgr: QueueManager, name: str, n: int, body: bytes, warmup: int
+) -> tuple[float, float]:
     queue = Queue(qmgr, name, C.MQOO_OUTPUT | C.MQOO_INPUT_AS_Q_DEF)
-    began = time.perf_counter()
-    for _ in range(n):
-        queue.put(body, MD(Persistence=C.MQPER_NOT_PERSISTENT))
-    put = n / (time.perf_counter() - began)
     gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=10_000)
-    began = time.perf_counter()
-    for _ in range(n):
-        queue.get(len(body), MD(), gmo)
-    got = n / (time.perf_counter() - began)
+
+    def puts(count: int) -> float:
+        began = time.perf_counter()
+        for _ in range(count):
+            queue.put(body, MD(Persistence=C.MQPER_NOT_PERSISTENT))
+        return count / (time.perf_counter() - began)
+
+    def gets(count: int) -> float:
+        began = time.perf_counter()
+        for _ in range(count):
+            queue.get(len(body), MD(), gmo)
+        return count / (time.perf_counter() - began)
+
+    puts(warmup)
+    gets(warmup)
+    put, got = puts(n), gets(n)
     queue.close()
     return put, got
 
@@ -63,6 +77,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=5000)
     parser.add_argument("--size", type=int, default=256)
+    parser.add_argument("--warmup", type=int, default=2000)
     args = parser.parse_args()
     jars = client_jars()
     with kafka() as bootstrap, tempfile.TemporaryDirectory() as classes:
@@ -83,22 +98,27 @@ def main() -> None:
         )  # fmt: skip
         try:
             time.sleep(8)  # it defines the JMS queues, then listens
-            py_put, py_get = python_rates(qmgr, py_queue, args.n, bytes(args.size))
+            py_put, py_get = python_rates(qmgr, py_queue, args.n, bytes(args.size), args.warmup)
             done = subprocess.run(
                 ["java", "-cp", f"{jars}/*:{classes}", "ChannelBench", "127.0.0.1", str(port),
-                 java_queue, str(args.n), str(args.size)],
+                 java_queue, str(args.n), str(args.size), str(args.warmup)],
                 capture_output=True, text=True, check=True, cwd=classes,
             )  # fmt: skip
         finally:
             listener.send_signal(signal.SIGTERM)
             listener.wait(30)
             qmgr.disconnect()
-        java = dict(re.findall(r"^(PUT|GET) ([\d.]+)$", done.stdout, re.M))
-        print(f"{args.n} messages of {args.size} bytes, non-persistent, one connection each")
+        java = dict(re.findall(r"^(PUT|GET|INQ) ([\d.]+)$", done.stdout, re.M))
+        print(f"{args.n} messages of {args.size} bytes, non-persistent, one connection each, "
+              f"after {args.warmup} untimed")  # fmt: skip
         for verb, py in (("PUT", py_put), ("GET", py_get)):
             rate = float(java[verb])
-            print(f"MQ{verb:<4} Java via listener {rate:>9,.0f} msg/s   Python MQI {py:>9,.0f}"
-                  f" msg/s   ratio {rate / py:6.1%}")  # fmt: skip
+            print(f"MQ{verb:<4} Java via listener {rate:>9,.0f} msg/s ({1e6 / rate:5.0f} us)"
+                  f"   Python MQI {py:>9,.0f} msg/s ({1e6 / py:5.0f} us)"
+                  f"   ratio {rate / py:6.1%}")  # fmt: skip
+        inq = float(java["INQ"])
+        print(f"MQINQ  Java via listener {inq:>9,.0f} /s     ({1e6 / inq:5.0f} us): a round trip"
+              f" with no MQI work")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,5 +1,8 @@
 // MQPUT and MQGET per second through `mqk listen` with IBM's MQ classes for Java.
-// Arguments: host port queue count size. Prints "PUT <rate>" and "GET <rate>".
+// Arguments: host port queue count size warmup. The first `warmup` puts and gets are not
+// timed (the JIT compiles the client meanwhile; the Python side gets the same). Prints
+// "PUT <rate>", "GET <rate>" and "INQ <rate>" (MQINQ of the queue type: a round trip that
+// does no MQI work, the floor of a verb through the listener).
 
 import com.ibm.mq.MQGetMessageOptions;
 import com.ibm.mq.MQMessage;
@@ -18,28 +21,41 @@ public class ChannelBench {
         props.put(CMQC.TRANSPORT_PROPERTY, CMQC.TRANSPORT_MQSERIES_CLIENT);
         int n = Integer.parseInt(args[3]);
         byte[] body = new byte[Integer.parseInt(args[4])];
+        int warmup = args.length > 5 ? Integer.parseInt(args[5]) : 0;
         MQQueueManager qm = new MQQueueManager("QM1", props);
-        MQQueue q = qm.accessQueue(args[2], CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT);
+        MQQueue q = qm.accessQueue(
+            args[2], CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE);
         MQPutMessageOptions pmo = new MQPutMessageOptions();
         pmo.options = CMQC.MQPMO_NO_SYNCPOINT;
+        MQGetMessageOptions gmo = new MQGetMessageOptions();
+        gmo.options = CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT;
+        gmo.waitInterval = 10_000;
+        puts(q, pmo, body, warmup);
+        gets(q, gmo, warmup);
+        for (int i = 0; i < warmup; i++) q.getQueueType();
         long start = System.nanoTime();
+        puts(q, pmo, body, n);
+        System.out.printf("PUT %.1f%n", n / ((System.nanoTime() - start) / 1e9));
+        start = System.nanoTime();
+        gets(q, gmo, n);
+        System.out.printf("GET %.1f%n", n / ((System.nanoTime() - start) / 1e9));
+        start = System.nanoTime();
+        for (int i = 0; i < n; i++) q.getQueueType();
+        System.out.printf("INQ %.1f%n", n / ((System.nanoTime() - start) / 1e9));
+        q.close();
+        qm.disconnect();
+    }
+
+    static void puts(MQQueue q, MQPutMessageOptions pmo, byte[] body, int n) throws Exception {
         for (int i = 0; i < n; i++) {
             MQMessage m = new MQMessage();
             m.persistence = CMQC.MQPER_NOT_PERSISTENT;
             m.write(body);
             q.put(m, pmo);
         }
-        System.out.printf("PUT %.1f%n", n / ((System.nanoTime() - start) / 1e9));
-        MQGetMessageOptions gmo = new MQGetMessageOptions();
-        gmo.options = CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT;
-        gmo.waitInterval = 10_000;
-        start = System.nanoTime();
-        for (int i = 0; i < n; i++) {
-            MQMessage m = new MQMessage();
-            q.get(m, gmo);
-        }
-        System.out.printf("GET %.1f%n", n / ((System.nanoTime() - start) / 1e9));
-        q.close();
-        qm.disconnect();
+    }
+
+    static void gets(MQQueue q, MQGetMessageOptions gmo, int n) throws Exception {
+        for (int i = 0; i < n; i++) q.get(new MQMessage(), gmo);
     }
 }

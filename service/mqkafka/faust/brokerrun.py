@@ -14,30 +14,45 @@ control queue and the streams, exactly once with the correction of ``exactlyonce
   topics' names, keys and Avro schemas, and a Table is partitioned with its input while every
   worker holds all the state (a ``GlobalTable`` over the state topics needed a private
   override and applied ~6,700 records/s: the README).
+- Static members with the default loop's instance ids and client ids; Faust's own assignor
+  balances each group of topics with the same partition count over the workers (the control
+  queue and a stream are two groups) and keeps what each held; Kafka's outages said as the
+  default loop says them and a fenced producer ending the worker with exit code 3
+  (``outage.py``).
 - What the default loop does that this one does not: batches (one record per call, so no
   per-batch plans of repeated publications across records beyond the dispatcher's own), and
-  taking out a record Kafka refuses (``txcareful``): a refused send ends the worker, its
-  transaction uncommitted.
+  taking out a message one of whose records Kafka refuses (``txcareful``: it aborts, tries
+  again around it and dead-letters the message). Faust cannot abort and go back; aiokafka
+  commits the transaction without the refused record: it is said in an error line with the
+  message's topic, partition and offset, and left out.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import faust
 
+from mqkafka.faust.outage import OutageLines, fenced_line, install, is_fenced
 from mqkafka.faust.settings import make_app
+from mqkafka.kafka.clients import KafkaError, KafkaException
+from mqkafka.kafka.txloop import SESSION_TIMEOUT_MS
 from mqkafka.service.app import BrokerService, ServiceError
 from mqkafka.service.config import ServiceConfig
 from mqkafka.service.limits import PRODUCER_MAX_MESSAGE_BYTES
+from mqkafka.service.membership import client_id_of
 from mqkafka.wire.names import queue_to_topic
 
 log = logging.getLogger(__name__)
 
 _CREATE_TIME = 1  # confluent-kafka's TIMESTAMP_CREATE_TIME
+FENCED_STOP = 30.0  # seconds a fenced worker's stop may take
 
 
 class FaustRecord:
@@ -101,13 +116,33 @@ class FaustBrokerService(BrokerService):
             processing_guarantee="exactly_once",
             datadir=str(Path(config.state_dir) / f"{config.instance_id}.faust"),
             broker_commit_interval=0.1,
-            broker_session_timeout=10.0,
+            broker_session_timeout=SESSION_TIMEOUT_MS / 1000,
             broker_heartbeat_interval=1.0,
+            # The default loop's static member and client id: a worker killed and restarted
+            # takes its partitions back at once, and a second one with its id in use is
+            # refused before it joins (service/membership.py reads these two).
+            consumer_group_instance_id=f"{config.namespace}mqk-serve-{config.instance_id}",
+            broker_client_id=client_id_of(config.instance_id),
+            topic_disable_leader=True,  # no leader election: no topic of Faust's own to hold
             producer_max_request_size=largest,  # what the limits let through, aiokafka takes
             consumer_max_fetch_size=max(largest, 4 << 20),
         )
         log.info("runtime: faust, app %s", self.app.conf.id)
         self.app.on_transaction_committed = self._committed
+        self.app.on_fenced = self._fenced
+        self.app.on_refused = self._refused
+        self._fenced_by: str | None = None
+        crash = self.app.crash
+
+        async def crash_unless_fenced(reason: BaseException) -> None:
+            if is_fenced(reason):  # Faust's own commit met it: said and ended as ours are
+                self._fenced(reason)
+                return
+            await crash(reason)
+
+        self.app.crash = crash_unless_fenced
+        self.outage = OutageLines()
+        install(self.outage)
         self.app.on_rebalance_complete.connect(self._on_rebalanced)
         channel = self.app.topic(*topics, key_serializer="raw", value_serializer="raw")
         self.app.agent(channel, name="mqk-serve")(self._serve)
@@ -132,7 +167,34 @@ class FaustBrokerService(BrokerService):
 
     def _committed(self) -> None:
         self._fresh = True
+        self.outage.heard_from_kafka(log)
         self.dispatcher.committed()
+
+    def _refused(self, where: tuple[str, int, int], topic: str, error: BaseException) -> None:
+        """A record Kafka refused for good: aiokafka commits the transaction without it."""
+        log.error(
+            "%s [%d] offset %d: Kafka refused a record it made for %s (%s): left out, the "
+            "rest of what the message did is committed",
+            *where,
+            topic,
+            type(error).__name__,
+        )
+
+    def _fenced(self, error: BaseException) -> None:
+        """Another producer took a transactional id of this worker's: it stops as on SIGTERM
+        (its open transactions never commit) and ``run`` ends it with exit code 3; a stop
+        that does not end in ``FENCED_STOP`` seconds is ended there."""
+        if self._fenced_by is not None:
+            return
+        self._fenced_by = fenced_line(error)
+        os.kill(os.getpid(), signal.SIGTERM)
+        timer = threading.Timer(FENCED_STOP, self._stop_now)
+        timer.daemon = True
+        timer.start()
+
+    def _stop_now(self) -> None:
+        log.critical("the broker service stopped: %s", self._fenced_by)
+        os._exit(3)
 
     async def _on_rebalanced(self, sender: Any = None, **kwargs: Any) -> None:
         if not self._ready:
@@ -160,6 +222,8 @@ class FaustBrokerService(BrokerService):
             code = stopped.code
         finally:
             self.close()
+        if self._fenced_by is not None:  # the CLI's one line and exit code 3
+            raise KafkaException(KafkaError(KafkaError._FATAL, self._fenced_by, fatal=True))
         if code not in (0, None):
             raise SystemExit(code)
         log.info("broker stopped cleanly")

@@ -35,6 +35,8 @@ from faust.stores import rocksdb
 from faust.transport import consumer as base_consumer
 from faust.transport.drivers import aiokafka as driver
 
+from mqkafka.faust.outage import is_fenced, is_incurable
+
 logger = logging.getLogger(__name__)
 
 WAITS_FOR_RECORDS = "commit waits for records in flight"
@@ -137,20 +139,38 @@ class BoundaryCommitConsumer(driver.Consumer):  # type: ignore[misc]
             if committed and hook is not None:  # what it committed: every record so far
                 hook()
             return committed
+        except Exception as error:
+            fenced = getattr(self.app, "on_fenced", None)
+            if fenced is None or not is_fenced(error):
+                raise
+            fenced(error)  # a send of a fenced producer failed: no waiting cures that
+            return False
         finally:
             boundary.reopen()
 
 
 class SettledProducer(driver.Producer):  # type: ignore[misc]
-    """Keeps every send not yet acknowledged by the broker, so a commit can wait for them."""
+    """Keeps every send not yet acknowledged by the broker, so a commit can wait for them, and
+    every send that failed, so a commit cannot pass over it (aiokafka fails a refused batch's
+    futures and still commits the transaction without it)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self._unsettled: set[asyncio.Future[Any]] = set()
+        self._failed: list[tuple[asyncio.Future[Any], Any]] = []
+        self._inputs: dict[asyncio.Future[Any], Any] = {}
 
-    def _keep(self, future: asyncio.Future[Any]) -> None:
+    def _keep(self, future: asyncio.Future[Any], position: Any = None) -> None:
         self._unsettled.add(future)
-        future.add_done_callback(self._unsettled.discard)
+        if position is not None:
+            self._inputs[future] = position
+        future.add_done_callback(self._settled)
+
+    def _settled(self, future: asyncio.Future[Any]) -> None:
+        self._unsettled.discard(future)
+        position = self._inputs.pop(future, None)
+        if not future.cancelled() and future.exception() is not None:
+            self._failed.append((future, position))
 
     def send_soon(self, fut: Any) -> None:
         # Table writes: buffered, published by a task of Faust's, acknowledged later.
@@ -161,18 +181,30 @@ class SettledProducer(driver.Producer):  # type: ignore[misc]
         tracked = self._transaction_producers.get(kwargs.get("transactional_id") or "")
         _track_topic(tracked or self._producer, topic)
         future = await super().send(topic, *args, **kwargs)
-        self._keep(future)
+        event = faust.current_event()
+        message = event.message if event is not None else None
+        where = (message.topic, message.partition, message.offset) if message else None
+        self._keep(future, (where, topic))
         return future
 
     async def settle(self) -> None:
-        """Wait until every send so far is acknowledged; a failed one fails the commit (its
-        transaction then never commits)."""
+        """Wait until every send so far is acknowledged. A send Kafka refused for a reason no
+        retry cures goes to the app's ``on_refused`` (input position, output topic, error),
+        when it has one; any other failed send fails the commit, now and at every later try
+        (its transaction then never commits)."""
         while self._unsettled:
-            pending = list(self._unsettled)
-            await asyncio.wait(pending)
-            for future in pending:
-                if not future.cancelled() and future.exception() is not None:
-                    raise ProducerSendError(f"a send failed: {future.exception()!r}")
+            await asyncio.wait(list(self._unsettled))
+        refused = getattr(self.app, "on_refused", None)
+        kept = []
+        for future, position in self._failed:
+            error = future.exception()
+            if refused is not None and position is not None and is_incurable(error):
+                refused(*position, error)
+            else:
+                kept.append((future, position))
+        self._failed = kept
+        if kept:
+            raise ProducerSendError(f"a send failed: {kept[0][0].exception()!r}")
 
 
 def _track_topic(producer: Any, topic: str) -> None:

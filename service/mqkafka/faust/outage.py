@@ -1,0 +1,136 @@
+"""What ``mqk serve --runtime faust`` says while Kafka is away, and what ends it.
+
+aiokafka, Faust and mode log every refused connection, failed metadata update, heartbeat and
+commit while Kafka is away: hundreds of lines in a minute, some at error level, for one
+outage that waiting cures. The default runtime says an outage in one line per 30 s and "Kafka
+is back" once (``kafka/txrecovery.py``); :class:`OutageLines` makes Faust's lines say the
+same: from a line that shows Kafka away until the next committed transaction, Faust's lines
+are one warning per ``interval``, and the commit says Kafka is back.
+
+A fenced producer (another producer took one of this worker's transactional ids) is what no
+waiting cures: :func:`is_fenced` tells it, and the runtime stops with the default runtime's
+one line and exit code 3. A record Kafka refuses for good (:func:`is_incurable`) is said
+with the input that made it and left out.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from typing import Any
+
+from aiokafka import errors as aiokafka_errors  # type: ignore[import-untyped]
+
+INTERVAL = 30.0  # seconds between two lines while Kafka is away
+BACK_QUIET = 60.0  # after "Kafka is back", another return in this time is said at debug
+SHORT = 5.0  # a refused connection for less than this (a broker starting) is no outage
+CLIENT_LOGGERS = ("aiokafka", "faust", "mode")
+# What aiokafka and Faust say, in their ways, when Kafka cannot be reached.
+AWAY_SIGNS = (
+    "Connect call failed", "Unable connect", "Unable to update metadata", "NodeNotReady",
+    "KafkaConnectionError", "Connection refused", "Connection reset", "CoordinatorNotAvailable",
+    "NotCoordinator", "RequestTimedOut", "KafkaTimeoutError", "NotLeaderForPartition",
+    "LeaderNotAvailable", "Failed fetch messages", "UnknownTopicOrPartition",
+)  # fmt: skip
+# Refusals of a record that the same record meets however often it is sent (the default
+# loop's txcareful.INCURABLE as aiokafka reports them; it has no class for INVALID_RECORD,
+# a keyless record on a compacted topic: an UnknownError, which aiokafka never retries).
+INCURABLE = (
+    aiokafka_errors.RecordTooLargeError,
+    aiokafka_errors.MessageSizeTooLargeError,
+    aiokafka_errors.RecordListTooLargeError,
+    aiokafka_errors.InvalidTopicError,
+    aiokafka_errors.TopicAuthorizationFailedError,
+    aiokafka_errors.PolicyViolationError,
+    aiokafka_errors.CorruptRecordException,
+    aiokafka_errors.UnknownError,
+)
+FENCED = (
+    aiokafka_errors.ProducerFenced,
+    aiokafka_errors.InvalidProducerEpoch,
+    aiokafka_errors.InvalidProducerIdMapping,
+)
+
+
+def is_fenced(error: BaseException | None) -> bool:
+    """Whether ``error`` (or what caused it) says another producer took the transactional id."""
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, FENCED) or "ProducerFenced" in repr(error):
+            return True
+        error = error.__cause__ or error.__context__
+        seen += 1
+    return False
+
+
+def is_incurable(error: BaseException | None) -> bool:
+    return isinstance(error, INCURABLE)
+
+
+class OutageLines(logging.Filter):
+    """A filter for the process's log handlers (see the module's docstring)."""
+
+    def __init__(self, interval: float = INTERVAL) -> None:
+        super().__init__()
+        self.interval = interval
+        self.away_since: float | None = None
+        self._said_at = -math.inf
+        self._back_at = -math.inf
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not record.name.startswith(CLIENT_LOGGERS):
+            return True
+        message = record.getMessage()
+        now = time.monotonic()
+        if self.away_since is None and any(sign in message for sign in AWAY_SIGNS):
+            self.away_since = now
+        if self.away_since is None:
+            return True
+        if now - self._said_at < self.interval:
+            return False
+        self._said_at = now
+        record.msg, record.args = "Kafka is away (%s): the worker waits for it", (message[:160],)
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+    def heard_from_kafka(self, logger: logging.Logger) -> None:
+        """A transaction committed: says Kafka is back, once, when it was away."""
+        since, self.away_since = self.away_since, None
+        if since is None:
+            return
+        now = time.monotonic()
+        seconds = now - since
+        said = seconds >= SHORT and now - self._back_at >= BACK_QUIET
+        if said:
+            self._back_at = now
+        self._said_at = -math.inf  # the next outage's first line goes out at once
+        logger.log(
+            logging.WARNING if said else logging.DEBUG,
+            "Kafka is back after %.0fs: serving again",
+            seconds,
+        )
+
+
+def install(lines: OutageLines) -> None:
+    """On every handler of the root logger: Faust's lines reach the log through them."""
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(lines)
+
+
+def fenced_line(error: Any) -> str:
+    return (
+        "a producer of this worker was fenced by a newer instance with its transactional id "
+        f"({type(error).__name__}): another worker serves its partitions"
+    )
+
+
+__all__ = [
+    "FENCED",
+    "INCURABLE",
+    "OutageLines",
+    "fenced_line",
+    "install",
+    "is_fenced",
+    "is_incurable",
+]

@@ -1,0 +1,80 @@
+"""The Faust runtime's outage lines and what ends it, without Kafka."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from aiokafka import errors  # type: ignore[import-untyped]
+from faust.exceptions import ProducerSendError
+
+from mqkafka.faust.outage import OutageLines, is_fenced, is_incurable
+
+
+def record(name: str, message: str, level: int = logging.ERROR) -> logging.LogRecord:
+    return logging.LogRecord(name, level, __file__, 1, message, (), None)
+
+
+def test_an_outage_is_one_warning_per_interval_and_its_end_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    lines = OutageLines(interval=3600.0)
+    assert lines.filter(record("aiokafka.conn", "all fine"))
+    away = record("aiokafka.client", "Unable connect to node with id 1: Connect call failed")
+    assert lines.filter(away)
+    assert away.levelno == logging.WARNING and away.getMessage().startswith("Kafka is away (")
+    assert not lines.filter(record("faust.transport.consumer", "Heartbeat failed"))
+    assert not lines.filter(record("aiokafka.conn", "Connect call failed again"))
+    assert lines.filter(record("mqkafka.service.app", "the service's own line"))
+    lines.away_since = (lines.away_since or 0.0) - 10.0  # away for 10 s
+    with caplog.at_level(logging.DEBUG):
+        lines.heard_from_kafka(logging.getLogger("test"))
+        lines.heard_from_kafka(logging.getLogger("test"))  # nothing more to say
+    said = [r for r in caplog.records if r.getMessage().startswith("Kafka is back")]
+    assert [r.levelno for r in said] == [logging.WARNING]
+    assert lines.filter(record("aiokafka.conn", "all fine again"))
+
+
+def test_a_moment_away_is_no_outage_to_announce(caplog: pytest.LogCaptureFixture) -> None:
+    lines = OutageLines()
+    lines.filter(record("aiokafka.conn", "Connection refused"))
+    with caplog.at_level(logging.DEBUG):
+        lines.heard_from_kafka(logging.getLogger("test"))
+    assert [r.levelno for r in caplog.records] == [logging.DEBUG]
+
+
+FENCED = [
+    (errors.ProducerFenced(), True),
+    (errors.InvalidProducerEpoch(), True),
+    (ProducerSendError("a send failed: ProducerFenced()"), True),
+    (errors.KafkaTimeoutError(), False),
+    (None, False),
+]
+
+
+@pytest.mark.parametrize(("error", "fenced"), FENCED)
+def test_fenced(error: BaseException | None, fenced: bool) -> None:
+    assert is_fenced(error) is fenced
+
+
+def test_a_cause_that_was_fenced_is_fenced() -> None:
+    try:
+        try:
+            raise errors.ProducerFenced()
+        except errors.ProducerFenced as inner:
+            raise RuntimeError("commit failed") from inner
+    except RuntimeError as outer:
+        assert is_fenced(outer)
+
+
+@pytest.mark.parametrize(
+    ("error", "incurable"),
+    [
+        (errors.MessageSizeTooLargeError(), True),
+        (errors.UnknownError(), True),  # INVALID_RECORD, as aiokafka reports it
+        (errors.KafkaTimeoutError(), False),
+        (errors.NotLeaderForPartitionError(), False),
+    ],
+)
+def test_incurable(error: BaseException, incurable: bool) -> None:
+    assert is_incurable(error) is incurable

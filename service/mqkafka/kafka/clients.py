@@ -56,6 +56,9 @@ ErrorCallback = Callable[[KafkaError], None]
 _UNREACHABLE = (
     "Connect to", "brokers are down", "Connection refused", "Disconnected", "transport failure",
     "Failed to resolve", "SESSTMOUT", "Timed out", "timed out",
+    # a broker that stops resets the connections it had: "Send failed: Connection reset by
+    # peer" came beside the "Disconnected" line of the same moment, as a line of its own
+    "Connection reset", "Broken pipe", "Send failed", "Receive failed",
     "not found in cache",  # a partition's leader, the broker that went: the same outage
 )  # fmt: skip
 _AWAY_SIGNS = ("Connect to", "brokers are down", "Connection refused")

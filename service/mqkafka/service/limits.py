@@ -208,12 +208,18 @@ class TopicLimits:
         """No answer in the batch's wait, or (``error``) none at all: the latter said once
         until the cluster answers again. Answers on their way are still taken; the limits are
         asked again ``retry_seconds`` after, without a wait (``expire`` does not hurry that)."""
+        from mqkafka.kafka.clients import say_away
         from mqkafka.kafka.txrecovery import kafka_away
 
         if error is not None and not self._said:
-            level = logging.DEBUG if kafka_away() else logging.WARNING
-            log.log(level, "could not ask the cluster for topic limits (%s): the known ones "
-                    "are kept until it answers", error)  # fmt: skip
+            said = (
+                "could not ask the cluster for topic limits (%s): the known ones are kept until "
+                "it answers"
+            )
+            if kafka_away():
+                log.debug(said, error)
+            else:  # often an outage's first line: librdkafka's next ones on it are held back
+                say_away(log, said, error)
             self._said = True
         self._unanswered = True
         retry_at = self._clock() - self.refresh_seconds + self.retry_seconds

@@ -163,6 +163,24 @@ def test_repeated_client_lines_are_held_back_and_counted() -> None:
     assert limiter.filter(again) and "1 more like it held back" in again.getMessage()
 
 
+def test_the_lines_of_a_broker_that_stops_are_one_kind() -> None:
+    """A stopping broker closes and resets connections: librdkafka's "Disconnected" and "Send
+    failed: Connection reset by peer" lines of one moment are one line (the restart test saw
+    both, and the error callback's copy of the second, within 3 ms)."""
+    limiter = RepeatFilter(interval=3600)
+    lines = [
+        "GroupCoordinator: 127.0.0.1:1: Disconnected: connection closed by peer (after 3172ms)",
+        "127.0.0.1:1/1: Send failed: Connection reset by peer (after 3237ms in state UP)",
+        "Kafka client: 127.0.0.1:1/1: Send failed: Connection reset by peer (after 3237ms)",
+        "127.0.0.1:1/1: Receive failed: Broken pipe",
+    ]
+    passed = [
+        limiter.filter(logging.LogRecord("k", logging.ERROR, __file__, 1, line, None, None))
+        for line in lines
+    ]
+    assert passed == [True, False, False, False]
+
+
 @pytest.mark.parametrize(
     ("user", "role", "expected"),
     [

@@ -146,6 +146,23 @@ def test_a_refused_ask_is_said_once_as_a_warning_and_a_debug_line_while_kafka_is
     assert said == [[logging.WARNING], [logging.DEBUG]]
 
 
+def test_a_refused_ask_at_an_outages_start_is_its_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The limits' line came 1 ms before librdkafka's "Disconnected" of the same outage (the
+    restart test counted two lines): said, it is the process's line on Kafka being away."""
+    limits, _, clock = _limits()
+    limits._admin = DownAdmin(clock)
+    with caplog.at_level(logging.DEBUG, logger="mqkafka.service.limits"):
+        limits.expire()
+        limits.refresh_if_due()
+    assert [level for level, _ in _said(caplog)] == [logging.WARNING]
+    disconnected = logging.LogRecord(
+        "k", logging.ERROR, __file__, 1, "TxnCoordinator: Disconnected (after 8571ms)", None, None
+    )
+    assert not clients._repeat_filter().filter(disconnected)
+
+
 def test_an_answer_that_comes_late_is_taken_before_a_later_batch_without_waiting() -> None:
     limits, admin, clock = _limits()
     admin.answering = False

@@ -8,10 +8,9 @@ per event would cost more than the publication it describes.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
 from itertools import accumulate
 
-from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder, join_blocks
+from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder, Replayed, join_blocks
 from mqkafka.engine.effects import Deliver, Processed
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.mqmd import MQMD
@@ -29,12 +28,14 @@ class ActivityRecorder:
         self.key = key.encode() or None
         self.encoder = FastEncoder()
         self.blocks: list[bytes] = []  # Avro array blocks of the events not yet written
-        # the last replayed publication's (plan, times, size, MsgId) and its events' block
-        self._last: tuple[object, int, int, int, bytes] | None = None
-        self._block = b""
+        # Replayed publications noted by the dispatcher, encoded by ``flush`` before the next
+        # event and at the batch's end: the hot path appends a tuple, and the encoding runs
+        # as one loop (``FastEncoder.replayed_blocks``).
+        self.replays: list[Replayed] = []
 
     def command(self, done: Processed, size: int, put_ms: int, now_ms: int) -> bytes:
         """Record the command event; its middle (``FastEncoder.middle``) is returned."""
+        self.flush()
         md = done.md
         middle = self.command_middle(done)
         self.blocks.append(
@@ -67,6 +68,7 @@ class ActivityRecorder:
         self, deliver: Deliver, source: MQMD, size: int, put_ms: int, now_ms: int
     ) -> bytes:
         """Record the delivery event; its middle is returned."""
+        self.flush()
         middle = self.delivery_middle(deliver)
         self.blocks.append(
             _ONE
@@ -92,42 +94,20 @@ class ActivityRecorder:
             [value for tag, value in deliver.psc if tag in _TOPIC_TAGS],
         )
 
-    def replayed(
-        self,
-        plan: object,
-        msg_id: bytes,
-        command: tuple[bytes, bytes],
-        copies: Sequence[tuple[bytes, bytes, int]],
-        now_ms: int,
-        put_ms: int,
-        size: int,
-        body_size: int,
-    ) -> None:
-        """The events of a replayed publication plan (``FastEncoder.publication_block``).
-        A publication like the one before (the same plan, times, size and MsgId: a burst from
-        a publisher that leaves the MsgId to the default) has the same block: it is kept for
-        that one case. A cache of more (the pieces around the MsgId by plan and put time,
-        cleared every millisecond) cost 10% of the dispatcher on the corpus, whose
-        publications differ in topic or time and never hit it."""
-        last = self._last  # the MsgId first: it differs from one publication to the next
-        if (
-            last is not None
-            and last[4] == msg_id
-            and last[0] is plan
-            and last[1] == now_ms
-            and last[2] == put_ms
-            and last[3] == size
-        ):
-            self.blocks.append(self._block)
-            return
-        self._last = (plan, now_ms, put_ms, size, msg_id)
-        self._block = block = self.encoder.publication_block(
-            now_ms, put_ms, msg_id, command, size, copies, body_size
-        )
-        self.blocks.append(block)
+    def flush(self) -> None:
+        """Encode the publications noted in ``replays`` (in order, before any later event)."""
+        if self.replays:
+            self.encoder.replayed_blocks(self.replays, self.blocks)
+            self.replays.clear()
+
+    def clear(self) -> None:
+        """Forget the events not yet written (an aborted batch's)."""
+        self.blocks.clear()
+        self.replays.clear()
 
     def records(self) -> list[OutRecord]:
         """The events collected since the last call, as ActivityBatch records."""
+        self.flush()
         blocks = self.blocks
         if not blocks:
             return []

@@ -156,7 +156,7 @@ class Dispatcher:
         self.journal.rollback(self.state)
         self._pending_latency.clear()
         if self.activity is not None:
-            self.activity.blocks.clear()
+            self.activity.clear()
         self.outputs.queues.forget()
         self.outputs.limits.expire()  # a limit may have changed under the failed transaction
         if self.temporary_queues is not None and self._forgetting:
@@ -552,17 +552,8 @@ class Dispatcher:
             pending = self._pending_latency
             pending[put_ms] = pending.get(put_ms, 0) + len(copies)
         activity = self.activity
-        if activity is not None:
-            activity.replayed(
-                plan,
-                pub_msg_id,
-                plan.activity,
-                plan.copy_events,
-                int(now * 1000),
-                put_ms,
-                len(value),
-                len(body),
-            )
+        if activity is not None:  # encoded with the batch's others (ActivityRecorder.flush)
+            activity.replays.append((plan, pub_msg_id, int(now * 1000), put_ms, len(value)))
 
 
 def _forward(headers: Any, forwarded: list[Any], native: bool) -> list[Any]:

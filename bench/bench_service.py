@@ -382,13 +382,21 @@ def throughput(
     return timed / fanout / max(span, 1e-3)
 
 
+_PROFILED: list[int] = []  # the runs profiled so far
+
+
 def _profile(services: list[Service]) -> list[subprocess.Popen[bytes]]:
     """With ``MQK_BENCH_PYSPY=DIR``: each worker's Python stacks for the first 10 s of the
-    timed run, as py-spy's raw (collapsed) counts in DIR/<instance>.txt."""
+    timed run, as py-spy's raw (collapsed) counts in DIR/<instance>-<run>.txt (``run``
+    counts the throughput runs of this process: an activity-off run beside keeps its own)."""
     folder = os.environ.get("MQK_BENCH_PYSPY")
     spy = str(Path(sys.executable).with_name("py-spy"))
     if not folder or not Path(spy).exists():
         return []
+    _PROFILED.append(len(_PROFILED))
+    run = len(_PROFILED)
+    # native frames (librdkafka's, the interpreter's) need the process paused at each sample
+    native = ["--native"] if os.environ.get("MQK_BENCH_PYSPY_NATIVE") else ["--nonblocking"]
     return [
         subprocess.Popen(
             [
@@ -399,12 +407,13 @@ def _profile(services: list[Service]) -> list[subprocess.Popen[bytes]]:
                 "-d",
                 "10",
                 "-r",
-                "50",
+                os.environ.get("MQK_BENCH_PYSPY_RATE", "50"),
                 "-f",
                 "raw",
-                "--nonblocking",
+                *native,
+                "--threads",
                 "-o",
-                f"{folder}/{w.instance}.txt",
+                f"{folder}/{w.instance}-{run}.txt",
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

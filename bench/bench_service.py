@@ -614,6 +614,51 @@ def side_by_side(
     return figures
 
 
+def activity_side_by_side(
+    bootstrap: str, records: int, size: int, repeats: int, warm: bool, workers: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``side_by_side`` with activity events and without, in turns (on, off; then off, on;
+    ...), after one untimed run that warms the broker up: the first run after the broker's
+    start paid its JIT (2-3x the broker CPU per publication), and it was always the run with
+    activity. Medians of ``repeats`` each; the relays beside the runs with activity."""
+    throughput(bootstrap, max(records // 4, 1000), size, 1, warm=warm, workers=workers)
+    runs: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
+    for repeat in range(repeats):
+        for activity in (True, False) if repeat % 2 == 0 else (False, True):
+            figures = side_by_side(
+                bootstrap, records, size, 1, warm, workers, relays=activity, activity=activity
+            )
+            runs[activity].append(figures)
+    on, off = _medians(runs[True]), _medians(runs[False])
+    rate = "service publications/s"
+    off["activity on / off"] = round(on[rate] / off[rate], 3)
+    cpu = "service CPU µs (process, Python thread, broker JVM)"
+    off["Python thread µs per publication, on / off"] = [on[cpu][1], off[cpu][1]]
+    return on, off
+
+
+def _medians(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Figures of several runs as one: each number's median (lists element by element)."""
+    return {key: _median([run[key] for run in runs]) for key in runs[0]}
+
+
+def _median(values: list[Any]) -> Any:
+    first = values[0]
+    if isinstance(first, bool) or not all(isinstance(v, (int, float, list)) for v in values):
+        return values[-1]
+    if isinstance(first, list):
+        if any(not isinstance(v, list) or len(v) != len(first) for v in values):
+            return values[-1]
+        return [
+            [x for v in values for x in v[j]]
+            if isinstance(first[j], list)
+            else _median([v[j] for v in values])
+            for j in range(len(first))
+        ]
+    middle = statistics.median(values)
+    return round(middle, 3) if isinstance(first, float) else round(middle)
+
+
 def large(
     bootstrap: str, size: int = 4_000_000, fanout: int = 10, counts: tuple[int, ...] = (5, 20)
 ) -> dict[str, Any]:
@@ -652,7 +697,8 @@ def main() -> None:
     parser.add_argument(
         "--activity-off",
         action="store_true",
-        help="with the first worker count, a run without activity events too (side by side)",
+        help="with the first worker count, runs without activity events too, in turns with"
+        " the runs with them, after one that warms the broker up (medians of --repeats each)",
     )
     parser.add_argument("--retained", type=int, default=1_000_000)
     parser.add_argument("--subscriptions", type=int, default=100_000)
@@ -681,20 +727,20 @@ def main() -> None:
             for size in args.sizes:
                 n = corpus.records_for(size, most=args.records)
                 for i, count in enumerate(args.workers):
-                    figures = side_by_side(
-                        bootstrap, n, size, args.repeats, args.warm, count, relays=i == 0
-                    )
-                    fan1.setdefault(size, figures["service publications/s"])
                     name = label(size) + ("" if count == 1 else f", {count} workers")
+                    off = None
+                    if i == 0 and args.activity_off:
+                        figures, off = activity_side_by_side(
+                            bootstrap, n, size, args.repeats, args.warm, count
+                        )
+                    else:
+                        figures = side_by_side(
+                            bootstrap, n, size, args.repeats, args.warm, count, relays=i == 0
+                        )
+                    fan1.setdefault(size, figures["service publications/s"])
                     results[f"fan-out 1, {name}"] = figures
                     print(json.dumps({name: figures}, ensure_ascii=False), flush=True)
-                    if i == 0 and args.activity_off:
-                        off = side_by_side(
-                            bootstrap, n, size, args.repeats, args.warm, count, relays=False,
-                            activity=False,
-                        )  # fmt: skip
-                        on = figures["service publications/s"]
-                        off["activity on / off"] = round(on / off["service publications/s"], 3)
+                    if off is not None:
                         results[f"fan-out 1, {name}, no activity"] = off
                         print(json.dumps({f"{name}, no activity": off}, ensure_ascii=False))
         if want("fanout10"):

@@ -77,8 +77,26 @@ class KeptEvents(NamedTuple):
     length: int
 
 
-# a replayed publication: its plan, MsgId, processing and put times (ms), and size
-Replayed = tuple[ReplayedPlan, bytes, int, int, int]
+# A fan-out-1 plan's events as the encoder's fast path takes them: the command event's middle
+# and the MsgId's length, its persistence, the delivery event's middle and the MsgId's length,
+# its persistence, and the copy's size less the message's.
+FanOut1 = tuple[bytes, bytes, bytes, bytes, int]
+# a replayed publication: its plan's fan-out-1 events (None: another fan-out), the plan, its
+# MsgId, processing and put times (ms), and size
+Replayed = tuple[FanOut1 | None, ReplayedPlan, bytes, int, int, int]
+
+
+def fan_out_1_events(
+    command: tuple[bytes, bytes], copies: Sequence[tuple[bytes, bytes, int]], length: int
+) -> FanOut1 | None:
+    """A plan's ``FanOut1`` (``command``: the command event's middle and persistence;
+    ``copies``: each delivery event's middle, persistence and head size; ``length``: the
+    message's before its body), or None for another fan-out."""
+    if len(copies) != 1:
+        return None
+    (copy_middle, copy_persistent, head), (middle, persistent) = copies[0], command
+    return (middle + _MSG_ID_LENGTH, persistent, copy_middle + _MSG_ID_LENGTH, copy_persistent,
+            head - length)  # fmt: skip
 
 
 def _long(value: int, out: bytearray) -> None:
@@ -319,8 +337,10 @@ class FastEncoder:
         and a delivery event per copy (its middle, persistence byte, and size less the body),
         each naming the publication's ``msg_id``."""
         out: list[bytes] = []
-        plan = KeptEvents(command, tuple(copies), size - body_size)
-        self.replayed_blocks([(plan, msg_id, time_ms, put_time_ms, size)], out)
+        length = size - body_size
+        plan = KeptEvents(command, tuple(copies), length)
+        fast = fan_out_1_events(command, copies, length)
+        self.replayed_blocks([(fast, plan, msg_id, time_ms, put_time_ms, size)], out)
         return out[0]
 
     def replayed_blocks(self, replays: Iterable[Replayed], out: list[bytes]) -> None:
@@ -336,39 +356,36 @@ class FastEncoder:
         append = out.append
         sizes = self._varints
         varint = self.varint
-        last_plan: object = None
+        last: object = None
         last_id = block = b""
         last_size = -1
-        for plan, msg_id, time_ms, put_ms, size in replays:
+        for fast, plan, msg_id, time_ms, put_ms, size in replays:
             if time_ms != self._time_ms or put_ms != self._put_ms:
                 self._stamp_of(time_ms, put_ms)
-                last_plan = None  # a block of other times
-            elif msg_id == last_id and plan is last_plan and size == last_size:
+                last = None  # a block of other times
+            elif msg_id == last_id and plan is last and size == last_size:
                 append(block)
                 continue
-            copies = plan.copy_events
-            if len(copies) == 1 and len(msg_id) == 24:
+            if fast is not None and len(msg_id) == 24:
                 # Fan-out 1, an MQ MsgId: one join of a fixed tuple, the sizes straight from
                 # the varint cache; the general path is the plain one (tests/unit/activity
                 # compares the two).
                 stamp, latency = self._stamp, self._latency
-                middle, persistent = plan.activity
-                copy_middle, copy_persistent, head = copies[0]
-                publication = _MSG_ID_LENGTH + msg_id
-                copy_size = head + size - plan.length
+                middle, persistent, copy_middle, copy_persistent, head = fast
+                copy_size = head + size
                 block = b"".join((
-                    _TWO_EVENTS, stamp, middle, publication, persistent,
+                    _TWO_EVENTS, stamp, middle, msg_id, persistent,
                     sizes.get(size) or varint(size), latency,
-                    b"\x02", stamp, copy_middle, publication, copy_persistent,
+                    b"\x02", stamp, copy_middle, msg_id, copy_persistent,
                     sizes.get(copy_size) or varint(copy_size), latency,
                 ))  # fmt: skip
             else:
                 block = self.general_block(
-                    self._stamp, self._latency, msg_id, plan.activity, size, copies,
+                    self._stamp, self._latency, msg_id, plan.activity, size, plan.copy_events,
                     size - plan.length,
                 )  # fmt: skip
             append(block)
-            last_plan, last_id, last_size = plan, msg_id, size
+            last, last_id, last_size = plan, msg_id, size
 
     def _stamp_of(self, time_ms: int, put_time_ms: int) -> None:
         """The encoded times and latency of events at ``time_ms`` put at ``put_time_ms``."""

@@ -553,7 +553,9 @@ class Dispatcher:
             pending[put_ms] = pending.get(put_ms, 0) + len(copies)
         activity = self.activity
         if activity is not None:  # encoded with the batch's others (ActivityRecorder.flush)
-            activity.replays.append((plan, pub_msg_id, int(now * 1000), put_ms, len(value)))
+            activity.replays.append(
+                (plan.events, plan, pub_msg_id, int(now * 1000), put_ms, len(value))
+            )
 
 
 def _forward(headers: Any, forwarded: list[Any], native: bool) -> list[Any]:

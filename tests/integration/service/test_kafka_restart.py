@@ -71,6 +71,35 @@ def _stacks(service: ServiceProcess) -> str:
     return dump.stdout.decode(errors="replace") + dump.stderr.decode(errors="replace")
 
 
+def _group(bootstrap: str, group: str, topics: list[str]) -> str:
+    """The service's group as Kafka sees it (state, each member's instance id, client and
+    partitions) and, for ``topics`` (partition 0), the group's committed offset, the last
+    stable offset and the end: for a service that does not answer, which lane waits for what
+    (no partition, a transaction left open, or a command read and its reply not)."""
+    try:
+        admin = clients.admin(ClientConfig(bootstrap))
+        found = admin.describe_consumer_groups([group], request_timeout=10)[group].result(15)
+        members = [
+            f"{m.group_instance_id} {m.member_id} {m.client_id} "
+            f"{[(tp.topic, tp.partition) for tp in m.assignment.topic_partitions]}"
+            for m in found.members or []
+        ]
+        asked = [clients.ConsumerGroupTopicPartitions(group)]
+        committed = admin.list_consumer_group_offsets(asked)[group].result(15)
+        offsets = {f"{tp.topic}[{tp.partition}]": tp.offset for tp in committed.topic_partitions}
+        ends = {}
+        for level in (
+            clients.IsolationLevel.READ_COMMITTED,
+            clients.IsolationLevel.READ_UNCOMMITTED,
+        ):
+            request = {clients.TopicPartition(t, 0): clients.OffsetSpec.latest() for t in topics}
+            answers = admin.list_offsets(request, isolation_level=level)
+            ends[str(level)] = {tp.topic: f.result(15).offset for tp, f in answers.items()}
+    except Exception as error:  # a diagnosis only: never the test's failure itself
+        return f"{group}: not described ({error})"
+    return f"{group}: {found.state} {found.coordinator} {members} {offsets} {ends}"
+
+
 def _said_since(service: ServiceProcess, went: int, start: str) -> bool:
     return any(m.startswith(start) for m in service.messages()[went:])
 
@@ -155,7 +184,11 @@ def test_the_service_rides_through_kafka_restarts_and_loses_nothing(
             try:
                 answer = client.register(f"Back/{how}", queue="APP.BACK", wait=300.0)
             except TimeoutError:
-                raise AssertionError((how, service.messages()[went:], _stacks(service))) from None
+                queues = ("SYSTEM.BROKER.CONTROL.QUEUE", "APP.BACK", "MQK.CLIENT.REPLY")
+                group = _group(bootstrap, f"{ns}mqk-broker", [f"{ns}{q}" for q in queues])
+                raise AssertionError(
+                    (how, service.messages()[went:], group, _stacks(service))
+                ) from None
             assert answer is not None and answer.ok, (how, answer)
             assert wait_until(partial(_said_since, service, went, "Kafka is back"))
             _assert_said_in_few_lines(service.log[went:], since=stopped)

@@ -605,7 +605,7 @@ def regsub_figure(home: Path, at: list[int]) -> dict[str, Any]:
 
 
 def checks_figure(home: Path, records: int, repeats: int) -> dict[str, Any]:
-    from bench import bench_service
+    from bench import service_run
 
     broker = Broker(home)
     unchecked = home / "mqk-unchecked"
@@ -618,14 +618,14 @@ def checks_figure(home: Path, records: int, repeats: int) -> dict[str, Any]:
         for turn in range(repeats):  # alternating, the order swapped each turn
             order = ("checked", "unchecked") if turn % 2 == 0 else ("unchecked", "checked")
             for kind in order:
-                bench_service.MQK = MQK if kind == "checked" else str(unchecked)
-                rate = bench_service.throughput(broker.bootstrap, records, 256, 1, warm=True)
+                service_run.MQK = MQK if kind == "checked" else str(unchecked)
+                rate = service_run.throughput(broker.bootstrap, records, 256, 1, warm=True)
                 rates[kind].append(rate)
-                cpu[kind].append(bench_service.CPU_US[-1])
+                cpu[kind].append(service_run.CPU_US[-1])
                 print(f"checks: {kind} {rate:,.0f} publications/s, "
                       f"{cpu[kind][-1]:.1f} service CPU µs each", flush=True)  # fmt: skip
     finally:
-        bench_service.MQK = MQK
+        service_run.MQK = MQK
         broker.stop()
     with_checks, without = (statistics.median(rates[k]) for k in ("checked", "unchecked"))
     cpu_with, cpu_without = (statistics.median(cpu[k]) for k in ("checked", "unchecked"))

@@ -5,7 +5,8 @@ commit while Kafka is away: hundreds of lines in a minute, some at error level, 
 outage that waiting cures. The default runtime says an outage in one line per 30 s and "Kafka
 is back" once (``kafka/txrecovery.py``); :class:`OutageLines` makes Faust's lines say the
 same: from a line that shows Kafka away until the next committed transaction, Faust's lines
-are one warning per ``interval``, and the commit says Kafka is back.
+give way to one line per ``interval`` (none when the process's confluent-kafka clients said
+it lately: ``clients.say_away``), and the commit says Kafka is back.
 
 A fenced producer (another producer took one of this worker's transactional ids) is what no
 waiting cures: :func:`is_fenced` tells it, and the runtime stops with the default runtime's
@@ -22,10 +23,21 @@ from typing import Any
 
 from aiokafka import errors as aiokafka_errors  # type: ignore[import-untyped]
 
+from mqkafka.kafka import clients
+
+log = logging.getLogger(__name__)
+
 INTERVAL = 30.0  # seconds between two lines while Kafka is away
 BACK_QUIET = 60.0  # after "Kafka is back", another return in this time is said at debug
 SHORT = 5.0  # a refused connection for less than this (a broker starting) is no outage
-CLIENT_LOGGERS = ("aiokafka", "faust", "mode")
+# Faust's client lines, and those of its services this package names (the app, the correction)
+CLIENT_LOGGERS = (
+    "aiokafka",
+    "faust",
+    "mode",
+    "mqkafka.faust.transport",
+    "mqkafka.faust.exactlyonce",
+)
 # What aiokafka and Faust say, in their ways, when Kafka cannot be reached.
 AWAY_SIGNS = (
     "Connect call failed", "Unable connect", "Unable to update metadata", "NodeNotReady",
@@ -82,25 +94,28 @@ class OutageLines(logging.Filter):
         if not record.name.startswith(CLIENT_LOGGERS):
             return True
         message = record.getMessage()
+        away = any(sign in message for sign in AWAY_SIGNS)
         now = time.monotonic()
-        if self.away_since is None and any(sign in message for sign in AWAY_SIGNS):
-            self.away_since = now
+        if self.away_since is None and (away or clients.kafka_away_since() is not None):
+            self.away_since = clients.kafka_away_since() or now
         if self.away_since is None:
             return True
-        if now - self._said_at < self.interval:
-            return False
-        self._said_at = now
-        record.msg, record.args = "Kafka is away (%s): the worker waits for it", (message[:160],)
-        record.levelno, record.levelname = logging.WARNING, "WARNING"
-        return True
+        if away and now - self._said_at >= self.interval:
+            self._said_at = now  # before the line: the other handlers see it said
+            # the process's one line per 30 s, shared with its confluent-kafka clients' lines
+            clients.say_away(log, "Kafka is away (%s): the worker waits for it", message[:160])
+        return False
 
     def heard_from_kafka(self, logger: logging.Logger) -> None:
-        """A transaction committed: says Kafka is back, once, when it was away."""
+        """A transaction committed: says Kafka is back, once, when it was away (as Faust's
+        lines showed, or the process's confluent-kafka clients': aiokafka says some outages,
+        a broker stopped cleanly, only at debug level)."""
         since, self.away_since = self.away_since, None
-        if since is None:
+        gone = clients.kafka_is_back()
+        if since is None and gone is None:
             return
         now = time.monotonic()
-        seconds = now - since
+        seconds = max(now - since if since is not None else 0.0, gone or 0.0)
         said = seconds >= SHORT and now - self._back_at >= BACK_QUIET
         if said:
             self._back_at = now

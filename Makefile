@@ -36,15 +36,30 @@ run: install
 test: install lint typecheck
 	$(BIN)/python -m pytest -q -n 3 --dist loadfile --durations=25
 
-## test-faust: the service's integration tests that hold on `mqk serve --runtime faust` too, on
-## that runtime (not in `test`: it adds minutes; the README's Faust section says what differs)
+## test-faust: every service integration test that holds on `mqk serve --runtime faust`, on that
+## runtime, and tests/integration/faust's runtime tests (`test` runs a part of it:
+## tests/integration/faust/test_faust_service_suite.py). Left out, each for one reason:
+##  - resilience: a subscriber queue's topic deleted: Faust cannot abort and try again around it
+##    (the send waits for the topic); limits: a copy Kafka refuses under a limit lowered while
+##    serving, and a record Kafka refuses (INVALID_RECORD): the default loop aborts, tries again
+##    and dead-letters; on Faust the refused record is logged and left out
+##  - kafka_restart: Kafka killed, then stopped cleanly: 2 of 1,400 publications lost (one run);
+##    a clean stop is not said (aiokafka says it only at debug); its fenced-id test fences the
+##    default loop's one transactional id (test_faust_runtime_fenced.py fences Faust's)
+##  - scaleout: a publication delivered twice across the leave and the join (seen in one run)
+##  - readme_examples: the README's commands, with the default runtime
 test-faust: install
 	MQK_RUNTIME=faust $(BIN)/python -m pytest -q -n 3 --dist loadfile \
 	  tests/integration/service/test_service_commands.py tests/integration/service/test_service_filters.py \
 	  tests/integration/service/test_service_seed_rules.py tests/integration/service/test_operator_queues.py \
 	  tests/integration/service/test_cli_operators.py tests/integration/service/test_large_messages.py \
-	  tests/integration/service/test_service_resilience.py \
-	  --deselect tests/integration/service/test_service_resilience.py::test_a_subscriber_queue_deleted_under_its_subscription_stops_nothing_and_loses_nothing
+	  tests/integration/service/test_service_resilience.py tests/integration/service/test_service_takeover.py \
+	  tests/integration/service/test_service_limits.py \
+	  tests/integration/faust/test_faust_runtime.py tests/integration/faust/test_faust_runtime_fenced.py \
+	  tests/integration/faust/test_faust_runtime_differential.py \
+	  --deselect tests/integration/service/test_service_resilience.py::test_a_subscriber_queue_deleted_under_its_subscription_stops_nothing_and_loses_nothing \
+	  --deselect tests/integration/service/test_service_limits.py::test_a_copy_too_large_for_one_queue_is_dead_lettered_and_the_others_delivered \
+	  --deselect tests/integration/service/test_service_limits.py::test_a_record_kafka_refuses_all_the_same_takes_its_message_out_of_the_batch
 
 lint: install
 	$(BIN)/ruff check service tests bench

@@ -78,7 +78,7 @@ class ChannelConnection:
         self.max_segment = settings.max_segment
         self._send_lock = threading.Lock()
         self.stopping = False
-        self.busy_since: float | None = None  # a verb in the MQI since then (MQGET's wait)
+        self.busy_since: float | None = None  # an MQGET in the MQI since then (its wait)
         self.last_beat = 0.0
         self.tls_user = ""  # the client certificate's user id: USERID_DATA cannot change it
         self._inbox = bytearray()  # bytes received and not yet read
@@ -219,7 +219,11 @@ class ChannelConnection:
             if whole is None:
                 continue
             first, request = whole
-            self.busy_since = time.monotonic()
+            # heartbeats only during an MQGET: on a channel without shared conversations the
+            # client expects them there alone (another verb slower than BEAT_S, such as an
+            # MQCONN on a busy listener, met one and the Java client failed on it)
+            if first.seg_type == SegType.MQGET:
+                self.busy_since = time.monotonic()
             try:
                 reply = self.session.call(first.seg_type, first.order, request)
             finally:
@@ -238,7 +242,7 @@ class ChannelConnection:
                 continue  # the client's STATUS close follows
 
     def beat_if_due(self, now: float) -> None:
-        """During a long verb (an MQGET's wait) a heartbeat request every BEAT_S: the Java
+        """During a long MQGET (its wait) a heartbeat request every BEAT_S: the Java
         client takes about 5 s of silence in a call as a broken connection (MQRC 2009, and
         its later replies out of step), whatever heartbeat interval was agreed. The request
         is an empty HEARTBEAT with CONFIRM_REQUEST; the client answers with an empty one."""

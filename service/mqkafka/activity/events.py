@@ -346,9 +346,10 @@ class FastEncoder:
     def replayed_blocks(self, replays: Iterable[Replayed], out: list[bytes]) -> None:
         """The block of each publication of ``replays`` (``publication_block``) onto ``out``,
         in one loop: a batch's publications are noted by the dispatcher as tuples and
-        encoded here once the batch is read (a call per publication, its eight arguments
-        and the blocks built between other work cost more than the encoding itself:
-        1.3 -> 0.6 us a fan-out-1 publication in-process, ``bench/bench_fanout.py``).
+        encoded here once the batch is read, not by two calls of eight arguments each per
+        publication. What is left is mostly memory: py-spy of the in-process dispatcher
+        (``bench/bench_fanout.py``'s batches) puts ~70% of this loop on the join (copying
+        the middles) and on reading each tuple, which have left the cache by then.
         A publication like the one before (the same plan, times, size and MsgId: a burst
         from a publisher that leaves the MsgId to the default) has the same block: it is
         kept for that one case. Put times are not kept in the varint cache (each is new),

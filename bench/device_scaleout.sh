@@ -9,6 +9,8 @@
 #   bench/device_scaleout.sh setup     device call 1, carry [".dev/whl", ".dev/jre.tgz"]
 #   bench/device_scaleout.sh run       device call 2 at once, carry [".dev/cache"]; the JSON
 #                                      lands in $OUT/scaleout.json, the log in $OUT/
+# MQK_WORKERS, MQK_RECORDS and MQK_REPEATS change the run: activity on / off alone, medians of
+# 3 (issue 34 point 4): MQK_WORKERS=1 MQK_REPEATS=3 bench/device_scaleout.sh run
 # The product runs from the source tree that travels with each call (no wheel of it).
 set -euo pipefail
 
@@ -59,6 +61,7 @@ run)
     trap '"$DEV/venv/bin/mqk" kafka stop || true' EXIT
     timeout 470 "$DEV/venv/bin/python" -m bench.bench_service --only throughput --sizes 256 \
         --records "${MQK_RECORDS:-300000}" --warm --workers ${MQK_WORKERS:-1 2 4} --activity-off \
+        --repeats "${MQK_REPEATS:-1}" \
         > "$out/scaleout.json" 2> "$out/scaleout.log" || echo "bench exit $?"
     grep '^{"256' "$out/scaleout.json" || tail -30 "$out/scaleout.log"
     ;;

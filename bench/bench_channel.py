@@ -25,27 +25,16 @@ import time
 import uuid
 from pathlib import Path
 
+from tests.integration.channel.javaclient import client_jars, compile_programs, java_command
+
 from bench.kafka_env import kafka
-from mqkafka.kafka.localbroker import default_cache, free_port
+from mqkafka.kafka.localbroker import free_port
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 ROOT = Path(__file__).resolve().parents[1]
-POM = ROOT / "tests/integration/channel/pom.xml"
-
-
-def client_jars() -> Path:
-    libs = default_cache() / "mq-client-9.4.4.0"
-    if not (libs / "complete").exists():
-        subprocess.run(
-            ["mvn", "-q", "-B", "-f", str(POM), "dependency:copy-dependencies",
-             f"-DoutputDirectory={libs}", "-DincludeScope=runtime"],
-            check=True,
-        )  # fmt: skip
-        (libs / "complete").write_text("9.4.4.0\n")
-    return libs
 
 
 def python_rates(
@@ -81,11 +70,7 @@ def main() -> None:
     args = parser.parse_args()
     jars = client_jars()
     with kafka() as bootstrap, tempfile.TemporaryDirectory() as classes:
-        subprocess.run(
-            ["javac", "-nowarn", "-d", classes, "-cp", f"{jars}/*",
-             str(ROOT / "bench/java/ChannelBench.java")],
-            check=True,
-        )  # fmt: skip
+        compile_programs(jars, Path(classes), [ROOT / "bench/java/ChannelBench.java"])
         namespace = f"b{uuid.uuid4().hex[:6]}."
         qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
         py_queue, java_queue = "BENCH.PY", "BENCH.JAVA"
@@ -100,8 +85,8 @@ def main() -> None:
             time.sleep(8)  # it defines the JMS queues, then listens
             py_put, py_get = python_rates(qmgr, py_queue, args.n, bytes(args.size), args.warmup)
             done = subprocess.run(
-                ["java", "-cp", f"{jars}/*:{classes}", "ChannelBench", "127.0.0.1", str(port),
-                 java_queue, str(args.n), str(args.size), str(args.warmup)],
+                java_command(jars, Path(classes), "ChannelBench", "127.0.0.1", str(port),
+                             java_queue, str(args.n), str(args.size), str(args.warmup)),
                 capture_output=True, text=True, check=True, cwd=classes,
             )  # fmt: skip
         finally:

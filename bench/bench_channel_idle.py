@@ -25,7 +25,8 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.bench_channel import client_jars
+from tests.integration.channel.javaclient import client_jars, compile_programs, java_command
+
 from bench.bench_channel_jms import _started
 from bench.kafka_env import kafka
 from mqkafka.kafka.localbroker import free_port
@@ -76,11 +77,7 @@ def main() -> None:
     args = parser.parse_args()
     jars = client_jars()
     with kafka() as bootstrap, tempfile.TemporaryDirectory() as classes:
-        subprocess.run(
-            ["javac", "-nowarn", "-d", classes, "-cp", f"{jars}/*",
-             str(ROOT / "bench/java/JmsIdleBench.java")],
-            check=True,
-        )  # fmt: skip
+        compile_programs(jars, Path(classes), [ROOT / "bench/java/JmsIdleBench.java"])
         namespace = f"b{uuid.uuid4().hex[:6]}."
         apply_catalogue(bootstrap, prefix=namespace)
         log = Path(classes) / "listen.log"
@@ -99,8 +96,8 @@ def main() -> None:
             sampler = Sampler(listener.pid, log)
             began = time.monotonic()
             java = subprocess.Popen(
-                ["java", "-cp", f"{jars}/*:{classes}", "JmsIdleBench", "127.0.0.1", str(port),
-                 str(args.connections)],
+                java_command(jars, Path(classes), "JmsIdleBench", "127.0.0.1", str(port),
+                             str(args.connections)),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=classes,
             )  # fmt: skip
             assert java.stdout is not None

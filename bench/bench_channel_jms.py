@@ -22,7 +22,8 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.bench_channel import client_jars
+from tests.integration.channel.javaclient import client_jars, compile_programs, java_command
+
 from bench.kafka_env import kafka
 from mqkafka.kafka.localbroker import free_port
 from mqkafka.kafka.provision import apply_catalogue
@@ -46,11 +47,7 @@ def main() -> None:
     args = parser.parse_args()
     jars = client_jars()
     with kafka() as bootstrap, tempfile.TemporaryDirectory() as classes:
-        subprocess.run(
-            ["javac", "-nowarn", "-d", classes, "-cp", f"{jars}/*",
-             str(ROOT / "bench/java/JmsPubSubBench.java")],
-            check=True,
-        )  # fmt: skip
+        compile_programs(jars, Path(classes), [ROOT / "bench/java/JmsPubSubBench.java"])
         namespace = f"b{uuid.uuid4().hex[:6]}."
         apply_catalogue(bootstrap, prefix=namespace)
         common = ["--bootstrap-servers", bootstrap, "--namespace", namespace]
@@ -70,8 +67,8 @@ def main() -> None:
             _started(serve_log, "broker ready")
             _started(listen_log, "listening on")
             done = subprocess.run(
-                ["java", "-cp", f"{jars}/*:{classes}", "JmsPubSubBench", "127.0.0.1", str(port),
-                 args.broker_version, str(args.n), str(args.size)],
+                java_command(jars, Path(classes), "JmsPubSubBench", "127.0.0.1", str(port),
+                             args.broker_version, str(args.n), str(args.size)),
                 capture_output=True, text=True, check=False, cwd=classes,
             )  # fmt: skip
         finally:

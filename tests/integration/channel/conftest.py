@@ -10,7 +10,6 @@ folder's ``pom.xml``, cached like Kafka's jars, never vendored; the Java program
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,56 +22,34 @@ from pathlib import Path
 import pytest
 
 from mqkafka.cli.serveprocess import ServeProcess
-from mqkafka.kafka.localbroker import default_cache, free_port
+from mqkafka.kafka.localbroker import free_port
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.mqi.rules.errors import MQMIError
+from tests.integration.channel import javaclient
 
 HERE = Path(__file__).resolve().parent
 MQK = str(Path(sys.executable).with_name("mqk"))
-CLIENT_VERSION = "9.4.4.0"
-
-
-def _tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.fail(f"'{name}' is not on PATH: a JDK 17 and Maven run IBM's MQ client", False)
-    return path
+CLIENT_VERSION = javaclient.CLIENT_VERSION
 
 
 @pytest.fixture(scope="session")
 def mq_client_jars() -> Path:
     """The MQ client's jars, fetched once into the cache (``$MQK_CACHE``)."""
-    libs = default_cache() / f"mq-client-{CLIENT_VERSION}"
-    if (libs / "complete").exists():
-        return libs
-    staging = libs.with_name(libs.name + f".{uuid.uuid4().hex[:6]}")
-    cmd = [
-        _tool("mvn"), "-q", "-B", "-f", str(HERE / "pom.xml"), "dependency:copy-dependencies",
-        f"-DoutputDirectory={staging}", "-DincludeScope=runtime",
-    ]  # fmt: skip
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
-    if done.returncode != 0 or not any(staging.glob("com.ibm.mq.allclient-*.jar")):
-        pytest.fail(f"Maven could not fetch IBM's MQ client:\n{done.stdout + done.stderr}", False)
-    (staging / "complete").write_text(CLIENT_VERSION + "\n")
-    shutil.rmtree(libs, ignore_errors=True)
-    staging.rename(libs)
-    return libs
+    try:
+        return javaclient.client_jars()
+    except javaclient.JavaClientError as error:
+        pytest.fail(str(error), False)
 
 
 @pytest.fixture(scope="session")
 def java_classes(mq_client_jars: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Our Java programs, compiled against the client."""
-    out = tmp_path_factory.mktemp("java-classes")
-    sources = sorted(str(p) for p in (HERE / "java").glob("*.java"))
-    done = subprocess.run(
-        [_tool("javac"), "-nowarn", "-d", str(out), "-cp", f"{mq_client_jars}/*", *sources],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        pytest.fail(f"javac failed:\n{done.stdout + done.stderr}", False)
-    return out
+    try:
+        return javaclient.compile_programs(mq_client_jars, tmp_path_factory.mktemp("java-classes"))
+    except javaclient.JavaClientError as error:
+        pytest.fail(str(error), False)
 
 
 class ListenerProcess:
@@ -153,23 +130,12 @@ def run_java(
     jvm: Sequence[str] = (),
 ) -> dict[str, str]:
     """Run one of our Java programs (``jvm``: options before the class, ``-D...``); its CHECK
-    lines as {name: "OK" or "FAIL why"}."""
-    done = subprocess.run(
-        [_tool("java"), *jvm, "-cp", f"{jars}/*:{classes}", main, *args],
-        capture_output=True, text=True, timeout=timeout, check=False,
-        cwd=classes,  # the client writes its FFDC reports into ./FFDC: not into the checkout
-    )  # fmt: skip
-    checks: dict[str, str] = {}
-    for line in done.stdout.splitlines():
-        if line.startswith("CHECK "):
-            _, name, outcome = ([*line.split(" ", 2), ""])[:3]
-            checks[name] = outcome
-    checks["_output"] = (done.stdout + done.stderr)[-4000:]
-    # IBM's client writes an FFDC report (./FFDC/*.FDC) for what it takes as a fault (e.g.
-    # XO00H001: a RegSub full response it cannot use); their text, for the tests to read
-    reports = sorted((classes / "FFDC").glob("*.FDC"))
-    checks["_ffdc"] = "\n".join(r.read_text(errors="replace") for r in reports)
-    return checks
+    lines as {name: "OK" or "FAIL why"}, with its output and FFDC reports (module javaclient)."""
+    try:
+        done = javaclient.run_java(jars, classes, main, *args, timeout=timeout, jvm=jvm)
+    except javaclient.JavaClientError as error:
+        pytest.fail(str(error), False)
+    return javaclient.checks_of(done, classes)
 
 
 JavaRunner = Callable[..., dict[str, str]]

@@ -46,7 +46,7 @@ test: install lint typecheck
 ##  - kafka_restart: Kafka killed, then stopped cleanly: 2 of 1,400 publications lost (one run);
 ##    a clean stop is not said (aiokafka says it only at debug); its fenced-id test fences the
 ##    default loop's one transactional id (test_faust_runtime_fenced.py fences Faust's)
-##  - scaleout: a publication delivered twice across the leave and the join (seen in one run)
+##  - scaleout: a publication delivered twice across the leave and the join (in each of two runs)
 ##  - readme_examples: the README's commands, with the default runtime
 test-faust: install
 	MQK_RUNTIME=faust $(BIN)/python -m pytest -q -n 3 --dist loadfile \

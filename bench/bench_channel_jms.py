@@ -22,9 +22,10 @@ import time
 import uuid
 from pathlib import Path
 
+from confluent_kafka import Consumer, TopicPartition
 from tests.integration.channel.javaclient import client_jars, compile_programs, java_command
 
-from bench.kafka_env import kafka
+from bench.kafka_env import kafka, kafka_settings
 from mqkafka.kafka.localbroker import free_port
 from mqkafka.kafka.provision import apply_catalogue
 
@@ -37,6 +38,45 @@ def _started(log: Path, marker: str, timeout: float = 120) -> None:
         if time.monotonic() > deadline:
             raise SystemExit(f"no {marker!r} in {log}")
         time.sleep(0.3)
+
+
+def record_times(bootstrap: str, topic: str) -> list[int]:
+    """The create times (ms) of every record of ``topic``, oldest first."""
+    consumer = Consumer(
+        {**kafka_settings(bootstrap), "group.id": f"bench-{uuid.uuid4().hex[:6]}",
+         "enable.auto.commit": False, "enable.partition.eof": True}
+    )  # fmt: skip
+    try:
+        partitions = list(consumer.list_topics(topic, timeout=10).topics[topic].partitions)
+        consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
+        times: list[int] = []
+        ended: set[int] = set()
+        deadline = time.monotonic() + 60
+        while len(ended) < len(partitions) and time.monotonic() < deadline:
+            for record in consumer.consume(1000, 0.5):
+                if record.error() is not None:
+                    ended.add(record.partition())
+                else:
+                    times.append(record.timestamp()[1])
+        return sorted(times)
+    finally:
+        consumer.close()
+
+
+def hops(stdout: str, stream: list[int], delivered: list[int]) -> list[tuple[str, list[int]]]:
+    """Per publication of the one-at-a-time phase, the time of each hop (ms). Its publications
+    are the last ones before the flat-out phase, and nothing else is published meanwhile."""
+    walls = [(int(a), int(b)) for a, b in re.findall(r"^ONE (\d+) (\d+)$", stdout, re.M)]
+    first = 10  # the warm-up's publications come first
+    rows = [
+        (stream[first + i] - sent, delivered[first + i] - stream[first + i],
+         got - delivered[first + i])
+        for i, (sent, got) in enumerate(walls[first:])
+        if first + i < min(len(stream), len(delivered))
+    ]  # fmt: skip
+    names = ("JMS send -> stream record", "stream -> subscriber-queue record (engine)",
+             "subscriber-queue record -> listener call")  # fmt: skip
+    return [(name, sorted(row[k] for row in rows)) for k, name in enumerate(names)]
 
 
 def main() -> None:
@@ -75,6 +115,8 @@ def main() -> None:
             for proc in (listener, serve):
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(60)
+        stream = record_times(bootstrap, f"{namespace}SYSTEM.BROKER.DEFAULT.STREAM")
+        delivered = record_times(bootstrap, f"{namespace}SYSTEM.JMS.ND.SUBSCRIBER.QUEUE")
         if done.returncode != 0:
             raise SystemExit(done.stdout + done.stderr[-3000:])
         rate = re.search(r"^RATE ([\d.]+)$", done.stdout, re.M)
@@ -87,6 +129,10 @@ def main() -> None:
                 f"{phase:<14} publish-to-receive p50 {float(p50):8.1f} ms"
                 f"   p99 {float(p99):8.1f} ms"
             )
+        for name, times in hops(done.stdout, stream, delivered):
+            if times:
+                print(f"  one at a time, {name:<44} p50 {times[len(times) // 2]:6d} ms"
+                      f"   max {times[-1]:6d} ms")  # fmt: skip
         if rate:
             print(f"flat out ({args.n}): {float(rate.group(1)):,.0f} publications/s")
 

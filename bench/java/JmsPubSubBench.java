@@ -1,6 +1,8 @@
 // JMS v6 (migration mode) publish-to-receive through `mqk listen` and `mqk serve`: a message
 // listener on a topic, a producer on another session. Prints "RATE <msg/s>" and latencies
-// "LAT <phase> p50 <ms> p99 <ms>" for a one-at-a-time phase and a flat-out phase.
+// "LAT <phase> p50 <ms> p99 <ms>" for a one-at-a-time phase and a flat-out phase, and for each
+// publication of the one-at-a-time phase "ONE <sent> <received>" (wall clock, ms), which the
+// Python side sets beside the Kafka records' times to time each hop.
 // Arguments: host port brokerVersion(1|2) count size
 
 import com.ibm.mq.jms.MQConnectionFactory;
@@ -34,9 +36,14 @@ public class JmsPubSubBench {
             Session pubs = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             Topic topic = subs.createTopic("topic://bench/jms/latency");
             BlockingQueue<Long> arrived = new ArrayBlockingQueue<>(count * 2 + 10);
+            BlockingQueue<Long> wallArrived = new ArrayBlockingQueue<>(count * 2 + 10);
             MessageConsumer sub = subs.createConsumer(topic);
             sub.setMessageListener(m -> {
-                try { arrived.add(System.nanoTime() - m.getLongProperty("sent")); }
+                long wall = System.currentTimeMillis();
+                try {
+                    arrived.add(System.nanoTime() - m.getLongProperty("sent"));
+                    wallArrived.add(wall);
+                }
                 catch (Exception e) { arrived.add(-1L); }
             });
             c.start();
@@ -45,15 +52,21 @@ public class JmsPubSubBench {
             // warm-up, then one at a time: each publication's own publish-to-receive time
             int single = Math.max(count / 10, 20);
             long[] one = new long[single];
+            StringBuilder walls = new StringBuilder();
             for (int i = -10; i < single; i++) {
                 BytesMessage m = pubs.createBytesMessage();
                 m.writeBytes(body);
                 m.setLongProperty("sent", System.nanoTime());
+                long wallSent = System.currentTimeMillis();
                 producer.send(m);
                 Long took = arrived.poll(60, TimeUnit.SECONDS);
                 if (took == null) throw new Exception("a publication did not arrive");
                 if (i >= 0) one[i] = took;
+                walls.append("ONE ").append(wallSent).append(' ')
+                    .append(wallArrived.poll(60, TimeUnit.SECONDS)).append('\n');
             }
+            System.out.print(walls);
+            wallArrived.clear();
             report("one-at-a-time", one);
             // flat out: the rate from the first send to the last receive
             long[] flat = new long[count];

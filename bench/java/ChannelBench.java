@@ -1,8 +1,8 @@
 // MQPUT and MQGET per second through `mqk listen` with IBM's MQ classes for Java.
-// Arguments: host port queue count size warmup. The first `warmup` puts and gets are not
-// timed (the JIT compiles the client meanwhile; the Python side gets the same). Prints
-// "PUT <rate>", "GET <rate>" and "INQ <rate>" (MQINQ of the queue type: a round trip that
-// does no MQI work, the floor of a verb through the listener).
+// Arguments: host port queue count size warmup rounds. The first `warmup` puts and gets are
+// not timed (the JIT compiles the client meanwhile; the Python side gets the same). Prints, for
+// each of `rounds` rounds, "PUT <rate>", "GET <rate>" and "INQ <rate>" (MQINQ of the queue
+// type: a round trip that does no MQI work, the floor of a verb through the listener).
 
 import com.ibm.mq.MQGetMessageOptions;
 import com.ibm.mq.MQMessage;
@@ -22,6 +22,7 @@ public class ChannelBench {
         int n = Integer.parseInt(args[3]);
         byte[] body = new byte[Integer.parseInt(args[4])];
         int warmup = args.length > 5 ? Integer.parseInt(args[5]) : 0;
+        int rounds = args.length > 6 ? Integer.parseInt(args[6]) : 1;
         MQQueueManager qm = new MQQueueManager("QM1", props);
         MQQueue q = qm.accessQueue(
             args[2], CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT | CMQC.MQOO_INQUIRE);
@@ -33,15 +34,17 @@ public class ChannelBench {
         puts(q, pmo, body, warmup);
         gets(q, gmo, warmup);
         for (int i = 0; i < warmup; i++) q.getQueueType();
-        long start = System.nanoTime();
-        puts(q, pmo, body, n);
-        System.out.printf("PUT %.1f%n", n / ((System.nanoTime() - start) / 1e9));
-        start = System.nanoTime();
-        gets(q, gmo, n);
-        System.out.printf("GET %.1f%n", n / ((System.nanoTime() - start) / 1e9));
-        start = System.nanoTime();
-        for (int i = 0; i < n; i++) q.getQueueType();
-        System.out.printf("INQ %.1f%n", n / ((System.nanoTime() - start) / 1e9));
+        for (int round = 0; round < rounds; round++) {
+            long start = System.nanoTime();
+            puts(q, pmo, body, n);
+            System.out.printf("PUT %.1f%n", n / ((System.nanoTime() - start) / 1e9));
+            start = System.nanoTime();
+            gets(q, gmo, n);
+            System.out.printf("GET %.1f%n", n / ((System.nanoTime() - start) / 1e9));
+            start = System.nanoTime();
+            for (int i = 0; i < n; i++) q.getQueueType();
+            System.out.printf("INQ %.1f%n", n / ((System.nanoTime() - start) / 1e9));
+        }
         q.close();
         qm.disconnect();
     }

@@ -47,8 +47,17 @@ log = logging.getLogger(__name__)
 
 JOIN_WAIT = 15.0  # seconds after which a worker not yet given partitions says it is ready
 SESSION_TIMEOUT_MS = 10_000  # a killed worker's partitions move to the others after this
+# The group's rebalance timeout (librdkafka's max.poll.interval.ms, 300 s by default): how long
+# a rebalance waits for each member to rejoin, and how long the loop may go without consuming
+# before its client leaves the group. After an outage longer than a session every lane of a
+# worker rejoins as a new member, each on its own; with 300 s, a command waited 300 s after
+# Kafka's return (the restart test, 1 run in ~10 under load), the loop consuming, idle. The
+# loop's longest time without a consume is a transaction's two bounded calls (TX_GIVE_UP each)
+# or a recovery step (TX_TIMEOUT, then ANSWER_WAIT): 60 s leaves twice that.
+REBALANCE_TIMEOUT_MS = 60_000
 
 __all__ = [
+    "REBALANCE_TIMEOUT_MS",
     "SESSION_TIMEOUT_MS",
     "TX_TIMEOUT",
     "BatchHandler",
@@ -144,6 +153,7 @@ class TransactionalLoop(OutageRecovery):
             # group within this, not librdkafka's 5 minutes: one metadata request per 5 s
             "topic.metadata.refresh.interval.ms": 5000,
             "heartbeat.interval.ms": SESSION_TIMEOUT_MS // 5,
+            "max.poll.interval.ms": REBALANCE_TIMEOUT_MS,
             **({"group.instance.id": instance_id} if instance_id else {}),
             **({"client.id": client_id} if client_id else {}),
             **(consumer_config or {}),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -114,3 +116,43 @@ def test_close_closes_every_lane() -> None:
     made = lanes("CONTROL", "STREAM")
     made.close()
     assert made.lane_of("CONTROL").closed and made.lane_of("STREAM").closed
+
+
+def test_a_lane_whose_close_waits_keeps_no_other_lane_open() -> None:
+    """Closed one after the other, lanes behind one whose close waits for its coordinator
+    stayed members of the group, unpolled (a rebalance waits for each member to rejoin)."""
+    made = lanes("CONTROL", "STREAM", "ADMIN")
+    release = threading.Event()
+    first = made.lane_of("CONTROL")
+    plain_close = first.close
+
+    def waits() -> None:
+        release.wait(10)
+        plain_close()
+
+    first.close = waits
+    closing = threading.Thread(target=made.close)
+    closing.start()
+    try:
+        others = [made.lane_of("STREAM"), made.lane_of("ADMIN")]
+        deadline = time.monotonic() + 10
+        while not all(lane.closed for lane in others) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert all(lane.closed for lane in others) and not first.closed
+    finally:
+        release.set()
+        closing.join(10)
+    assert first.closed
+
+
+def test_the_loop_rejoins_within_its_rebalance_timeout_and_consumes_often_enough() -> None:
+    """A rebalance waits at most REBALANCE_TIMEOUT_MS for a member (300 s by default kept a
+    command unanswered that long after Kafka's return), and the loop's longest stretch
+    without a consume (two bounded transactional calls, or a recovery step) stays well
+    within it, or the group would take its partitions away."""
+    from mqkafka.kafka.txloop import REBALANCE_TIMEOUT_MS, SESSION_TIMEOUT_MS
+    from mqkafka.kafka.txrecovery import ANSWER_WAIT, TX_GIVE_UP, TX_TIMEOUT
+
+    longest = max(2 * TX_GIVE_UP, TX_TIMEOUT + 1.0 + ANSWER_WAIT)
+    assert 2 * longest <= REBALANCE_TIMEOUT_MS / 1000
+    assert REBALANCE_TIMEOUT_MS < 300_000 and REBALANCE_TIMEOUT_MS > SESSION_TIMEOUT_MS

@@ -254,6 +254,7 @@ def _start_queue_manager(config: ServiceConfig) -> tuple[QueueManager, list[str]
     Also returns the temporary dynamic queues there were, and the queues deleted."""
     from mqkafka.mqi import QueueManager
     from mqkafka.mqi.kafkaqm.reaper import start_queue_manager
+    from mqkafka.mqi.kafkaqm.streamqueues import unlimit_streams
 
     qmgr = QueueManager(
         config.qmgr_name,
@@ -268,6 +269,7 @@ def _start_queue_manager(config: ServiceConfig) -> tuple[QueueManager, list[str]
         connection.replica.sync()
         temporary = connection.replica.catalogue.temporary_dynamic_names()
         deleted = start_queue_manager(connection.replica, connection.effects)
+        unlimit_streams(qmgr, config.streams)  # read by this service, not a share group
     except BaseException:
         qmgr.disconnect()
         raise

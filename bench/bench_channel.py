@@ -75,10 +75,16 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=256)
     parser.add_argument("--warmup", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--classes", type=Path, help="ChannelBench compiled already (a machine with a JRE alone)"
+    )
     args = parser.parse_args()
     jars = client_jars()
     with kafka() as bootstrap, tempfile.TemporaryDirectory() as classes:
-        compile_programs(jars, Path(classes), [ROOT / "bench/java/ChannelBench.java"])
+        if args.classes is not None:
+            classes = str(args.classes.resolve())
+        else:
+            compile_programs(jars, Path(classes), [ROOT / "bench/java/ChannelBench.java"])
         namespace = f"b{uuid.uuid4().hex[:6]}."
         qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
         py_queue, java_queue = "BENCH.PY", "BENCH.JAVA"

@@ -13,6 +13,7 @@ from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, C
 import mqkafka.mqi as pymqi
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
+from mqkafka.mqi.kafkaqm import recordroom
 from mqkafka.mqi.kafkaqm.putlimits import QMGR_MAX_MSG_LENGTH, WINDOW
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.mqi.rules.errors import MQMIError
@@ -20,6 +21,7 @@ from mqkafka.mqi.rules.errors import MQMIError
 pytestmark = pytest.mark.kafka
 
 NO_WAIT = pymqi.GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT)
+WAIT = pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=15000)
 
 
 def reason_of(put: Callable[[], object]) -> int:
@@ -87,14 +89,61 @@ def test_longer_than_the_queues_topic_takes_is_2030(
     kafka_bootstrap: str, qmgr: QueueManager, new_queue: Callable[..., str]
 ) -> None:
     name = new_queue()
+    _limit_topic(kafka_bootstrap, qmgr.connection.settings.topic_of(name), 2000)
+    queue = pymqi.Queue(qmgr, name, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED)
+    persistent = pymqi.MD(Persistence=C.MQPER_PERSISTENT)
+    assert reason_of(lambda: queue.put(bytes(5000), persistent)) == RC.MSG_TOO_BIG_FOR_Q
+    # non-persistent: measured before it is produced (it was lost without a word)
+    assert reason_of(lambda: queue.put(bytes(5000))) == RC.MSG_TOO_BIG_FOR_Q
+    assert reason_of(lambda: queue.put(bytes(1950), pymqi.MD())) == RC.MSG_TOO_BIG_FOR_Q
+    assert reason_of(lambda: qmgr.put1(name, bytes(5000))) == RC.MSG_TOO_BIG_FOR_Q
+    queue.put(b"small", pymqi.MD(Persistence=C.MQPER_PERSISTENT))
+    queue.put(bytes(1500))
+    got = [queue.get(None, pymqi.MD(), WAIT) for _ in range(2)]
+    assert sorted(len(body) for body in got) == [5, 1500]
+    queue.close()
+
+
+def test_a_non_persistent_record_kafka_refuses_later_is_logged(
+    kafka_bootstrap: str,
+    qmgr: QueueManager,
+    new_queue: Callable[..., str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The topic's limit lowered after this process asked it, or not known (a user not
+    allowed to describe the topic): Kafka refuses the record after MQPUT returned, and that
+    is said, with the queue (and the MsgId of a record that was not measured)."""
+    name = new_queue()
     topic = qmgr.connection.settings.topic_of(name)
-    limit = ConfigEntry("max.message.bytes", "2000", incremental_operation=AlterConfigOpType.SET)
-    admin = AdminClient({"bootstrap.servers": kafka_bootstrap})
+    queue = pymqi.Queue(qmgr, name, C.MQOO_OUTPUT)
+    queue.put(b"first: the topic's limit is asked")
+    _limit_topic(kafka_bootstrap, topic, 2000)
+    lost = recordroom.lost
+    queue.put(bytes(5000))
+    _until_reported(qmgr, lost + 1)
+    recordroom._rooms[topic] = (None, time.monotonic())  # as when describing it is refused
+    md = pymqi.MD()
+    queue.put(bytes(6000), md)
+    _until_reported(qmgr, lost + 2)
+    said = [r.getMessage() for r in caplog.records if "message lost" in r.getMessage()]
+    assert len(said) == 2 and all(name in line for line in said)
+    assert "5000 bytes" in said[0] and md.MsgId.hex() in said[1]
+    queue.close()
+
+
+def _until_reported(qmgr: QueueManager, lost: int) -> None:
+    qmgr.connection.producer.flush(30)
+    deadline = time.monotonic() + 30  # the keeper thread may be the one serving the report
+    while recordroom.lost < lost and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert recordroom.lost == lost
+
+
+def _limit_topic(bootstrap: str, topic: str, max_message_bytes: int) -> None:
+    limit = ConfigEntry(
+        "max.message.bytes", str(max_message_bytes), incremental_operation=AlterConfigOpType.SET
+    )
+    admin = AdminClient({"bootstrap.servers": bootstrap})
     resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=[limit])
     for future in admin.incremental_alter_configs([resource]).values():
         future.result(30)
-    queue = pymqi.Queue(qmgr, name, C.MQOO_OUTPUT)
-    persistent = pymqi.MD(Persistence=C.MQPER_PERSISTENT)
-    assert reason_of(lambda: queue.put(bytes(5000), persistent)) == RC.MSG_TOO_BIG_FOR_Q
-    queue.put(b"small", pymqi.MD(Persistence=C.MQPER_PERSISTENT))
-    queue.close()

@@ -1,4 +1,5 @@
-"""MQPUT's MAXDEPTH gate (putlimits.admit) and Kafka's refusals as MQ reasons, without Kafka."""
+"""MQPUT's MAXDEPTH gate (putlimits.admit), Kafka's refusals as MQ reasons and a record's
+measure against its topic's limit (recordroom), without Kafka."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pytest
 
 from mqkafka.kafka.clients import KafkaError, KafkaException
 from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm import recordroom
 from mqkafka.mqi.kafkaqm.putlimits import (
     QMGR_MAX_MSG_LENGTH,
     DepthGate,
@@ -97,3 +99,81 @@ def test_queue_managers_max_message_length() -> None:
     with pytest.raises(MQMIError) as refused:
         check_qmgr_length(QMGR_MAX_MSG_LENGTH + 1)
     assert refused.value.reason == RC.MSG_TOO_BIG_FOR_Q_MGR
+
+
+ROOM_TOPIC = "t.room"
+MQMD = [("mqmd.MsgId", bytes(24)), ("mqmd.Format", b"MQSTR   "), ("mqmd.Persistence", b"0")]
+MQMD_SIZE = sum(len(n) + len(v) + recordroom.HEADER_OVERHEAD for n, v in MQMD)
+
+
+@pytest.mark.parametrize(
+    ("max_message_bytes", "value", "headers", "fits"),
+    [
+        (None, 10_000_000, MQMD, True),  # not known: the broker decides
+        (1_048_588, 1_000_000, MQMD, True),
+        (2000, 5000, MQMD, False),
+        # the value alone fits, not with its key, headers and batch: the exact measure
+        (2000, 1900, MQMD, False),
+        (2000, 2000 - 61 - 36 - 32 - MQMD_SIZE, MQMD, True),
+        (2000, 2000 - 61 - 36 - 32 - MQMD_SIZE + 1, MQMD, False),
+        # larger than the producer takes too: produce() refuses it, 2031 (not measured here)
+        (2000, 2_000_000, MQMD, True),
+        # many headers (message properties) are measured even far under the limit
+        (500_000, 1000, [(f"p{i}", bytes(20_000)) for i in range(30)], False),
+    ],
+)
+def test_a_record_larger_than_the_topic_takes_is_2030(
+    max_message_bytes: int | None, value: int, headers: list[tuple[str, bytes]], fits: bool
+) -> None:
+    room = None if max_message_bytes is None else max_message_bytes - recordroom.BATCH_OVERHEAD
+    recordroom._rooms[ROOM_TOPIC] = (room, 0.0)
+    try:
+        if fits:
+            measured = recordroom.check_fits(ROOM_TOPIC, bytes(value), b"k" * 32, headers)
+            assert measured == (room is not None)
+        else:
+            with pytest.raises(MQMIError) as refused:
+                recordroom.check_fits(ROOM_TOPIC, bytes(value), b"k" * 32, headers)
+            assert refused.value.reason == RC.MSG_TOO_BIG_FOR_Q
+    finally:
+        del recordroom._rooms[ROOM_TOPIC]
+
+
+def test_a_topic_is_asked_again_after_refresh() -> None:
+    assert recordroom.needs_asking(ROOM_TOPIC, 0.0)
+    recordroom._rooms[ROOM_TOPIC] = (1000, 10.0)
+    try:
+        assert not recordroom.needs_asking(ROOM_TOPIC, 10.0 + recordroom.REFRESH - 1)
+        assert recordroom.needs_asking(ROOM_TOPIC, 10.0 + recordroom.REFRESH)
+    finally:
+        del recordroom._rooms[ROOM_TOPIC]
+
+
+class Report:
+    """What a delivery report's message answers (it carries no headers)."""
+
+    def topic(self) -> str:
+        return ROOM_TOPIC
+
+    def value(self) -> bytes:
+        return bytes(5000)
+
+    def key(self) -> bytes:
+        return b"conn"
+
+
+def test_a_refused_non_persistent_record_is_logged_and_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    recordroom._queues[ROOM_TOPIC] = "APP.ROOM"
+    unmeasured = recordroom.reporter(ROOM_TOPIC, [*MQMD[1:], ("mqmd.MsgId", b"\x01" * 24)])
+    before = recordroom.lost
+    unmeasured(None, Report())
+    recordroom.reported(None, Report())
+    assert recordroom.lost == before and not caplog.records
+    unmeasured(KafkaError(KafkaError.MSG_SIZE_TOO_LARGE), Report())
+    recordroom.reported(KafkaError(KafkaError.MSG_SIZE_TOO_LARGE), Report())
+    assert recordroom.lost == before + 2
+    by_msg_id, by_key = [r.getMessage() for r in caplog.records]
+    assert "APP.ROOM" in by_msg_id and "01" * 24 in by_msg_id
+    assert "APP.ROOM" in by_key and "5000 bytes" in by_key and "conn" in by_key

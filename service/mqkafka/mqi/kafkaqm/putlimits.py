@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 from mqkafka.kafka.clients import KafkaError, KafkaException
 from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm.recordroom import PRODUCER_MAX_MESSAGE_BYTES, learn, needs_asking
 from mqkafka.mqi.rules.catalogue import DEFAULT_MAX_MSG_LENGTH
 from mqkafka.mqi.rules.errors import MQMIError, failed
 
@@ -113,9 +114,18 @@ def check_room(conn: Connection, handle: Handle, max_depth: int) -> None:
     gate = conn.depth_gates.get(handle.name)
     if gate is None:
         gate = conn.depth_gates[handle.name] = DepthGate(limited=unlimited(handle.name) is None)
+        now = time.monotonic()
+        room = None  # the topic's max.message.bytes, asked beside the depth (recordroom)
+        if needs_asking(handle.topic, now):
+            admin, producer = conn.admin, _producer_max(conn)
+            room = _ASKER.submit(
+                learn, admin.client, handle.name, handle.topic, admin.timeout, producer
+            )
         if gate.limited:  # the first put waits for the depth; later ones ask ahead
-            gate.asked_at = time.monotonic()
+            gate.asked_at = now
             refresh(gate, gate.asked_at, _lag(conn, handle))
+        if room is not None:
+            room.result()
     if not gate.limited:
         return
     asking = gate.asking
@@ -135,6 +145,11 @@ def check_room(conn: Connection, handle: Handle, max_depth: int) -> None:
     count = partial(conn.current_depth, handle.name, handle.topic, handle.group)
     if not admit(gate, max_depth, count):
         raise failed(RC.Q_FULL, f"{handle.name} holds MAXDEPTH {max_depth} messages")
+
+
+def _producer_max(conn: Connection) -> int:
+    setting = conn.settings.producer_config.get("message.max.bytes")
+    return int(setting) if setting is not None else PRODUCER_MAX_MESSAGE_BYTES
 
 
 def _lag(conn: Connection, handle: Handle) -> int:

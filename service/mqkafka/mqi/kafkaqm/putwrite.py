@@ -2,7 +2,9 @@
 the record (acks=all), or hands a future that completes then (the asynchronous put); a
 non-persistent one once the producer has queued it. Kafka's refusals become MQ's reasons
 (``putlimits.too_big``: a record larger than Kafka takes is 2031 or 2030, not a broken
-connection)."""
+connection). A record larger than the queue's topic takes is refused before it is produced
+(``recordroom``: a non-persistent one would have been lost); a non-persistent record Kafka
+still refuses is logged."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 from mqkafka.kafka.clients import KafkaException
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.putlimits import too_big
+from mqkafka.mqi.kafkaqm.recordroom import check_fits, reported, reporter
 from mqkafka.mqi.rules.errors import failed
 
 
@@ -25,6 +28,7 @@ def produce_put(
     durable: Future[None] | None = None,
 ) -> None:
     """Write the record; with ``durable``, a persistent put does not wait for Kafka."""
+    measured = check_fits(topic, data, key, headers)
     if persistent and durable is not None:
         try:
             producer.produce(
@@ -37,11 +41,12 @@ def produce_put(
         producer.poll(0)
         return
     if not persistent:
+        report = reported if measured else reporter(topic, headers)
         try:
-            producer.produce(topic, data, key, headers=headers)
+            producer.produce(topic, data, key, headers=headers, on_delivery=report)
         except BufferError:
             producer.flush(30)
-            producer.produce(topic, data, key, headers=headers)
+            producer.produce(topic, data, key, headers=headers, on_delivery=report)
         except KafkaException as error:
             raise too_big(error, len(data), queued=True) from None
         return

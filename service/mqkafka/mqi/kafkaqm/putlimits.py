@@ -4,8 +4,9 @@ MAXMSGL: a message longer than the queue manager's MaxMsgLength (``QMGR_MAX_MSG_
 what MQINQ of the queue manager answers) is MQRC_MSG_TOO_BIG_FOR_Q_MGR 2031, checked before
 the queue's MAXMSGL (2030, ``putmd.prepare``). Kafka has limits of its own: the producer's
 ``message.max.bytes`` (refused at ``produce()``) is this queue manager's, 2031; the topic's
-``max.message.bytes`` (refused by the broker, known when the delivery is reported, that is
-for a persistent put) is the queue's, 2030 (:func:`too_big`).
+``max.message.bytes`` is the queue's, 2030: measured before the record is produced
+(``recordroom``, its limit asked beside the depth on a connection's first put to the queue),
+and where the broker still refuses a persistent put (:func:`too_big`).
 
 MAXDEPTH: MQRC_Q_FULL (2053) once the queue holds MAXDEPTH messages, without asking Kafka on
 every put.
@@ -162,6 +163,6 @@ def _lag(conn: Connection, handle: Handle) -> int:
 def unlimited(name: str) -> str | None:
     """Why queue ``name``'s MAXDEPTH is not enforced, or None: the broker service reads the
     control queue and the streams with a consumer group, not the share group whose lag is a
-    queue's depth, so their lag only grows (``mqk serve --stream`` names more streams, which
-    this process does not know: define those with MAXDEPTH 999999999)."""
+    queue's depth, so their lag only grows (a stream ``mqk serve --stream`` names is given
+    MAXDEPTH 999999999 in the catalogue when the service starts: ``streamqueues``)."""
     return "read by the broker service" if name.startswith(SERVICE_INPUTS) else None

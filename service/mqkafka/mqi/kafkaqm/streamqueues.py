@@ -17,6 +17,7 @@ import logging
 from collections.abc import Iterable
 
 from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.objectadmin import alter_queue
 from mqkafka.mqi.kafkaqm.putlimits import unlimited
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
@@ -32,18 +33,27 @@ def unlimit_streams(qmgr: QueueManager, streams: Iterable[str]) -> list[str]:
     per change made or refused, none for a stream that has it already."""
     lines: list[str] = []
     for name in streams:
-        if unlimited(name) is None:
-            try:
-                line = _unlimit(qmgr, name)
-            except MQError as error:  # the service still serves it; MQPUT may meet MAXDEPTH
-                line = f"stream queue {name}: MAXDEPTH left as it is: {error}"
-                log.warning("%s", line)
-            else:
-                if line is not None:
-                    log.info("%s", line)
-            if line is not None:
-                lines.append(line)
+        if unlimited(name) is not None:
+            continue
+        try:
+            line = _unlimit_racing(qmgr, name)
+        except MQError as error:  # the service still serves it; MQPUT may meet MAXDEPTH
+            lines.append(f"stream queue {name}: MAXDEPTH left as it is: {error}")
+            log.warning("%s", lines[-1])
+            continue
+        if line is not None:
+            lines.append(line)
+            log.info("%s", line)
     return lines
+
+
+def _unlimit_racing(qmgr: QueueManager, name: str) -> str | None:
+    try:
+        return _unlimit(qmgr, name)
+    except MQError as error:  # another worker starting defined it first: it is there now
+        if error.reason != RC.OBJECT_ALREADY_EXISTS:
+            raise
+        return _unlimit(qmgr, name)
 
 
 def _unlimit(qmgr: QueueManager, name: str) -> str | None:

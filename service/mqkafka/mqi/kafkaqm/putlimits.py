@@ -156,8 +156,10 @@ def _producer_max(conn: Connection) -> int:
 def _lag(conn: Connection, handle: Handle) -> int:
     """The share group's lag (``QueueAdmin.depth``), and this connection's puts under
     syncpoint not yet committed (Kafka's lag does not see them)."""
-    lag = conn.admin.depth(handle.topic, handle.group, partitions=handle.partitions)
-    return lag + conn.uow.puts.get(handle.name, 0)
+    # the puts first: a commit between the two reads then counts them twice, never not at
+    # all (read after, a commit during the ask hid them: a put after MQCMIT passed MAXDEPTH)
+    own = conn.uow.puts.get(handle.name, 0)
+    return conn.admin.depth(handle.topic, handle.group, partitions=handle.partitions) + own
 
 
 def unlimited(name: str) -> str | None:

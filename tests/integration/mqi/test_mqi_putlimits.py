@@ -1,27 +1,38 @@
 """MQPUT against the queue's and the queue manager's limits on the real broker, as a queue
 manager answers: MAXDEPTH reached is MQRC_Q_FULL 2053, longer than the queue's MAXMSGL 2030,
-longer than the queue manager's (or than Kafka takes) 2031 - not a broken connection."""
+longer than the queue manager's (or than Kafka takes) 2031 - not a broken connection. A
+stream queue named with ``mqk serve --stream`` is not held to MAXDEPTH: the broker service
+drains it with its own consumer group, so the share group's lag (a queue's depth) only grows
+(before the service marked it, the MAXDEPTH-th publication on was 2053)."""
 
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource
 
 import mqkafka.mqi as pymqi
+from mqkafka.cli.serveprocess import ServeProcess
+from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi.kafkaqm import recordroom
+from mqkafka.mqi.kafkaqm.psclient import PubSub
 from mqkafka.mqi.kafkaqm.putlimits import QMGR_MAX_MSG_LENGTH, WINDOW
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+from mqkafka.mqi.kafkaqm.streamqueues import STREAM_MAX_DEPTH
 from mqkafka.mqi.rules.errors import MQMIError
 
 pytestmark = pytest.mark.kafka
 
 NO_WAIT = pymqi.GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT)
-WAIT = pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=15000)
+WAIT = pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=30_000)
+PUBLICATIONS = 30  # to a stream queue of MAXDEPTH 20
+ROOT = "SYSTEM.BROKER.DEFAULT.SUBPOINT"
 
 
 def reason_of(put: Callable[[], object]) -> int:
@@ -147,3 +158,35 @@ def _limit_topic(bootstrap: str, topic: str, max_message_bytes: int) -> None:
     resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=[limit])
     for future in admin.incremental_alter_configs([resource]).values():
         future.result(30)
+
+
+def test_a_stream_takes_more_publications_than_its_maxdepth(
+    kafka_bootstrap: str,
+    namespace: str,
+    connect: Callable[..., QueueManager],
+    new_queue: Callable[..., str],
+    tmp_path: Path,
+) -> None:
+    stream, fresh = "APP.STREAM", f"APP.STREAM.{uuid.uuid4().hex[:6].upper()}"
+    qmgr = connect()
+    qmgr.define_queue(stream, max_depth=20)
+    apply_catalogue(kafka_bootstrap, prefix=namespace)
+    with ServeProcess(
+        kafka_bootstrap, namespace, tmp_path, "--stream", stream, "--stream", fresh,
+        instance_id="streams",
+    ) as service:  # fmt: skip
+        said = [line for line in service.lines if "MAXDEPTH(999999999)" in line]
+        assert len(said) == 2, service.lines  # one line each: altered, defined
+        assert qmgr.display_queue(stream).max_depth == STREAM_MAX_DEPTH  # type: ignore[union-attr]
+        assert qmgr.display_queue(fresh).max_depth == STREAM_MAX_DEPTH  # type: ignore[union-attr]
+        subscriber = new_queue()
+        pubsub = PubSub(qmgr)
+        reply = pubsub.register_subscriber(["stream/depth"], queue=subscriber)
+        assert reply is not None and reply.reason == 0
+        for i in range(PUBLICATIONS):  # an RFH2 subscriber sees a stream's by the subpoint
+            pubsub.publish(["stream/depth"], b"pub-%02d" % i, stream=stream, sub_point=ROOT)
+        queue = pymqi.Queue(qmgr, subscriber, C.MQOO_INPUT_SHARED)
+        got = {queue.get(None, pymqi.MD(), WAIT)[-6:] for _ in range(PUBLICATIONS)}
+        assert got == {b"pub-%02d" % i for i in range(PUBLICATIONS)}
+        queue.close()
+        pubsub.close()

@@ -263,15 +263,8 @@ class TransactionalLoop(OutageRecovery):
     # --- one batch ---------------------------------------------------------------------
     def _next_batch(self, timeout: float | None = None) -> list[Any]:
         wait = self.batch_timeout if timeout is None else timeout
-        consumer = self.consumer
-        # consume(n, t) waits for all n or all of t; take what has arrived instead, or wait
-        # for the first record only, so a record never waits for others to fill a batch.
-        messages = consumer.consume(self.batch_size, 0)
-        if not messages and wait > 0:
-            messages = consumer.consume(1, wait)
-            if not messages:
-                return []
-            messages += consumer.consume(self.batch_size - 1, 0)
+        # a record never waits for others to fill a batch
+        messages = clients.consume_arrived(self.consumer, self.batch_size, wait)
         batch = []
         for message in messages:
             error = message.error()

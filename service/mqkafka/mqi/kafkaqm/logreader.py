@@ -185,7 +185,7 @@ class LogReader:
 
     def _read(self, timeout: float) -> int:
         try:
-            records = self._consumer.consume(500, timeout)
+            records = clients.consume_arrived(self._consumer, 500, timeout)
         except KafkaException as error:
             raise broken(error, f"browse {self.topic}") from None
         for record in records:

@@ -108,6 +108,10 @@ def test_longer_than_the_queues_topic_takes_is_2030(
     assert reason_of(lambda: queue.put(bytes(5000))) == RC.MSG_TOO_BIG_FOR_Q
     assert reason_of(lambda: queue.put(bytes(1950), pymqi.MD())) == RC.MSG_TOO_BIG_FOR_Q
     assert reason_of(lambda: qmgr.put1(name, bytes(5000))) == RC.MSG_TOO_BIG_FOR_Q
+    syncpoint = pymqi.PMO(Options=C.MQPMO_SYNCPOINT)
+    assert reason_of(lambda: queue.put(bytes(5000), pymqi.MD(), syncpoint)) == (
+        RC.MSG_TOO_BIG_FOR_Q
+    )
     queue.put(b"small", pymqi.MD(Persistence=C.MQPER_PERSISTENT))
     queue.put(bytes(1500))
     got = [queue.get(None, pymqi.MD(), WAIT) for _ in range(2)]

@@ -290,6 +290,13 @@ class QueueAdmin:
             finally:
                 consumer.unassign()
 
+    def stable_offsets(self, topic: str) -> dict[int, int]:
+        """Each partition's last stable offset: moves when a transaction's markers land."""
+        partitions = self.partitions_of(topic)
+        if partitions is None:
+            return {}
+        return self._latest(topic, partitions, IsolationLevel.READ_COMMITTED)
+
     def _latest(self, topic: str, partitions: int, isolation: Any) -> dict[int, int]:
         request = {TopicPartition(topic, p): OffsetSpec.latest() for p in range(partitions)}
         futures = self.client.list_offsets(

@@ -383,8 +383,15 @@ class Connection:
         self.settle_acks(name)
         own = self.uow.uncommitted_puts(name)
         gone = self.consumed_of(topic).__contains__
-        committed = self.admin.depth(topic, group, exact=True, gone=gone)
-        return committed + max(self.admin.in_flight(topic), own)
+        # A transaction's markers land after its commit returns: landing between the two
+        # counts, its records would be in neither. Counted again while the stable offsets move.
+        for _ in range(3):
+            stable = self.admin.stable_offsets(topic)
+            committed = self.admin.depth(topic, group, exact=True, gone=gone)
+            flight = self.admin.in_flight(topic)
+            if self.admin.stable_offsets(topic) == stable:
+                break
+        return committed + max(flight, own)
 
     def consumed_of(self, topic: str) -> Consumed:
         return self.consumed.setdefault(topic, Consumed())

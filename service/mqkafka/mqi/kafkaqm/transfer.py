@@ -32,6 +32,7 @@ from mqkafka.mqi.kafkaqm.logreader import LogReader, kafka_share, known_between
 from mqkafka.mqi.kafkaqm.putlimits import check_qmgr_length, check_room
 from mqkafka.mqi.kafkaqm.putwrite import produce_put
 from mqkafka.mqi.kafkaqm.queuerecord import Rec, fill_md
+from mqkafka.mqi.kafkaqm.recordroom import check_fits
 from mqkafka.mqi.rules import cmqc as C
 from mqkafka.mqi.rules.catalogue import QueueDefinition
 from mqkafka.mqi.rules.errors import MQMIError, PYIFError, failed
@@ -161,6 +162,8 @@ def put(
     check_room(conn, handle, definition.max_depth)
     if options & C.MQPMO_SYNCPOINT:
         first = handle.name not in conn.uow.work()
+        # too big for the topic: 2030 at MQPUT, as MQ says it, not 2003 at MQCMIT
+        check_fits(handle.topic, data, prepared.key or conn.key, headers)
         conn.uow.put(handle.name, handle.topic, data, prepared.key or conn.key, headers)
         if first:
             conn.beat()  # others must see the uncommitted work (MQCO_DELETE_PURGE fails on it)

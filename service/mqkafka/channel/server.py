@@ -232,12 +232,13 @@ class ChannelConnection:
                 log.debug("channel: connection %s %s: %d bytes -> CC %d RC %d", self.info.number,
                           _name(first.seg_type), len(request), *struct.unpack_from(
                               first.order + "ii", reply, 4))  # fmt: skip
-            self.send(first.seg_type + 0x10, reply)
             if first.seg_type == SegType.MQCONN and self.session.connected:
+                # named before the client hears: a status it reads next shows the application
                 self.info.appl = self.session.appl_name
                 log.info("channel: connection %s from %s connected: channel %s, user %s, "
                          "application %s", self.info.number, self.info.peer, self.info.channel,
                          self.info.user or "-", self.info.appl or "-")  # fmt: skip
+            self.send(first.seg_type + 0x10, reply)
             if first.seg_type == SegType.MQDISC:
                 continue  # the client's STATUS close follows
 

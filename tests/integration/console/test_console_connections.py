@@ -104,6 +104,8 @@ def test_connections_show_as_chstatus_and_leave_when_they_end(console: Console) 
 def test_a_person_sees_the_connections_in_a_browser(browser: Any, console: Console) -> None:
     client = RawClient(console.listener.port, user="alice")
     assert client.conn() == 0
+    # the page does not refresh itself: opened once the listener's status names the client
+    assert wait_until(lambda: ">rawclient</td>" in console.page(), 30), console.page()
     context = browser.new_context(viewport={"width": 1400, "height": 700}, base_url=console.url)
     page = context.new_page()
     try:
@@ -113,7 +115,7 @@ def test_a_person_sees_the_connections_in_a_browser(browser: Any, console: Conso
         )
         expect(section.locator("h2")).to_contain_text("queue manager QM1")
         row = section.locator("tr", has_text="alice")
-        expect(row.locator("td.appl")).to_have_text("rawclient", timeout=30_000)
+        expect(row.locator("td.appl")).to_have_text("rawclient")
         expect(page.locator("nav a.here")).to_have_text("Connections")
         page.screenshot(path=str(console.screenshots / "9-connections.png"), full_page=True)
     finally:

@@ -24,7 +24,7 @@ from mqkafka.channel.settings import (
     DEFAULT_PORT,
     ListenerSettings,
 )
-from mqkafka.channel.status import format_statuses, read_statuses, status_dir, write_status
+from mqkafka.channel.status import status_dir, write_status
 from mqkafka.channel.systemqueues import define_missing
 from mqkafka.channel.tls import TlsSettings, TlsSetupError, server_context
 from mqkafka.cli import logs
@@ -32,6 +32,7 @@ from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.identity.keys import IdentityError, load_own_key
 from mqkafka.kafka.clientconfig import IDENTITY_SETTING
 from mqkafka.kafka.localbroker import default_home
+from mqkafka.query.listeners import format_listeners, running_listeners
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ def register(sub: Any) -> None:
 
 def run_listen(args: argparse.Namespace) -> int:
     if args.status:
-        for line in format_statuses(read_statuses(default_home())):
+        for line in format_listeners(running_listeners(default_home())):
             print(line)
         return 0
     if args.max_connections < 1 or args.max_message < 1:

@@ -7,16 +7,20 @@ gone (a listener that was killed) is not shown, as ``mqk listen --status`` does 
 from __future__ import annotations
 
 import json
-import os
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from mqkafka.kafka.localbroker import pid_alive
 
 
 @dataclass(frozen=True)
 class ListenerConnection:
     number: int  # the listener's own count of its connections, from 1
     conname: str  # the client's address as MQ writes CONNAME: 127.0.0.1(54321)
+    peer: str  # the same as the listener wrote it: 127.0.0.1:54321
     channel: str
     user: str  # MCAUSER: the client certificate's CN over TLS, else what the client asserts
     appl: str  # RAPPLTAG: the application name the client sent
@@ -57,20 +61,10 @@ def listener_view(body: dict[str, Any]) -> ListenerView:
 
 def _connection(c: dict[str, Any]) -> ListenerConnection:
     return ListenerConnection(
-        number=int(c["number"]), conname=conname(str(c["peer"])),
+        number=int(c["number"]), conname=conname(str(c["peer"])), peer=str(c["peer"]),
         channel=str(c.get("channel") or ""), user=str(c.get("user") or ""),
         appl=str(c.get("appl") or ""), since=float(c["since"]),
     )  # fmt: skip
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: it runs
-        return True
-    return True
 
 
 def running_listeners(home: Path) -> list[ListenerView]:
@@ -82,9 +76,26 @@ def running_listeners(home: Path) -> list[ListenerView]:
             view = listener_view(json.loads(path.read_text()))
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        if _alive(view.pid):
+        if pid_alive(view.pid):
             found.append(view)
     return found
+
+
+def format_listeners(views: Sequence[ListenerView], now: float | None = None) -> list[str]:
+    """``mqk listen --status``: one heading line per listener, one line per connection."""
+    now = time.time() if now is None else now
+    if not views:
+        return ["no mqk listen is running on this machine"]
+    lines = []
+    for view in views:
+        count = len(view.connections)
+        lines.append(f"{view.address} (queue manager {view.qmgr}, pid {view.pid}): "
+                     f"{count} connection{'' if count == 1 else 's'}")  # fmt: skip
+        for c in view.connections:
+            lines.append(f"  #{c.number:<4} channel {c.channel or '-':<20} user "
+                         f"{c.user or '-':<12} application {c.appl or '-':<28} "
+                         f"from {c.peer}  {max(int(now - c.since), 0)} s")  # fmt: skip
+    return lines
 
 
 __all__ = [
@@ -92,6 +103,7 @@ __all__ = [
     "ListenerView",
     "conname",
     "duration",
+    "format_listeners",
     "listener_view",
     "running_listeners",
 ]

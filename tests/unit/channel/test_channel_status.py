@@ -8,16 +8,17 @@ from pathlib import Path
 import pytest
 
 from mqkafka.channel.server import ConnectionInfo
-from mqkafka.channel.status import format_statuses, read_statuses, status_dir, write_status
+from mqkafka.channel.status import status_dir, write_status
 from mqkafka.cli import build_parser
+from mqkafka.query.listeners import format_listeners, running_listeners
 
 JAVA = ConnectionInfo(3, "127.0.0.1:50123", "DEV.APP.SVRCONN", "app", "JmsCheck", since=1000.0)
 
 
 def test_a_listener_s_connections_are_read_back_and_shown(tmp_path: Path) -> None:
     write_status(status_dir(tmp_path) / "1414.json", "QM1", "127.0.0.1:1414", [JAVA])
-    (status,) = read_statuses(tmp_path)
-    lines = format_statuses([status], now=1042.0)
+    (status,) = running_listeners(tmp_path)
+    lines = format_listeners([status], now=1042.0)
     assert lines[0].startswith("127.0.0.1:1414 (queue manager QM1, pid ")
     assert lines[0].endswith(": 1 connection")
     assert lines[1].split() == [
@@ -37,8 +38,8 @@ def test_a_stopped_or_damaged_listener_is_not_shown(tmp_path: Path, content: obj
     status_dir(tmp_path).mkdir()
     text = content if isinstance(content, str) else json.dumps(content)
     (status_dir(tmp_path) / "1414.json").write_text(text)
-    assert read_statuses(tmp_path) == []
-    assert format_statuses([]) == ["no mqk listen is running on this machine"]
+    assert running_listeners(tmp_path) == []
+    assert format_listeners([]) == ["no mqk listen is running on this machine"]
 
 
 def test_mqk_listen_status_prints_them(

@@ -357,8 +357,13 @@ class OutageRecovery:
             try:
                 self.consumer.seek(TopicPartition(tp.topic, tp.partition, at))
             except KafkaException as error:
-                log.warning("seek to the committed offset failed for %s[%d]: %s",
-                            tp.topic, tp.partition, error)  # fmt: skip
+                # _STATE: the partition is not fetched yet (a lane rejoining after the outage);
+                # its first fetch starts from the committed offset, which is what is wanted
+                quiet = error.args and error.args[0].code() == KafkaError._STATE
+                (log.debug if quiet else log.warning)(
+                    "seek to the committed offset failed for %s[%d]: %s",
+                    tp.topic, tp.partition, error,
+                )  # fmt: skip
 
     def _heard_from_kafka(self) -> None:
         """Kafka answered (a commit, or metadata while idle): say so once if it was away."""

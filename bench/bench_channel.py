@@ -4,7 +4,7 @@ the Python MQI's rate on the same Kafka in the same run; prints figures.
     python -m bench.bench_channel [--n 5000] [--size 256] [--warmup 2000] [--rounds 3]
 
 Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one. Needs Maven and
-a JDK: IBM's client is fetched from Maven Central (tests/integration/channel/pom.xml). Both
+a JDK: IBM's client is fetched from Maven Central (devsupport/pom.xml). Both
 sides put non-persistent messages outside syncpoint, then get them (MQGMO_WAIT), one
 connection each, after ``--warmup`` untimed puts and gets each (the JVM compiles the client
 meanwhile; the Python side does the same, and its first get joins the share group). The Java
@@ -28,7 +28,7 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.integration.channel.javaclient import client_jars, compile_programs, java_command
+from devsupport.javaclient import client_jars, compile_programs, java_command
 
 from bench.kafka_env import kafka
 from mqkafka.kafka.localbroker import free_port

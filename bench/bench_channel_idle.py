@@ -25,7 +25,7 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.integration.channel.javaclient import client_jars, compile_programs, java_command
+from devsupport.javaclient import client_jars, compile_programs, java_command
 
 from bench.bench_channel_jms import _started
 from bench.kafka_env import kafka

@@ -23,7 +23,7 @@ import uuid
 from pathlib import Path
 
 from confluent_kafka import Consumer, TopicPartition
-from tests.integration.channel.javaclient import client_jars, compile_programs, java_command
+from devsupport.javaclient import client_jars, compile_programs, java_command
 
 from bench.kafka_env import kafka, kafka_settings
 from mqkafka.kafka.localbroker import free_port

@@ -1,8 +1,8 @@
 """IBM's MQ client against ``mqk listen`` on the session's Kafka.
 
 The client (``com.ibm.mq.allclient`` 9.4.4.0 with ``javax.jms-api`` and ``org.json``) is
-resolved from Maven Central at test time by ``mvn dependency:copy-dependencies`` on this
-folder's ``pom.xml``, cached like Kafka's jars, never vendored; the Java programs in
+resolved from Maven Central at test time by ``devsupport/javaclient.py`` (shared with the
+benchmarks), cached like Kafka's jars, never vendored; the Java programs in this folder's
 ``java/`` are ours, compiled with ``javac``. One JVM runs many scenarios and prints one
 ``CHECK <name> OK|FAIL <why>`` line each; the tests read those lines.
 """
@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from devsupport import javaclient
 
 from mqkafka.cli.serveprocess import ServeProcess
 from mqkafka.kafka.localbroker import free_port
@@ -27,7 +28,6 @@ from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.mqi.rules.errors import MQMIError
-from tests.integration.channel import javaclient
 
 HERE = Path(__file__).resolve().parent
 MQK = str(Path(sys.executable).with_name("mqk"))
@@ -47,7 +47,10 @@ def mq_client_jars() -> Path:
 def java_classes(mq_client_jars: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Our Java programs, compiled against the client."""
     try:
-        return javaclient.compile_programs(mq_client_jars, tmp_path_factory.mktemp("java-classes"))
+        programs = sorted((HERE / "java").glob("*.java"))
+        return javaclient.compile_programs(
+            mq_client_jars, tmp_path_factory.mktemp("java-classes"), programs
+        )
     except javaclient.JavaClientError as error:
         pytest.fail(str(error), False)
 

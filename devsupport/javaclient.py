@@ -1,6 +1,8 @@
 """IBM's MQ client for Java and our Java programs, for the channel tests and benchmarks alike:
-the client's jars fetched by Maven from Maven Central into the cache (never vendored), our
-programs compiled against them, and one run with its ``CHECK <name> OK|FAIL <why>`` lines.
+the client's jars fetched by Maven (``pom.xml`` beside this module) from Maven Central into
+the cache (never vendored), programs compiled against them (the tests' in
+``tests/integration/channel/java``, the benchmarks' in ``bench/java``), and one run with its
+``CHECK <name> OK|FAIL <why>`` lines.
 
 Errors are :class:`JavaClientError` with what the tool said; the tests' fixtures turn them
 into failures (conftest), the benchmarks stop with them.
@@ -18,7 +20,6 @@ from mqkafka.kafka.localbroker import default_cache
 
 HERE = Path(__file__).resolve().parent
 POM = HERE / "pom.xml"
-PROGRAMS = HERE / "java"
 CLIENT_VERSION = "9.4.4.0"
 
 
@@ -55,9 +56,9 @@ def client_jars() -> Path:
     return libs
 
 
-def compile_programs(jars: Path, out: Path, sources: Sequence[Path] = ()) -> Path:
-    """``sources`` (default: every program in ``java/``) compiled into ``out``."""
-    files = [str(p) for p in sources] or sorted(str(p) for p in PROGRAMS.glob("*.java"))
+def compile_programs(jars: Path, out: Path, sources: Sequence[Path]) -> Path:
+    """``sources`` (``.java`` files) compiled into ``out``."""
+    files = [str(p) for p in sources]
     done = subprocess.run(
         [tool("javac"), "-nowarn", "-d", str(out), "-cp", f"{jars}/*", *files],
         capture_output=True, text=True, timeout=300, check=False,

@@ -37,6 +37,7 @@ from mqkafka.channel.codec.segments import (
     peek_length,
     split,
 )
+from mqkafka.channel.counters import ChannelCounters
 from mqkafka.channel.session import KNOWN_VERBS, Session
 from mqkafka.channel.settings import ListenerSettings
 from mqkafka.channel.tls import HANDSHAKE_TIMEOUT_S, server_context, subject_user
@@ -46,6 +47,7 @@ log = logging.getLogger(__name__)
 HANDSHAKE_LIMIT = 65_536  # the largest initial-data segment taken before sizes are agreed
 STOP_WAIT_S = 10.0
 BEAT_S = 2.0  # a heartbeat this often while a verb waits (the client's patience: ~5 s)
+REFRESH_S = 30.0  # the status file rewritten at least this often (mqk listen --status)
 
 
 class Closed(Exception):
@@ -66,6 +68,7 @@ class ConnectionInfo:
     user: str = ""
     appl: str = ""
     since: float = field(default_factory=time.time)
+    counters: ChannelCounters = field(default_factory=ChannelCounters)
 
 
 class ChannelConnection:
@@ -94,6 +97,7 @@ class ChannelConnection:
             if not chunk:
                 raise Closed
             inbox += chunk
+            self.info.counters.bytes_received += len(chunk)
         out = bytes(inbox[:size])
         del inbox[:size]
         return out
@@ -109,6 +113,7 @@ class ChannelConnection:
         with self._send_lock:
             for part in split(self.template, seg_type, body, self.max_segment):
                 self.sock.sendall(part)
+                self.info.counters.bytes_sent += len(part)
 
     def send_status(self, code: int) -> None:
         order = self.template.order
@@ -117,6 +122,7 @@ class ChannelConnection:
         header = self.template.for_body(SegType.STATUS_DATA, len(body), flags)
         with self._send_lock:
             self.sock.sendall(header.to_bytes() + body)
+            self.info.counters.bytes_sent += header.size + len(body)
 
     # ---- the conversation ----
 
@@ -228,6 +234,7 @@ class ChannelConnection:
                 reply = self.session.call(first.seg_type, first.order, request)
             finally:
                 self.busy_since = None
+            self.info.counters.verb(first.seg_type, first.order, reply)
             if log.isEnabledFor(logging.DEBUG):
                 log.debug("channel: connection %s %s: %d bytes -> CC %d RC %d", self.info.number,
                           _name(first.seg_type), len(request), *struct.unpack_from(
@@ -255,6 +262,7 @@ class ChannelConnection:
         header = self.template.for_body(SegType.HEARTBEAT, 0, flags)
         with contextlib.suppress(OSError), self._send_lock:
             self.sock.sendall(header.to_bytes())
+            self.info.counters.bytes_sent += header.size
 
     def stop(self) -> None:
         """End this connection as a quiescing queue manager does; its thread finishes."""
@@ -282,7 +290,8 @@ class Listener:
         """``publish``: told the connections whenever they change (``mqk listen --status``)."""
         self.settings = settings
         self._publish = publish
-        self._published: list[tuple[int, str, str, str]] | None = None
+        self._published: list[tuple[int, str, str, str, int, int, int]] | None = None
+        self._published_at = 0.0
         self.server: socket.socket | None = None
         self.connections: dict[int, ChannelConnection] = {}
         self.threads: dict[int, threading.Thread] = {}
@@ -367,9 +376,12 @@ class Listener:
         if self._publish is None:
             return
         infos = sorted(self.listing(), key=lambda info: info.number)
-        seen = [(i.number, i.channel, i.user, i.appl) for i in infos]
-        if seen != self._published:
-            self._published = seen
+        seen = [(i.number, i.channel, i.user, i.appl, *i.counters.key()) for i in infos]
+        now = time.monotonic()
+        # also every REFRESH_S unchanged: a reader in another container (no pid to check)
+        # takes a file not rewritten for a while as a listener that was killed
+        if seen != self._published or now - self._published_at >= REFRESH_S:
+            self._published, self._published_at = seen, now
             try:
                 self._publish(infos)
             except OSError as error:  # a status nobody can read is no reason to stop serving

@@ -22,9 +22,10 @@ import ssl
 import struct
 from collections.abc import Mapping
 
+from mqkafka.kafka.primitives import Reader, compact_bytes, request_header, string
+
 SASL_HANDSHAKE, HANDSHAKE_VERSION = 17, 1
 SASL_AUTHENTICATE, AUTHENTICATE_VERSION = 36, 2  # flexible
-CLIENT_ID = b"mqkafka-mqi"
 _HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 
 
@@ -106,9 +107,8 @@ def _authenticate(sock: socket.socket, settings: Mapping[str, str]) -> None:
     user, password = settings.get("sasl.username", ""), settings.get("sasl.password", "")
     if mechanism != "PLAIN" and mechanism not in _HASHES:
         raise Unsupported(f"SASL mechanism {mechanism} is not spoken here")
-    body = _string(mechanism)
-    answer = _exchange(sock, SASL_HANDSHAKE, HANDSHAKE_VERSION, body, flexible=False)
-    (error,) = struct.unpack_from(">h", answer)
+    answer = _exchange(sock, SASL_HANDSHAKE, HANDSHAKE_VERSION, string(mechanism), flexible=False)
+    error = answer.int16()
     if error:
         raise AuthenticationFailed(f"SASL handshake: mechanism {mechanism} refused ({error})")
     if mechanism == "PLAIN":
@@ -121,11 +121,11 @@ def _authenticate(sock: socket.socket, settings: Mapping[str, str]) -> None:
 
 
 def _authenticate_step(sock: socket.socket, data: bytes) -> bytes:
-    body = _uvarint(len(data) + 1) + data + b"\0"  # compact bytes, no tags
+    body = compact_bytes(data) + b"\0"  # no tags
     answer = _exchange(sock, SASL_AUTHENTICATE, AUTHENTICATE_VERSION, body, flexible=True)
-    (error,) = struct.unpack_from(">h", answer)
-    pos, message = _compact(answer, 2)
-    pos, auth = _compact(answer, pos)
+    error = answer.int16()
+    message = answer.compact_bytes()
+    auth = answer.compact_bytes()
     if error:
         text = (message or b"").decode("utf-8", "replace")
         raise AuthenticationFailed(f"SASL authentication failed ({error}): {text}")
@@ -137,58 +137,17 @@ _correlation = [0]
 
 def _exchange(
     sock: socket.socket, api_key: int, version: int, body: bytes, *, flexible: bool
-) -> bytes:
+) -> Reader:
+    """The answer, read past its header (reading a short one raises primitives.Truncated: the
+    caller, sharestate, answers it as it does a broken connection)."""
     _correlation[0] += 1
-    header = struct.pack(">hhi", api_key, version, _correlation[0]) + _string(CLIENT_ID)
-    payload = header + (b"\0" if flexible else b"") + body
+    payload = request_header(api_key, version, _correlation[0], flexible=flexible) + body
     sock.sendall(struct.pack(">i", len(payload)) + payload)
     (size,) = struct.unpack(">i", receive(sock, 4))
-    response = receive(sock, size)
-    pos = 4  # the correlation id
+    answer = Reader(receive(sock, size), pos=4)  # past the correlation id
     if flexible:
-        pos = _skip_tags(response, pos)
-    return response[pos:]
-
-
-def _string(text: str | bytes) -> bytes:
-    data = text.encode() if isinstance(text, str) else text
-    return struct.pack(">h", len(data)) + data
-
-
-def _uvarint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _read_uvarint(data: bytes, pos: int) -> tuple[int, int]:
-    shift = result = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return pos, result
-        shift += 7
-
-
-def _compact(data: bytes, pos: int) -> tuple[int, bytes | None]:
-    pos, size = _read_uvarint(data, pos)
-    if size == 0:
-        return pos, None
-    return pos + size - 1, data[pos : pos + size - 1]
-
-
-def _skip_tags(data: bytes, pos: int) -> int:
-    pos, count = _read_uvarint(data, pos)
-    for _ in range(count):
-        pos, _tag = _read_uvarint(data, pos)
-        pos, size = _read_uvarint(data, pos)
-        pos += size
-    return pos
+        answer.skip_tags()
+    return answer
 
 
 def receive(sock: socket.socket, size: int) -> bytes:

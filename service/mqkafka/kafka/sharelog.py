@@ -34,7 +34,6 @@ from __future__ import annotations
 import base64
 import bisect
 import logging
-import struct
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -51,6 +50,7 @@ from mqkafka.kafka.clients import (
     TopicPartition,
 )
 from mqkafka.kafka.groups import reader_group
+from mqkafka.kafka.primitives import Reader, Truncated
 
 log = logging.getLogger(__name__)
 
@@ -106,63 +106,38 @@ class StateRecord:
     batches: tuple[tuple[int, int, int], ...]
 
 
-def _uvarint(data: bytes, pos: int) -> tuple[int, int]:
-    shift = result = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise Malformed("bad varint")
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
-
-
-def _skip_tags(data: bytes, pos: int) -> int:
-    count, pos = _uvarint(data, pos)
-    for _ in range(count):
-        _, pos = _uvarint(data, pos)
-        size, pos = _uvarint(data, pos)
-        pos += size
-    if pos > len(data):
-        raise Malformed("truncated tags")
-    return pos
-
-
 def decode_key(data: bytes) -> tuple[int, Key]:
     """The record type (SNAPSHOT or UPDATE) and the key."""
+    key = Reader(data)
     try:
-        kind, size = struct.unpack_from(">hh", data)
-        group = data[4 : 4 + size].decode()
-        topic_id = data[4 + size : 20 + size]
-        (partition,) = struct.unpack_from(">i", data, 20 + size)
-    except (struct.error, UnicodeDecodeError) as error:
+        kind = key.int16()
+        group = key.take(key.int16()).decode()
+        topic_id, partition = key.uuid(), key.int32()
+    except (Truncated, UnicodeDecodeError) as error:
         raise Malformed(f"key: {error}") from None
-    if kind not in (SNAPSHOT, UPDATE) or size < 0 or len(topic_id) != 16:
+    if kind not in (SNAPSHOT, UPDATE):
         raise Malformed(f"key type {kind}")
     return kind, (group, topic_id, partition)
 
 
 def decode_value(kind: int, data: bytes) -> StateRecord:
+    value = Reader(data)
     try:
-        (version,) = struct.unpack_from(">h", data)
+        version = value.int16()
         if version != 0:
             raise Malformed(f"value version {version}")
+        value.skip(12 if kind == SNAPSHOT else 8)  # epochs
+        start = value.int64()
         if kind == SNAPSHOT:
-            (start,) = struct.unpack_from(">q", data, 2 + 12)
-            pos = 2 + 12 + 8 + 16  # epochs, start, create and write times
-        else:
-            (start,) = struct.unpack_from(">q", data, 2 + 8)
-            pos = 2 + 8 + 8
-        count, pos = _uvarint(data, pos)
+            value.skip(16)  # create and write times
         batches = []
-        for _ in range(max(count - 1, 0)):
-            first, last, state, _delivery = struct.unpack_from(">qqbh", data, pos)
-            pos = _skip_tags(data, pos + 19)
+        for _ in range(value.count()):
+            first, last, state = value.int64(), value.int64(), value.int8()
+            value.int16()  # delivery count
+            value.skip_tags()
             batches.append((first, last, state))
-        _skip_tags(data, pos)
-    except struct.error as error:
+        value.skip_tags()
+    except Truncated as error:
         raise Malformed(f"value: {error}") from None
     return StateRecord(kind == SNAPSHOT, start, tuple(batches))
 

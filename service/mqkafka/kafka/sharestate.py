@@ -20,22 +20,34 @@ to what they can see without it.
 
 from __future__ import annotations
 
+import functools
 import socket
 import struct
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import ParamSpec, TypeVar
 
 from mqkafka.kafka import saslauth
 from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.primitives import (
+    NO_TAGS,
+    Reader,
+    Truncated,
+    compact_array,
+    compact_string,
+    request_header,
+)
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 
 FIND_COORDINATOR, FIND_COORDINATOR_VERSION = 10, 4
 DESCRIBE_SHARE_GROUP_OFFSETS, DESCRIBE_VERSION = 90, 1
 COORDINATOR_KEY_GROUP = 0
-CLIENT_ID = b"mqkafka-mqi"
 UNKNOWN = -1
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -79,96 +91,20 @@ def may_hide(
     }
 
 
-# ---- the wire encoding (Kafka "flexible" versions: compact strings/arrays, tag buffers) ----
+# ---- the requests and their answers (primitives: kafka/primitives.py) -----------------------
 
 
-def uvarint(value: int) -> bytes:
-    if value < 0:
-        raise ValueError("uvarint of a negative number")
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
+def _answer(parse: Callable[_P, _T]) -> Callable[_P, _T]:
+    """An answer that runs short is MQRC_RESOURCE_PROBLEM, as Kafka's errors in it are."""
 
+    @functools.wraps(parse)
+    def parsed(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return parse(*args, **kwargs)
+        except Truncated as error:
+            raise MQError(RC.RESOURCE_PROBLEM, f"malformed Kafka response: {error}") from None
 
-def compact_string(text: str | None) -> bytes:
-    if text is None:
-        return b"\x00"
-    data = text.encode()
-    return uvarint(len(data) + 1) + data
-
-
-def compact_array(items: Sequence[bytes]) -> bytes:
-    return uvarint(len(items) + 1) + b"".join(items)
-
-
-NO_TAGS = b"\x00"
-
-
-def request_header(api_key: int, version: int, correlation_id: int) -> bytes:
-    """Request header v2: key, version, correlation id, client id (INT16 string), tags."""
-    return (
-        struct.pack(">hhih", api_key, version, correlation_id, len(CLIENT_ID)) + CLIENT_ID + NO_TAGS
-    )
-
-
-class Reader:
-    """Reads a response body; a short or malformed body raises MQError."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.pos = 0
-
-    def _take(self, size: int) -> bytes:
-        if self.pos + size > len(self.data):
-            raise MQError(RC.RESOURCE_PROBLEM, "truncated Kafka response")
-        chunk = self.data[self.pos : self.pos + size]
-        self.pos += size
-        return chunk
-
-    def int16(self) -> int:
-        value: int = struct.unpack(">h", self._take(2))[0]
-        return value
-
-    def int32(self) -> int:
-        value: int = struct.unpack(">i", self._take(4))[0]
-        return value
-
-    def int64(self) -> int:
-        value: int = struct.unpack(">q", self._take(8))[0]
-        return value
-
-    def uvarint(self) -> int:
-        shift = result = 0
-        while True:
-            byte = self._take(1)[0]
-            result |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return result
-            shift += 7
-            if shift > 63:
-                raise MQError(RC.RESOURCE_PROBLEM, "varint too long in Kafka response")
-
-    def compact_string(self) -> str | None:
-        size = self.uvarint() - 1
-        return None if size < 0 else self._take(size).decode("utf-8", "replace")
-
-    def count(self) -> int:
-        """A compact array's length (a null array reads as empty)."""
-        return max(self.uvarint() - 1, 0)
-
-    def skip_tags(self) -> None:
-        for _ in range(self.uvarint()):
-            self.uvarint()
-            self._take(self.uvarint())
-
-    def uuid(self) -> bytes:
-        return self._take(16)
+    return parsed
 
 
 def describe_request(group: str, topic: str, partitions: Sequence[int]) -> bytes:
@@ -193,6 +129,7 @@ def parse_describe(data: bytes, version: int) -> dict[int, ShareOffsets]:
     return found
 
 
+@_answer
 def parse_describe_groups(
     data: bytes, version: int, *, strict: bool = False
 ) -> dict[str, dict[int, ShareOffsets]]:
@@ -233,6 +170,7 @@ def parse_describe_groups(
     return result
 
 
+@_answer
 def parse_coordinators(data: bytes) -> dict[str, tuple[str, int]]:
     """Every key FindCoordinator answered with a coordinator (keys in error left out)."""
     reader = Reader(data)
@@ -251,6 +189,7 @@ def parse_coordinators(data: bytes) -> dict[str, tuple[str, int]]:
     return found
 
 
+@_answer
 def parse_coordinator(data: bytes) -> tuple[str, int]:
     reader = Reader(data)
     reader.int32()  # throttle time
@@ -314,7 +253,7 @@ class ShareStateClient:
                     if offsets.topic_id:
                         self._topic_ids[group] = offsets.topic_id
                 return found
-            except (OSError, struct.error) as error:
+            except (OSError, struct.error, Truncated) as error:
                 self._drop_all()
                 raise MQError(RC.RESOURCE_PROBLEM, f"share offsets unavailable: {error}") from None
             except MQError:
@@ -357,7 +296,7 @@ class ShareStateClient:
                     if group not in found:
                         self._coordinators.pop(group, None)  # moved, or not there: ask again
                 return found
-            except (OSError, struct.error) as error:
+            except (OSError, struct.error, Truncated) as error:
                 self._drop_all()
                 raise MQError(RC.RESOURCE_PROBLEM, f"share offsets unavailable: {error}") from None
 
@@ -367,17 +306,14 @@ class ShareStateClient:
             sock = saslauth.connect(address, self._settings, self._timeout)
             self._sockets[address] = sock
         self._correlation += 1
-        payload = request_header(api_key, version, self._correlation) + body
+        payload = request_header(api_key, version, self._correlation, flexible=True) + body
         sock.sendall(struct.pack(">i", len(payload)) + payload)
         (size,) = struct.unpack(">i", saslauth.receive(sock, 4))
-        response = saslauth.receive(sock, size)
-        (correlation,) = struct.unpack_from(">i", response)
-        if correlation != self._correlation:
+        reader = Reader(saslauth.receive(sock, size))
+        if reader.int32() != self._correlation:
             raise MQError(RC.RESOURCE_PROBLEM, "Kafka response out of order")
-        reader = Reader(response)
-        reader.int32()
         reader.skip_tags()  # response header v1
-        return response[reader.pos :]
+        return reader.rest()
 
     def _drop_all(self) -> None:
         for sock in self._sockets.values():
@@ -396,5 +332,4 @@ __all__ = [
     "got_unseen",
     "may_hide",
     "parse_describe",
-    "uvarint",
 ]

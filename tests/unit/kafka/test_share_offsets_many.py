@@ -8,11 +8,9 @@ import struct
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mqkafka.kafka.primitives import Reader, compact_array, compact_string
 from mqkafka.kafka.sharestate import (
-    Reader,
     ShareOffsets,
-    compact_array,
-    compact_string,
     describe_groups_request,
     parse_coordinators,
     parse_describe_groups,

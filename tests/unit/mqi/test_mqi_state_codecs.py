@@ -9,15 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mqkafka.kafka.primitives import Reader, compact_array, compact_string
 from mqkafka.kafka.sharestate import (
-    Reader,
     ShareOffsets,
-    compact_array,
-    compact_string,
     describe_request,
     parse_coordinator,
     parse_describe,
-    uvarint,
 )
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
@@ -82,15 +79,7 @@ def test_a_damaged_heartbeat_still_counts_as_a_beat() -> None:
 # ---- the share-offsets protocol ------------------------------------------------------
 
 
-@given(st.integers(0, 2**63))
-def test_uvarints_round_trip(value: int) -> None:
-    reader = Reader(uvarint(value))
-    assert reader.uvarint() == value and reader.pos == len(uvarint(value))
-
-
-@given(st.one_of(st.none(), st.text(max_size=50)))
-def test_compact_strings_round_trip(text: str | None) -> None:
-    assert Reader(compact_string(text)).compact_string() == text
+# the primitives' round trips: tests/unit/kafka/test_primitives.py
 
 
 def _partition(index: int, start: int, lag: int, error: int = 0) -> bytes:

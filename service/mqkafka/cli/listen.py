@@ -3,8 +3,9 @@
 IBM's MQ clients (the MQ classes for Java, JMS in migration mode) connect to it as to a
 queue manager's listener (any SVRCONN channel name) and reach the same queues as the Python
 MQI. Each connection ends with a quiescing STATUS on a stop. ``mqk listen --status`` shows
-the connections of every listener running on this machine (channel, user, application,
-address), from the status each keeps under ``$MQK_HOME/listen/``.
+the connections of the listeners of its namespace running on this machine (channel, user,
+application, address, and their counters), from the status each keeps under
+``$MQK_HOME/listen/``.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.identity.keys import IdentityError, load_own_key
 from mqkafka.kafka.clientconfig import IDENTITY_SETTING
 from mqkafka.kafka.localbroker import default_home
-from mqkafka.query.listeners import format_listeners, running_listeners
+from mqkafka.query.listeners import format_listeners, of_namespace, running_listeners
 
 log = logging.getLogger(__name__)
 
@@ -91,15 +92,17 @@ def register(sub: Any) -> None:
     listen.add_argument(
         "--status",
         action="store_true",
-        help="show the connections of the listeners running on this machine, and exit",
+        help="show the connections of the listeners of this namespace running on this "
+        "machine (channel, user, application, address, calls, messages, bytes), and exit",
     )
     listen.add_argument("--log-level", default="INFO")
     listen.set_defaults(func=run_listen)
 
 
 def run_listen(args: argparse.Namespace) -> int:
-    if args.status:
-        for line in format_listeners(running_listeners(default_home())):
+    if args.status:  # the namespace's listeners, as DISPLAY CHSTATUS shows one queue manager's
+        mine, others = of_namespace(running_listeners(default_home()), args.namespace)
+        for line in format_listeners(mine, namespace=args.namespace, others=others):
             print(line)
         return 0
     if args.max_connections < 1 or args.max_message < 1:
@@ -133,7 +136,10 @@ def run_listen(args: argparse.Namespace) -> int:
     status: list[Path] = []
 
     def publish(infos: list[ConnectionInfo]) -> None:
-        write_status(status[0], settings.qmgr, f"{host}:{port}", infos)
+        write_status(
+            status[0], settings.qmgr, f"{host}:{port}", infos,
+            namespace=settings.namespace, bootstrap=settings.bootstrap_servers,
+        )  # fmt: skip
 
     try:
         listener = Listener(settings, publish)

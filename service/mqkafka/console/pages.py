@@ -13,7 +13,7 @@ from typing import Any
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.localbroker import default_home
 from mqkafka.query.activity import last_deliveries
-from mqkafka.query.listeners import duration, running_listeners
+from mqkafka.query.listeners import duration, of_namespace, running_listeners
 from mqkafka.query.messages import DEAD_LETTER_QUEUE, UnknownQueue, browse
 from mqkafka.query.queues import QueueReader
 from mqkafka.query.render import render_as
@@ -121,14 +121,14 @@ def workers_page(s: ConsoleSettings) -> dict[str, Any]:
 
 
 def connections_page(s: ConsoleSettings, now: float | None = None) -> dict[str, Any]:
-    """The channel listeners on this machine (``mqk listen``) and each one's connections,
-    with how long each has run."""
+    """The channel listeners of the console's namespace on this machine (``mqk listen``; the
+    queue manager's channels, as DISPLAY CHSTATUS shows them) and each one's connections,
+    with how long each has run and its counters; the others are counted."""
     now = time.time() if now is None else now
-    shown = [
-        (view, [(c, duration(now - c.since)) for c in view.connections])
-        for view in running_listeners(s.home)
-    ]
-    return {"listeners": shown, "home": s.home}
+    mine, others = of_namespace(running_listeners(s.home, now), s.namespace)
+    shown = [(view, [(c, duration(now - c.since)) for c in view.connections]) for view in mine]
+    namespaces = sorted({v.namespace for v in others})
+    return {"listeners": shown, "home": s.home, "others": len(others), "namespaces": namespaces}
 
 
 __all__ = [

@@ -45,8 +45,9 @@ def test_duration_reads_at_a_glance(seconds: float, text: str) -> None:
     assert duration(seconds) == text
 
 
-def write(home: Path, port: int, pid: int, *conns: dict[str, object]) -> None:
-    body = {"pid": pid, "qmgr": "QM1", "address": f"127.0.0.1:{port}", "connections": conns}
+def write(home: Path, port: int, pid: int, *conns: dict[str, object], **more: object) -> None:
+    body = {"pid": pid, "qmgr": "QM1", "address": f"127.0.0.1:{port}", "connections": conns,
+            **more}  # fmt: skip
     (home / "listen").mkdir(parents=True, exist_ok=True)
     (home / "listen" / f"{port}.json").write_text(json.dumps(body))
 
@@ -99,3 +100,33 @@ def test_the_connections_page_shows_each_listener_and_its_connections(tmp_path: 
         assert text in page
     assert "No client is connected." in page  # the second listener's
     assert '<a href="/connections" class="here">Connections</a>' in page
+    assert "other namespaces" not in page
+
+
+COUNTED = {**CONN, "calls": 14, "puts": 5, "gets": 4, "bytes_sent": 9876, "bytes_received": 54321,
+           "last_verb": "MQGET", "last_time": 1_100.0}  # fmt: skip
+
+
+def test_the_page_shows_the_counters_and_only_its_namespace_s_listeners(tmp_path: Path) -> None:
+    write(tmp_path, 1414, os.getpid(), COUNTED, namespace="prod.", bootstrap="kafka:19092")
+    write(tmp_path, 1415, os.getpid(), CONN, namespace="test.")
+    write(tmp_path, 1416, os.getpid(), CONN)  # no namespace
+    settings = ConsoleSettings(ClientConfig("kafka:19092"), namespace="prod.", home=tmp_path)
+    page = render(settings, 1_200.0)
+    assert "Listener 127.0.0.1:1414 · queue manager QM1" in page
+    assert "· Kafka kafka:19092 · pid" in page
+    assert "127.0.0.1:1415" not in page and "127.0.0.1:1416" not in page
+    for cell in (
+        '<td class="num calls">14</td>',
+        '<td class="num puts">5</td>',
+        '<td class="num gets">4</td>',
+        '<td class="num sent">9876</td>',
+        '<td class="num received">54321</td>',
+        '<td class="last">MQGET <span class="dim">1970-01-01 00:18:20 UTC</span></td>',
+    ):
+        assert cell in page
+    assert "2 listener(s) of other namespaces (<code>none</code>, <code>test.</code>)" in page
+    settings.namespace = "z."
+    assert "No channel listener is running on this machine for this namespace" in render(
+        settings, 1_200.0
+    )

@@ -10,9 +10,11 @@ benchmarks), cached like Kafka's jars, never vendored; the Java programs in this
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -56,17 +58,23 @@ def java_classes(mq_client_jars: Path, tmp_path_factory: pytest.TempPathFactory)
 
 
 class ListenerProcess:
-    """``mqk listen`` on a free port; its log lines kept."""
+    """``mqk listen`` on a free port; its log lines kept. Its ``$MQK_HOME`` (where it writes
+    the status ``mqk listen --status`` reads) is ``home``, by default a folder of its own
+    removed at its stop: never the developer's ``~/.mqk``."""
 
-    def __init__(self, bootstrap: str, namespace: str, *extra: str) -> None:
+    def __init__(
+        self, bootstrap: str, namespace: str, *extra: str, home: Path | None = None
+    ) -> None:
         self.port = free_port()
+        self.own_home = home is None
+        self.home = Path(tempfile.mkdtemp(prefix="mqk-listen-")) if home is None else home
         self.lines: list[str] = []
         self._ready = threading.Event()
         self.proc = subprocess.Popen(
             [MQK, "listen", "--bootstrap-servers", bootstrap, "--namespace", namespace,
              "--port", str(self.port), *extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", "MQK_HOME": str(self.home)},
         )  # fmt: skip
         threading.Thread(target=self._read, daemon=True).start()
         if not self._ready.wait(120):
@@ -82,7 +90,10 @@ class ListenerProcess:
 
     def stop(self) -> int:
         self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(60)
+        code = self.proc.wait(60)
+        if self.own_home:
+            shutil.rmtree(self.home, ignore_errors=True)
+        return code
 
 
 @pytest.fixture(scope="module")

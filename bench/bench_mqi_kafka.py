@@ -87,21 +87,48 @@ def bench_put(qmgr: QueueManager, bootstrap: str, n: int, bodies: list[bytes]) -
     queue.close()
 
 
-def fill(qmgr: QueueManager, name: str, n: int, bodies: list[bytes]) -> None:
+def filled_queue(
+    qmgr: QueueManager, prefix: str, n: int, bodies: list[bytes], persistent: bool = False
+) -> str:
+    """A new queue named ``prefix`` and a suffix, holding ``n`` messages."""
+    name = f"{prefix}.{uuid.uuid4().hex[:8].upper()}"
+    qmgr.define_queue(name, max_depth=MAX_DEPTH)
     queue = Queue(qmgr, name, C.MQOO_OUTPUT)
     for i in range(n):
-        queue.put(bodies[i & MASK])
+        if persistent:
+            queue.put(bodies[i & MASK], MD(Persistence=C.MQPER_PERSISTENT))
+        else:
+            queue.put(bodies[i & MASK])
     qmgr.connection.producer.flush(120)
+    queue.close()
+    return name
+
+
+def timed_gets(
+    qmgr: QueueManager, name: str, n: int, label: str, base: float, uow: int = 0
+) -> None:
+    """The ``n`` messages of ``name`` got, the first untimed (joining the share group is not
+    measured); ``uow``: under syncpoint, MQCMIT after every ``uow`` gets (whole units only)."""
+    queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
+    sync = C.MQGMO_SYNCPOINT if uow else C.MQGMO_NO_SYNCPOINT
+    gmo = GMO(Options=C.MQGMO_WAIT | sync, WaitInterval=10_000)
+    queue.get(None, MD(), gmo)
+    if uow:
+        qmgr.commit()
+    got = n - 1 - (n - 1) % uow if uow else n - 1
+    start, cpu = time.perf_counter(), time.thread_time()
+    for i in range(got):
+        queue.get(None, MD(), gmo)
+        if uow and i % uow == uow - 1:
+            qmgr.commit()
+    seconds, cpu = time.perf_counter() - start, time.thread_time() - cpu
+    line(label, got, seconds, base, cpu)
     queue.close()
 
 
 def bench_get(qmgr: QueueManager, bootstrap: str, n: int, bodies: list[bytes]) -> None:
-    raw_q = f"BENCH.RAWGET.{uuid.uuid4().hex[:8].upper()}"
-    mq_q = f"BENCH.GET.{uuid.uuid4().hex[:8].upper()}"
-    for name in (raw_q, mq_q):
-        qmgr.define_queue(name, max_depth=MAX_DEPTH)
-        fill(qmgr, name, n, bodies)
-
+    raw_q = filled_queue(qmgr, "BENCH.RAWGET", n, bodies)
+    mq_q = filled_queue(qmgr, "BENCH.GET", n, bodies)
     settings = qmgr.connection.settings
     topic = settings.topic_of(raw_q)
     consumer = ShareConsumer(
@@ -129,57 +156,12 @@ def bench_get(qmgr: QueueManager, bootstrap: str, n: int, bodies: list[bytes]) -
     base = line("raw ShareConsumer poll + acknowledge(ACCEPT)", n, seconds, cpu=cpu)
     consumer.close()
 
-    queue = Queue(qmgr, mq_q, C.MQOO_INPUT_SHARED)
-    gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=10_000)
-    queue.get(None, MD(), gmo)  # the first message: joining is not measured
-    start, cpu = time.perf_counter(), time.thread_time()
-    for _ in range(n - 1):
-        queue.get(None, MD(), gmo)
-    seconds, cpu = time.perf_counter() - start, time.thread_time() - cpu
-    line("MQGET destructive, non-syncpoint, one process", n - 1, seconds, base, cpu)
-    queue.close()
-    bench_get_syncpoint(qmgr, n // 10, bodies, base)
-    bench_get_persistent(qmgr, n // 10, bodies, base)
-
-
-def bench_get_syncpoint(qmgr: QueueManager, n: int, bodies: list[bytes], base: float) -> None:
-    """MQGET under syncpoint, MQCMIT after every UOW gets (a unit of work's usual shape)."""
-    name = f"BENCH.GETSP.{uuid.uuid4().hex[:8].upper()}"
-    qmgr.define_queue(name, max_depth=MAX_DEPTH)
-    fill(qmgr, name, n, bodies)
-    queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
-    gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_SYNCPOINT, WaitInterval=10_000)
-    queue.get(None, MD(), gmo)  # the first message: joining is not measured
-    qmgr.commit()
-    got = n - 1 - (n - 1) % UOW
-    start, cpu = time.perf_counter(), time.thread_time()
-    for i in range(got):
-        queue.get(None, MD(), gmo)
-        if i % UOW == UOW - 1:
-            qmgr.commit()
-    seconds, cpu = time.perf_counter() - start, time.thread_time() - cpu
-    line(f"MQGET destructive, syncpoint, MQCMIT every {UOW}", got, seconds, base, cpu)
-    queue.close()
-
-
-def bench_get_persistent(qmgr: QueueManager, n: int, bodies: list[bytes], base: float) -> None:
-    """Non-syncpoint MQGET of persistent messages: one acknowledgement round trip each."""
-    name = f"BENCH.GETPER.{uuid.uuid4().hex[:8].upper()}"
-    qmgr.define_queue(name, max_depth=max(n, 5000))
-    out = Queue(qmgr, name, C.MQOO_OUTPUT)
-    for i in range(n):
-        out.put(bodies[i & MASK], MD(Persistence=C.MQPER_PERSISTENT))
-    qmgr.connection.producer.flush(120)
-    out.close()
-    queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
-    gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=10_000)
-    queue.get(None, MD(), gmo)  # the first message: joining is not measured
-    start, cpu = time.perf_counter(), time.thread_time()
-    for _ in range(n - 1):
-        queue.get(None, MD(), gmo)
-    seconds, cpu = time.perf_counter() - start, time.thread_time() - cpu
-    line("MQGET destructive, non-syncpoint, persistent", n - 1, seconds, base, cpu)
-    queue.close()
+    timed_gets(qmgr, mq_q, n, "MQGET destructive, non-syncpoint, one process", base)
+    few = n // 10  # the slower ones (a commit, an acknowledgement round trip) on a tenth
+    name = filled_queue(qmgr, "BENCH.GETSP", few, bodies)
+    timed_gets(qmgr, name, few, f"MQGET destructive, syncpoint, MQCMIT every {UOW}", base, UOW)
+    name = filled_queue(qmgr, "BENCH.GETPER", few, bodies, persistent=True)
+    timed_gets(qmgr, name, few, "MQGET destructive, non-syncpoint, persistent", base)
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import weakref
 from concurrent.futures import Future
 from typing import Any
 
@@ -91,7 +92,7 @@ def kafka_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
     """The process-wide record of librdkafka's lines, fresh for each test."""
     fresh = RepeatFilter()
     monkeypatch.setattr(clients, "_repeat_filter", lambda: fresh)
-    monkeypatch.setattr(txrecovery, "_waiting", txrecovery.weakref.WeakSet())
+    monkeypatch.setattr(txrecovery, "_waiting", weakref.WeakSet())
 
 
 def test_reading_resumes_from_the_committed_offsets_after_serving_the_consumer() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 
 import pytest
 
@@ -18,7 +19,7 @@ def kafka_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
     """The process-wide record of Kafka's absence, fresh for each test."""
     fresh = RepeatFilter()
     monkeypatch.setattr(clients, "_repeat_filter", lambda: fresh)
-    monkeypatch.setattr(txrecovery, "_waiting", txrecovery.weakref.WeakSet())
+    monkeypatch.setattr(txrecovery, "_waiting", weakref.WeakSet())
 
 
 def _abort_lines(caplog: pytest.LogCaptureFixture) -> list[int]:

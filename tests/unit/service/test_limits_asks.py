@@ -5,6 +5,7 @@ it is said once, the known limits kept and asked again later; a late answer is t
 from __future__ import annotations
 
 import logging
+import weakref
 from typing import Any
 
 import pytest
@@ -60,7 +61,7 @@ TOPICS = [f"APP.Q{n}" for n in range(20)]
 def kafka_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
     fresh = RepeatFilter()
     monkeypatch.setattr(clients, "_repeat_filter", lambda: fresh)
-    monkeypatch.setattr(txrecovery, "_waiting", txrecovery.weakref.WeakSet())
+    monkeypatch.setattr(txrecovery, "_waiting", weakref.WeakSet())
 
 
 def _limits() -> tuple[TopicLimits, SlowAdmin, Clock]:

@@ -4,6 +4,7 @@ context."""
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -128,7 +129,8 @@ def connections_page(s: ConsoleSettings, now: float | None = None) -> dict[str, 
     mine, others = of_namespace(running_listeners(s.home, now), s.namespace)
     shown = [(view, [(c, duration(now - c.since)) for c in view.connections]) for view in mine]
     namespaces = sorted({v.namespace for v in others})
-    return {"listeners": shown, "home": s.home, "others": len(others), "namespaces": namespaces}
+    return {"listeners": shown, "home": s.home, "others": len(others), "namespaces": namespaces,
+            "here": socket.gethostname()}  # fmt: skip
 
 
 __all__ = [

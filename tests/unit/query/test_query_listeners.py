@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -108,13 +109,14 @@ COUNTED = {**CONN, "calls": 14, "puts": 5, "gets": 4, "bytes_sent": 9876, "bytes
 
 
 def test_the_page_shows_the_counters_and_only_its_namespace_s_listeners(tmp_path: Path) -> None:
-    write(tmp_path, 1414, os.getpid(), COUNTED, namespace="prod.", bootstrap="kafka:19092")
+    write(tmp_path, 1414, os.getpid(), COUNTED, namespace="prod.", bootstrap="kafka:19092",
+          host=socket.gethostname(), written=1_199.0)  # fmt: skip
     write(tmp_path, 1415, os.getpid(), CONN, namespace="test.")
     write(tmp_path, 1416, os.getpid(), CONN)  # no namespace
     settings = ConsoleSettings(ClientConfig("kafka:19092"), namespace="prod.", home=tmp_path)
     page = render(settings, 1_200.0)
     assert "Listener 127.0.0.1:1414 · queue manager QM1" in page
-    assert "· Kafka kafka:19092 · pid" in page
+    assert f"· Kafka kafka:19092 · pid {os.getpid()} · 1 connection(s)" in page  # this host's
     assert "127.0.0.1:1415" not in page and "127.0.0.1:1416" not in page
     for cell in (
         '<td class="num calls">14</td>',
@@ -126,6 +128,11 @@ def test_the_page_shows_the_counters_and_only_its_namespace_s_listeners(tmp_path
     ):
         assert cell in page
     assert "2 listener(s) of other namespaces (<code>none</code>, <code>test.</code>)" in page
+    write(tmp_path, 1417, 1, namespace="z.", host="listener-1", written=1_190.0)
+    assert "pid 1 on listener-1 · 0 connection(s)" in render(
+        ConsoleSettings(settings.config, namespace="z.", home=tmp_path), 1_200.0
+    )  # another container's
+    (tmp_path / "listen" / "1417.json").unlink()
     settings.namespace = "z."
     assert "No channel listener is running on this machine for this namespace" in render(
         settings, 1_200.0

@@ -14,6 +14,9 @@ COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir /wheels/*.whl && pip install --no-cache-dir --find-links /wheels "mqkafka[console]" && rm -rf /wheels
 RUN useradd --system --uid 10001 --home-dir /var/lib/mqkafka --create-home mqk
 USER mqk
+# the listener's status folder, made here so that the named volume compose mounts on it (the
+# listener and the console share it) starts out owned by mqk, not by root
+RUN mkdir /var/lib/mqkafka/listen
 ENV MQK_HOME=/var/lib/mqkafka \
     MQK_METRICS_HOST=0.0.0.0 \
     MQK_METRICS_PORT=9464

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -59,3 +60,30 @@ def test_the_image_installs_the_wheel_runs_as_a_user_and_checks_its_health() -> 
     assert "\nUSER mqk\n" in dockerfile and "HEALTHCHECK" in dockerfile
     assert load()["services"]["broker"]["build"] == "."
     assert "broker-state" in load()["volumes"]
+
+
+def test_every_named_volume_a_service_mounts_is_declared() -> None:
+    """What `docker compose config` refuses: a service's NAME:/path whose NAME is not under
+    the top-level volumes (a path that starts with . or / is a bind mount)."""
+    compose = load()
+    declared = set(compose["volumes"])
+    for name, service in compose["services"].items():
+        for mount in service.get("volumes", []):
+            source, _, target = mount.partition(":")
+            assert target.startswith("/"), (name, mount)
+            assert source.startswith((".", "/")) or source in declared, (name, mount)
+
+
+def test_the_console_reads_the_status_the_listener_writes() -> None:
+    """The console's Connections page and `mqk listen --status` read $MQK_HOME/listen: the
+    two containers share it as one named volume, made by the image as its user's."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    (home,) = re.findall(r"MQK_HOME=(\S+)", dockerfile)
+    shared = f"listener-status:{home}/listen"
+    services = load()["services"]
+    assert shared in services["listener"]["volumes"]
+    assert shared in services["console"]["volumes"]
+    assert shared not in services["broker"].get("volumes", [])
+    assert "listener-status" in load()["volumes"]
+    user_at = dockerfile.index("\nUSER mqk\n")
+    assert dockerfile.index(f"\nRUN mkdir {home}/listen\n") > user_at  # owned by mqk

@@ -37,11 +37,10 @@ RESPONSE_TYPES = C.MQPMO_SYNC_RESPONSE | C.MQPMO_ASYNC_RESPONSE
 
 def mqi_put_options(options: int) -> int:
     """The PMO options the MQI is given for a client's MQPUT/MQPUT1: without the put
-    response type. The listener answers every put at once (its MQOPEN said SYNC, so the
-    Java client turns MQPMO_RESPONSE_AS_Q_DEF into MQPMO_SYNC_RESPONSE): the response is
-    the channel's business, and the MQI then does what a Python program's MQPUT(msg, md)
-    does (its templated put: no rules applied afresh to each message). Both types at once
-    stay, for the MQI's 2046."""
+    response type. The listener puts each message as it reads it, and answers it unless it
+    asked MQPMO_ASYNC_RESPONSE (module asyncput): the response is the channel's business,
+    and the MQI then does what a Python program's MQPUT(msg, md) does (its templated put:
+    no rules applied afresh to each message). Both types at once stay, for the MQI's 2046."""
     if options & RESPONSE_TYPES == RESPONSE_TYPES:
         return options
     return options & ~RESPONSE_TYPES
@@ -76,12 +75,23 @@ def _pmo_reply(pmo_wire: WireStruct, pmo: PMO, order: str) -> bytes:
     return out.to_bytes(order)
 
 
-def do_put(queue: Queue, order: str, api: verbs.ApiHeader, rest: bytes, max_message: int) -> bytes:
+def do_put(
+    queue: Queue,
+    order: str,
+    api: verbs.ApiHeader,
+    rest: bytes,
+    max_message: int,
+    *,
+    reply: bool = True,
+) -> bytes:
+    """The put, and its reply (``reply`` False: an async put, answered by none)."""
     md, md_size, pmo_wire, pmo = _md_pmo(rest, order, 0)
     version = md.Version
     data = _message(rest, order, md_size + pmo_wire.size, max_message)
     log.debug("channel: MQPUT to %s, %d bytes: %r", queue.name, len(data), data[:400])
     queue.put(data, md, pmo)
+    if not reply:
+        return b""
     out = md_bytes_fast(md, order, version) + _pmo_reply(pmo_wire, pmo, order)
     return verbs.reply_body(order, 0, 0, api.hobj, out + struct.pack(order + "i", 0))
 
@@ -94,6 +104,7 @@ def do_put1(
     max_message: int,
     *,
     may_set_identity: bool = True,
+    reply: bool = True,
 ) -> bytes:
     od_wire = parse_struct(OD_KIND, rest, order)
     od = od_wire.to_mqi()
@@ -104,6 +115,8 @@ def do_put1(
     version = md.Version
     data = _message(rest, order, od_wire.size + md_size + pmo_wire.size, max_message)
     qmgr.put1(od, data, md, pmo)
+    if not reply:
+        return b""
     out = od_wire.updated(od).to_bytes(order) + md_bytes_fast(md, order, version)
     out += _pmo_reply(pmo_wire, pmo, order) + struct.pack(order + "i", 0)
     return verbs.reply_body(order, 0, 0, 0, out)

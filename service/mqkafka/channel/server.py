@@ -20,7 +20,7 @@ import struct
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mqkafka.channel.codec import initial, verbs
 from mqkafka.channel.codec.segments import (
@@ -197,16 +197,28 @@ class ChannelConnection:
             max_segment=self.settings.max_segment,
             max_message=self.settings.max_message,
             heartbeat=self.settings.heartbeat,
+            sharecnv=self.settings.sharecnv_of(client.channel),
         )
         self.info.channel = client.channel
         self.session.ccsid = header.ccsid
         self.send(SegType.INITIAL_DATA, answer)
         self.max_segment = agreed.max_segment
+        if agreed.sharecnv:  # TSHM from now on, both ways (the client's first: conversation 1)
+            self.template = replace(self.template, multiplexed=True, conversation=1)
+
+    def _follow(self, header: Header) -> None:
+        """On a TSHM channel an answer names the conversation and request it answers."""
+        template = self.template
+        ids = (header.conversation, header.request)
+        if template.multiplexed and (template.conversation, template.request) != ids:
+            self.template = replace(template, conversation=ids[0], request=ids[1])
 
     def _serve(self) -> None:
         flows = Reassembler(self.settings.max_flow)
         while True:
             header, body = self.read_segment(self.max_segment)
+            if header.multiplexed:
+                self._follow(header)
             if header.seg_type == SegType.USERID_DATA:
                 if not self.tls_user:  # else the certificate's subject decides
                     self.info.user = self.session.user = initial.parse_user(body)
@@ -218,6 +230,10 @@ class ChannelConnection:
                           header.flags1, body.hex())  # fmt: skip
                 if header.flags1 & Flags1.CONFIRM_REQUEST:  # the client asks; else it answers
                     self.send(SegType.HEARTBEAT, b"")
+                continue
+            if header.seg_type == SegType.SOCKET_ACTION:
+                if self._socket_action(header, body):
+                    return  # the client's close (TSHM channels)
                 continue
             if header.seg_type not in KNOWN_VERBS:
                 raise ChannelError(STATUS_SEGMENT_TYPE, f"segment type {header.seg_type:#x}")
@@ -234,6 +250,10 @@ class ChannelConnection:
                 reply = self.session.call(first.seg_type, first.order, request)
             finally:
                 self.busy_since = None
+            if reply is None:  # an asynchronous put: not answered (module asyncput)
+                outcome = self.session.async_puts.last_header(first.order)
+                self.info.counters.verb(first.seg_type, first.order, outcome)
+                continue
             self.info.counters.verb(first.seg_type, first.order, reply)
             if log.isEnabledFor(logging.DEBUG):
                 log.debug("channel: connection %s %s: %d bytes -> CC %d RC %d", self.info.number,
@@ -248,6 +268,17 @@ class ChannelConnection:
             self.send(first.seg_type + 0x10, reply)
             if first.seg_type == SegType.MQDISC:
                 continue  # the client's STATUS close follows
+
+    def _socket_action(self, header: Header, body: bytes) -> bool:
+        """True: the conversation ends (the client's close on a TSHM channel). A second
+        conversation cannot start: the listener offers one per socket."""
+        action = verbs.parse_socket_action(body, header.order)
+        if action.action == verbs.ACTION_END_CONVERSATION:
+            return True
+        if action.action == verbs.ACTION_START_CONVERSATION:
+            raise ChannelError(STATUS_SEGMENT_TYPE, "a second conversation on the socket")
+        log.debug("channel: connection %s SOCKET_ACTION %s", self.info.number, action)
+        return False
 
     def beat_if_due(self, now: float) -> None:
         """During a long MQGET (its wait) a heartbeat request every BEAT_S: the Java

@@ -15,6 +15,8 @@ a queue manager gives it. What the protocol notes prescribe:
 - MQGET truncation: no MQGMO_ACCEPT_TRUNCATED_MSG → 2080, no data bytes, the full length
   (the Java classes retry with a bigger buffer); with it → 2079, the buffer's worth, the
   message gone. The data-length field always says the message's whole length.
+- MQPUT/MQPUT1 with MQPMO_ASYNC_RESPONSE (a channel with conversations per socket >= 1):
+  done at once, not answered; MQSTAT tells their outcome (module :mod:`.asyncput`).
 - SPI PUT with the *deferred* option holds the message (with MQPMO_NEW_CORREL_ID's CorrelId
   made at once, as JMS takes it for its subscriber identity); SPI ACTIVATE naming its MsgId
   drops it; an end of the connection without ACTIVATE puts it (module :mod:`.spiverbs`).
@@ -28,9 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mqkafka.channel.codec import verbs
+from mqkafka.channel.asyncput import AsyncPuts, is_async_put, put1_object
+from mqkafka.channel.codec import stat, verbs
 from mqkafka.channel.codec.mqstructs import OD_KIND, parse_struct
-from mqkafka.channel.codec.segments import SegType
+from mqkafka.channel.codec.segments import ChannelError, SegType
 from mqkafka.channel.deferred import Deferred
 from mqkafka.channel.msgverbs import do_get, do_put, do_put1
 from mqkafka.channel.settings import ListenerSettings
@@ -68,18 +71,22 @@ class Session:
     qmgr: QueueManager | None = None
     handles: dict[int, Queue | QmgrObject] = field(default_factory=dict)
     deferred: Deferred = field(default_factory=Deferred)
+    async_puts: AsyncPuts = field(default_factory=AsyncPuts)
     next_hobj: int = 1
 
     # ---- the dispatcher ----
 
-    def call(self, seg_type: int, order: str, body: bytes) -> bytes:
-        """A verb's reply body (API header and all)."""
+    def call(self, seg_type: int, order: str, body: bytes) -> bytes | None:
+        """A verb's reply body (API header and all); None: an async put, not answered."""
         api, rest = verbs.parse_api(body, order)
         handler = _VERBS.get(seg_type)
         if handler is None:  # a verb of the protocol this listener does not offer
             return verbs.reply_body(order, 2, verbs.FUNCTION_NOT_SUPPORTED, api.hobj, rest)
         if seg_type != SegType.MQCONN and not self.connected:
             return verbs.reply_body(order, 2, RC.HCONN_ERROR, api.hobj, rest)
+        if seg_type in _PUTS and is_async_put(seg_type, rest, order):
+            self._put_async(seg_type, order, api, rest)
+            return None
         try:
             return handler(self, order, api, rest)
         except MQMIError as error:
@@ -260,6 +267,35 @@ class Session:
     def get(self, order: str, api: verbs.ApiHeader, rest: bytes) -> bytes:
         return do_get(self.queue(api.hobj), order, api, rest)
 
+    def _put_async(self, seg_type: int, order: str, api: verbs.ApiHeader, rest: bytes) -> None:
+        try:
+            if seg_type == SegType.MQPUT:
+                do_put(self.queue(api.hobj), order, api, rest, self.settings.max_message,
+                       reply=False)  # fmt: skip
+            else:
+                do_put1(
+                    self.require(), order, api, rest, self.settings.max_message,
+                    may_set_identity=not self.settings.user_established, reply=False,
+                )  # fmt: skip
+        except ChannelError:
+            raise  # the connection ends, as for a synchronous put
+        except MQError as error:
+            opened = self.handles.get(api.hobj)
+            name = opened.name if isinstance(opened, Queue) else ""
+            if seg_type == SegType.MQPUT1:
+                name = put1_object(rest, order)
+            log.debug("channel: async put to %s: %s", name, error)
+            self.async_puts.refused(int(error.comp), error.reason, name, self.settings.qmgr)
+        else:
+            self.async_puts.succeeded()
+
+    def stat(self, order: str, api: verbs.ApiHeader, rest: bytes) -> bytes:
+        """MQSTAT: the async puts' status since the last one (module asyncput)."""
+        request = stat.parse_stat(rest, order)
+        status = self.async_puts.take(request.stat_type)
+        out = stat.stat_bytes(request.stat_type, stat.sts_filled(request.sts, order, status), order)
+        return verbs.reply_body(order, 0, 0, api.hobj, out)
+
     def spi(self, order: str, api: verbs.ApiHeader, rest: bytes) -> bytes:
         opened = self.handles.get(api.hobj)
         queue = opened if isinstance(opened, Queue) else None
@@ -288,7 +324,9 @@ _VERBS: dict[int, Verb] = {
     SegType.MQPUT1: Session.put1,
     SegType.MQGET: Session.get,
     SegType.SPI: Session.spi,
+    SegType.MQSTAT: Session.stat,
 }
+_PUTS = frozenset({SegType.MQPUT, SegType.MQPUT1})
 KNOWN_VERBS = frozenset(range(0x81, 0x90)) | frozenset(range(0xA1, 0xAB))
 
 __all__ = ["KNOWN_VERBS", "QmgrObject", "Session"]

@@ -10,6 +10,7 @@ from mqkafka.channel.tls import TlsSettings
 DEFAULT_PORT = 1414
 DEFAULT_MAX_CONNECTIONS = 200
 DEFAULT_MAX_MESSAGE = 4 * 1024 * 1024  # the MQI's default MAXMSGL
+MAX_SHARECNV = 1
 MAX_SEGMENT = 32_748  # what the 9.4 client offers; answered with the smaller of the two
 
 
@@ -30,6 +31,14 @@ class ListenerSettings:
     heartbeat: int = 300  # seconds: the least heartbeat interval the listener agrees to
     tls: TlsSettings | None = None  # None: a plain channel, the user id the client asserts
     signing: bool = False  # the MQI signs for each connection's user id (an hmac edge)
+    # SHARECNV by channel name (others: 0): 1 gives TSHM headers, one conversation per
+    # socket, and the client's asynchronous put; conversations are never shared (2+ is not
+    # offered: the client would start a second one on the socket with SOCKET_ACTION)
+    sharecnv: Mapping[str, int] = field(default_factory=dict)
+
+    def sharecnv_of(self, channel: str) -> int:
+        """The conversations per socket the channel ``channel`` offers (0 or 1)."""
+        return min(self.sharecnv.get(channel, 0), MAX_SHARECNV)
 
     @property
     def user_established(self) -> bool:

@@ -1,10 +1,12 @@
-"""SPI QUERY, PUT (deferred or not) and ACTIVATE (notes a.9) for JMS migration mode."""
+"""SPI QUERY, PUT (deferred or not) and ACTIVATE (notes a.9) for JMS migration mode, and
+RESERVE: a pool of message ids for a client that puts asynchronously (module asyncput)."""
 
 from __future__ import annotations
 
 import logging
 import os
 
+from mqkafka.channel.asyncput import tag_pool
 from mqkafka.channel.codec import spi, verbs
 from mqkafka.channel.codec.mqstructs import PMO_KIND, md_bytes_fast, parse_md_fast, parse_struct
 from mqkafka.channel.deferred import Deferred, Held, put_now
@@ -46,6 +48,9 @@ def do_spi(
         if held is not None and mode == spi.ACTIVATE_ENABLE and qmgr is not None:
             put_now(qmgr, held)
         out = spi.spi_reply(request, order, request.inout, spi.activate_out(order))
+    elif request.verb == spi.SPI_RESERVE:
+        _, wanted = spi.parse_reserve(request, order)
+        out = spi.spi_reply(request, order, request.inout, spi.reserve_out(order, tag_pool(wanted)))
     else:  # SPI OPEN, GET, SUBSCRIBE ...: normal-mode verbs (command level 600 avoids them)
         raise MQMIError(2, verbs.FUNCTION_NOT_SUPPORTED, f"SPI verb {request.verb}")
     return verbs.reply_body(order, 0, 0, api.hobj, out)

@@ -76,6 +76,15 @@ def register(sub: Any) -> None:
         action="store_true",
         help="define the IBM MQ developer container's DEV.QUEUE.1-3 and DEV.DEAD.LETTER.QUEUE",
     )
+    listen.add_argument(
+        "--sharecnv",
+        action="append",
+        default=[],
+        metavar="CHANNEL=N",
+        help="conversations per socket of a SVRCONN channel (others: 0, plain TSH framing, "
+        "which JMS migration mode wants); 1 lets IBM's clients put asynchronously "
+        "(MQPMO_ASYNC_RESPONSE); conversations are never shared (the most is 1)",
+    )
     listen.add_argument("--tls-cert", help="TLS: the listener's certificate (PEM)")
     listen.add_argument("--tls-key", help="TLS: its private key (PEM)")
     listen.add_argument(
@@ -129,6 +138,7 @@ def run_listen(args: argparse.Namespace) -> int:
         max_message=args.max_message,
         tls=tls,
         signing=bool(identity),
+        sharecnv=_sharecnv_of(args.sharecnv),
     )
     made = define_missing(settings, dev_queues=args.dev_queues)
     if made:
@@ -165,6 +175,18 @@ def run_listen(args: argparse.Namespace) -> int:
     finally:
         status[0].unlink(missing_ok=True)
     return 0
+
+
+def _sharecnv_of(values: list[str]) -> dict[str, int]:
+    """``--sharecnv CHANNEL=N`` options as {channel: N}; N 0 or 1."""
+    out: dict[str, int] = {}
+    for value in values:
+        channel, _, count = value.rpartition("=")
+        if not channel or count not in ("0", "1"):
+            raise UserError(f"--sharecnv {value}: CHANNEL=0 or CHANNEL=1 (conversations are "
+                            "not shared: SHARECNV 2 and more are not offered)")  # fmt: skip
+        out[channel.strip()] = int(count)
+    return out
 
 
 def _tls_of(args: argparse.Namespace) -> TlsSettings | None:

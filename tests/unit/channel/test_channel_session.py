@@ -31,7 +31,7 @@ def _call(session: Session, verb: int, rest: bytes, hobj: int = 0) -> tuple[int,
     "verb",
     [SegType.MQOPEN, SegType.MQCLOSE, SegType.MQGET, SegType.MQPUT, SegType.MQPUT1,
      SegType.MQINQ, SegType.MQSET, SegType.MQCMIT, SegType.MQBACK, SegType.SPI,
-     SegType.MQDISC],
+     SegType.MQDISC, SegType.MQSTAT],
 )  # fmt: skip
 def test_a_verb_before_mqconn_is_hconn_error(verb: int) -> None:
     assert _call(_session(), verb, bytes(8))[:2] == (2, 2018)
@@ -44,7 +44,7 @@ def test_mqconn_to_another_queue_manager_is_2058_and_echoes_conn(name: bytes) ->
     assert (comp, reason, out) == (2, 2058, conn)
 
 
-@pytest.mark.parametrize("verb", [SegType.MQSUB, SegType.MQSUBRQ, SegType.MQSTAT, 0xA1])
+@pytest.mark.parametrize("verb", [SegType.MQSUB, SegType.MQSUBRQ, 0xA1])
 def test_verbs_not_offered_are_2298(verb: int) -> None:
     assert _call(_session(), verb, b"")[:2] == (2, verbs.FUNCTION_NOT_SUPPORTED)
 

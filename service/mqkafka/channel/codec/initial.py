@@ -2,7 +2,9 @@
 
 The server answers with its own ID in which every negotiable value is already the agreed
 one (notes a.4, b): FAP level = min(client's, ours), conversations per socket 0 (plain TSH,
-no multiplexing: the client then runs in v6 style), heartbeat 300 s, the sizes capped by
+no multiplexing: the client then runs in v6 style) unless the channel offers 1 (``TSHM``
+headers, one conversation per socket: what the client needs to put asynchronously, module
+``channel.asyncput``), heartbeat 300 s, the sizes capped by
 ours, the SPI/XA bits of CF2 and the multiplexed-sync-get bit of CF3 cleared, the
 password-protection list echoed (a list of only NULL makes the 9.4 client refuse), no error
 flags. The ID's size follows its FAP level: < 4 → 44 bytes, 4-8 → 102, 9-10 → 208, else 240.
@@ -103,6 +105,7 @@ class Agreed:
     max_segment: int
     max_message: int
     heartbeat: int
+    sharecnv: int = 0  # conversations per socket: >= 1 means TSHM headers from now on
 
 
 def negotiate(
@@ -113,10 +116,12 @@ def negotiate(
     max_segment: int,
     max_message: int,
     heartbeat: int = HEARTBEAT_S,
+    sharecnv: int = 0,
 ) -> tuple[Agreed, bytes]:
     """The agreed values and the answering ID's bytes (same layout as the client's, at the
-    agreed FAP level's size). A client below :data:`MIN_FAP` or with a segment size below
-    :data:`MIN_SEGMENT` cannot be served: :class:`ChannelError`."""
+    agreed FAP level's size); ``sharecnv``: the most conversations per socket the channel
+    offers (the client's own offer is the other bound). A client below :data:`MIN_FAP` or
+    with a segment size below :data:`MIN_SEGMENT` cannot be served: :class:`ChannelError`."""
     if client.fap < MIN_FAP:
         raise ChannelError(STATUS_FAP_LEVEL, f"FAP level {client.fap} < {MIN_FAP}")
     if client.max_segment < MIN_SEGMENT:
@@ -126,6 +131,7 @@ def negotiate(
         max_segment=min(client.max_segment, max_segment),
         max_message=min(client.max_message or max_message, max_message),
         heartbeat=max(client.heartbeat, heartbeat) if heartbeat else 0,
+        sharecnv=min(client.sharecnv or 0, max(sharecnv, 0)) if client.fap >= 9 else 0,
     )
     out = bytearray(client.raw[: id_length(agreed.fap)])
     out[4] = agreed.fap
@@ -137,7 +143,7 @@ def negotiate(
         struct.pack_into(order + "I", out, 96, agreed.heartbeat)
     if len(out) >= 208:
         out[102] = 0  # IEF2
-        struct.pack_into(order + "I", out, 128, 0)  # conversations per socket: none shared
+        struct.pack_into(order + "I", out, 128, agreed.sharecnv)
         out[132] &= CF3_KEEP
     return agreed, bytes(out)
 

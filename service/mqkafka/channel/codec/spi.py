@@ -13,6 +13,14 @@ structure and an out structure ``SPxO``.
 - ACTIVATE (4): SPAU + SPAI (mode 1 enable or 2 disable at 12, two 48-byte names, the
   deferred message's MsgId at 112); reply SPAU + an SPAO. JMS disables (cancels) the
   deferred DeregSub of a subscriber it closes normally.
+- RESERVE (6), learned from what the 9.4 client sent when it put with
+  MQPMO_ASYNC_RESPONSE on a channel with conversations per socket >= 1: SPRU (12) + SPRI
+  (12 + the tag length 24 + the most tags it wants, 0x00FFFFFF). Reply SPRU + SPRO: the
+  number of tags granted, the *increment offset* (1-based: the client counts up the byte at
+  offset - 1, carrying towards the front) and the first tag (24 bytes). The client makes
+  each async put's MsgId from the pool itself (no reply to wait for) and asks again when
+  the pool is spent. An offset outside the tag makes it fail (FFDC "Unexpected tag
+  increment offset supplied by server", then 2195).
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from mqkafka.channel.codec.segments import STATUS_INVALID_DATA, ChannelError
 SPI_QUERY: Final = 1
 SPI_PUT: Final = 2
 SPI_ACTIVATE: Final = 4
+SPI_RESERVE: Final = 6
 SPI_HEADER: Final = 12
 SPPI_DEFERRED: Final = 0x04
 SPPI_SYNCPOINT: Final = 0x02
@@ -118,18 +127,59 @@ def activate_out(order: str) -> bytes:
     return spi_struct(b"SPAO", order, struct.pack(order + "i", 0))
 
 
+TAG_LENGTH: Final = 24  # a tag is a MsgId
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """SPRO's content: ``count`` tags from ``first``, counting up at ``offset`` (1-based)."""
+
+    count: int
+    offset: int
+    first: bytes
+
+
+def parse_reserve(request: SpiRequest, order: str) -> tuple[int, int]:
+    """SPRI's tag length and the most tags the client wants."""
+    if request.inp[:4] != b"SPRI" or len(request.inp) < 20:
+        raise ChannelError(STATUS_INVALID_DATA, "SPI RESERVE without a whole SPRI")
+    length, wanted = struct.unpack_from(order + "ii", request.inp, 12)
+    return length, wanted
+
+
+def reserve_out(order: str, reservation: Reservation) -> bytes:
+    if len(reservation.first) != TAG_LENGTH or not 1 <= reservation.offset <= TAG_LENGTH:
+        raise ValueError(f"a tag is {TAG_LENGTH} bytes, its offset 1..{TAG_LENGTH}")
+    payload = struct.pack(order + "ii", reservation.count, reservation.offset)
+    return spi_struct(b"SPRO", order, payload + reservation.first)
+
+
+def parse_reserve_out(out: bytes, order: str) -> Reservation:
+    """SPRO read back (the client's side: tests and tools)."""
+    if out[:4] != b"SPRO" or len(out) < 20 + TAG_LENGTH:
+        raise ChannelError(STATUS_INVALID_DATA, "not a whole SPRO")
+    count, offset = struct.unpack_from(order + "ii", out, 12)
+    return Reservation(count, offset, out[20 : 20 + TAG_LENGTH])
+
+
 __all__ = [
     "SPI_ACTIVATE",
     "SPI_PUT",
     "SPI_QUERY",
+    "SPI_RESERVE",
     "SPPI_DEFERRED",
+    "TAG_LENGTH",
+    "Reservation",
     "SpiPut",
     "SpiRequest",
     "activate_out",
     "parse_put",
+    "parse_reserve",
+    "parse_reserve_out",
     "parse_spi",
     "put_out",
     "query_out",
+    "reserve_out",
     "spi_reply",
     "spi_struct",
 ]

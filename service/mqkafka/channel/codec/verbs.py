@@ -1,5 +1,5 @@
 """The API header every verb carries, and the small verb bodies: MQCONN's CONN (echoed),
-MQOPEN's FOPA, MQCLOSE's options, MQINQ/MQSET lists, STATUS_DATA and HEARTBEAT.
+MQOPEN's FOPA, MQCLOSE's options, MQINQ/MQSET lists, STATUS_DATA, HEARTBEAT and SOCKET_ACTION.
 
 API header (notes a.6): reply length 4 (big-endian), completion code 4, reason code 4,
 object handle 4 (the last three in the segment's byte order). MQINQ (a.7): selector count,
@@ -133,6 +133,35 @@ def status_body(order: str, code: int, value: int = 0) -> bytes:
     return struct.pack(order + "iii", 12, code, value)
 
 
+@dataclass(frozen=True)
+class SocketAction:
+    """A SOCKET_ACTION segment (notes a.10): conversation id, request id, the action (1
+    start a conversation, 2 end one, 3 stop-quiesce ...) and two parameters. On a channel
+    with one conversation per socket the 9.4 Java client sends one alone, END_CONVERSATION
+    with CLOSE_CHANNEL, after its MQDISC, and closes the socket."""
+
+    conversation: int
+    request: int
+    action: int
+    parm1: int = 0
+    parm2: int = 0
+
+    def to_bytes(self, order: str) -> bytes:
+        return struct.pack(order + "5i", self.conversation, self.request, self.action,
+                           self.parm1, self.parm2)  # fmt: skip
+
+
+SOCKET_ACTION_LENGTH: Final = 20
+ACTION_START_CONVERSATION: Final = 1
+ACTION_END_CONVERSATION: Final = 2
+
+
+def parse_socket_action(body: bytes, order: str) -> SocketAction:
+    if len(body) < SOCKET_ACTION_LENGTH:
+        raise ChannelError(STATUS_INVALID_DATA, f"SOCKET_ACTION of {len(body)} bytes")
+    return SocketAction(*struct.unpack_from(order + "5i", body))
+
+
 def parse_status(body: bytes, order: str) -> int:
     """The status code of a STATUS_DATA body (0 when empty: the client's own close)."""
     if len(body) < 8:
@@ -142,10 +171,13 @@ def parse_status(body: bytes, order: str) -> int:
 
 
 __all__ = [
+    "ACTION_END_CONVERSATION",
+    "ACTION_START_CONVERSATION",
     "API_LENGTH",
     "MQCA_FIRST",
     "ApiHeader",
     "InqRequest",
+    "SocketAction",
     "conn_appl_name",
     "conn_qmgr",
     "fopa_filled",
@@ -153,6 +185,7 @@ __all__ = [
     "int_at",
     "parse_api",
     "parse_inq",
+    "parse_socket_action",
     "parse_status",
     "reply_body",
     "status_body",

@@ -147,7 +147,9 @@ def format_listeners(
     here = socket.gethostname()
     lines = []
     if not views:
-        serving = "" if namespace is None else f" for {namespace_label(namespace)}"
+        serving = {None: "", "": " without a namespace"}.get(
+            namespace, f" for namespace {namespace}"
+        )
         lines.append(f"no mqk listen{serving} is running on this machine")
     for view in views:
         count = len(view.connections)

@@ -175,3 +175,15 @@ def test_mqk_listen_status_prints_them(
     assert args.func(args) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("0.0.0.0:1416 (queue manager QM2, namespace other.,")
+
+
+@pytest.mark.parametrize(
+    ("namespace", "line"),
+    [
+        (None, "no mqk listen is running on this machine"),
+        ("", "no mqk listen without a namespace is running on this machine"),
+        ("z.", "no mqk listen for namespace z. is running on this machine"),
+    ],
+)
+def test_no_listener_is_said_for_the_namespace_asked(namespace: str | None, line: str) -> None:
+    assert format_listeners([], namespace=namespace) == [line]

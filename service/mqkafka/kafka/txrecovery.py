@@ -38,7 +38,12 @@ MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~21 s 
 # Failed tries to resume from the committed offsets, with Kafka answering, before a new
 # consumer takes over: one that keeps failing asks a group coordinator that is gone.
 RECOVERY_TRIES = 3
-BACK_QUIET = 60.0  # seconds after "Kafka is back" in which its return is not said again
+BACK_QUIET = 60.0  # seconds after "Kafka is back" in which its return is not said again...
+# ...unless it was away this long: a new outage then, not a moment of the last one's return.
+# Two outages a minute apart, the second met by no transaction (the loop idle): its return
+# was said at debug and the producer from before it kept, whose next offsets waited 15 s
+# (TX_GIVE_UP) for the group coordinator from before it (the restart test, 2 runs in 4).
+OUTAGE_NEWS = 10.0
 # Seconds a recovery step may keep failing with Kafka answering before that is said (a
 # coordinator still loading, the last transaction's markers still being written: routine
 # for a few seconds after a broker's return), then at most once per REPEAT_INTERVAL.
@@ -379,7 +384,9 @@ class OutageRecovery:
         seconds = max(now - since if since is not None else 0.0, gone or 0.0)
         # said once per outage: a client that meets a refused connection right after (a new
         # producer while the broker still starts) is the same outage, not a new one
-        said = since is not None or now - self._back_at >= BACK_QUIET
+        said = (
+            since is not None or (gone or 0.0) >= OUTAGE_NEWS or now - self._back_at >= BACK_QUIET
+        )
         self._back_at = now
         took_over, self._took_over = self._took_over, []
         replaced = f" ({' and '.join(took_over)} took over)" if took_over else ""

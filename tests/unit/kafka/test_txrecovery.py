@@ -322,6 +322,28 @@ def test_a_producer_from_before_the_outage_is_renewed_when_kafka_is_back() -> No
     assert loop._renew
 
 
+@pytest.mark.parametrize(("away_for", "news"), [(3.0, False), (21.0, True)])
+def test_a_second_outage_soon_after_the_first_is_said_and_renews_the_producer(
+    caplog: pytest.LogCaptureFixture, away_for: float, news: bool
+) -> None:
+    """Kafka stopped again a few seconds after its return, with the loop idle (no transaction
+    met the outage; librdkafka's lines saw it): a new outage, said when it ends, and the
+    producer from before it renewed (kept, its next offsets waited 15 s for the coordinator
+    from before). A refused connection for a moment just after a return is not news."""
+    loop = Loop(FakeConsumer({}, []))
+    loop._away_since = time.monotonic() - 60
+    loop._heard_from_kafka()  # the first outage's return
+    loop._renew = False  # the recovery made a new producer
+    loop._producer_at = time.monotonic() - away_for - 1.0
+    clients._repeat_filter().unreachable_since = time.monotonic() - away_for
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="mqkafka.kafka.txrecovery"):
+        loop._heard_from_kafka()
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert said == ([f"Kafka is back after {away_for:.0f}s: serving again"] if news else [])
+    assert loop._renew is news
+
+
 def test_abandoned_producers_are_let_go_once_their_stuck_call_returns() -> None:
     loop = Loop(FakeConsumer({}, []))
     returned: Future[Any] = Future()

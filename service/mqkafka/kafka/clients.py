@@ -50,6 +50,14 @@ from mqkafka.kafka.clientconfig import ClientConfig, is_secret
 LIBRDKAFKA_LOGGER = "mqkafka.kafka.librdkafka"
 REPEAT_INTERVAL = 30.0  # seconds a kind of librdkafka line is held back after it was logged
 RECONNECT_BACKOFF_MAX_MS = 1000  # the longest pause between a client's tries to reconnect
+# The largest record a queue takes: MQ's default MaxMsgLength (4 MiB, the queue manager's and
+# DEFINE QLOCAL's MAXMSGL, what MQINQ answers) and 1 MiB for the MQMD headers and message
+# properties beside it. Every producer made here takes it (``message.max.bytes``, unless the
+# user's settings say otherwise), the topics made for queues (the catalogue's
+# ``[defaults.queue_config]``) and the local broker too: with librdkafka's default,
+# 1,000,000, a 2 MB put to a queue MQINQ said takes 4 MB was refused (2031).
+MAX_RECORD_BYTES = 5 << 20
+PRODUCER_DEFAULTS: Mapping[str, Any] = {"message.max.bytes": MAX_RECORD_BYTES}
 
 ErrorCallback = Callable[[KafkaError], None]
 # What librdkafka says, in its many ways, when it cannot reach Kafka.
@@ -228,9 +236,13 @@ def consume_arrived(consumer: Any, most: int, wait: float) -> list[Any]:
 
 
 def _settings(
-    config: ClientConfig, role: Mapping[str, Any] | None, on_error: ErrorCallback | None
+    config: ClientConfig,
+    role: Mapping[str, Any] | None,
+    on_error: ErrorCallback | None,
+    ours: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    settings = config.client_settings(role)
+    """The user's settings and the role's over them; ``ours`` where neither says."""
+    settings = {**(ours or {}), **config.client_settings(role)}
     for name, value in settings.items():  # librdkafka would say "BIO lib" for a missing file
         if name.endswith(".location") and isinstance(value, str) and not Path(value).exists():
             raise KafkaEdgeError(f"Kafka at {config.describe()}: {name}: no file {value}")
@@ -273,19 +285,25 @@ class SigningProducer(Producer):  # type: ignore[misc]
         return super().produce(topic, value, key, *args, **kw)
 
 
+def producer_max_bytes(config: ClientConfig, role: Mapping[str, Any] | None = None) -> int:
+    """The ``message.max.bytes`` of a producer made from ``config`` and ``role``."""
+    return int(config.client_settings(role).get("message.max.bytes", MAX_RECORD_BYTES))
+
+
 def producer(
     config: ClientConfig,
     role: Mapping[str, Any] | None = None,
     *,
     on_error: ErrorCallback | None = None,
 ) -> Any:
+    settings = _settings(config, role, on_error, PRODUCER_DEFAULTS)
     if config.identity_file is None:
-        return _built(config, "producer", lambda: Producer(_settings(config, role, on_error)))
+        return _built(config, "producer", lambda: Producer(settings))
     try:
         identity = load_own_key(config.identity_file)
     except IdentityError as error:
         raise KafkaEdgeError(f"identity: {error}") from None
-    made = _built(config, "producer", lambda: SigningProducer(_settings(config, role, on_error)))
+    made = _built(config, "producer", lambda: SigningProducer(settings))
     made.identity_key = identity
     return made
 
@@ -305,10 +323,7 @@ def consumer_settings(
     on_error: ErrorCallback | None = None,
 ) -> dict[str, Any]:
     """A consumer's librdkafka settings: ours, under the user's, under the role's."""
-    settings = _settings(config, role, on_error)
-    for name, value in CONSUMER_DEFAULTS.items():
-        settings.setdefault(name, value)
-    return settings
+    return _settings(config, role, on_error, CONSUMER_DEFAULTS)
 
 
 def consumer(
@@ -342,6 +357,7 @@ def admin(
 
 
 __all__ = [
+    "MAX_RECORD_BYTES",
     "OFFSET_BEGINNING",
     "OFFSET_END",
     "AcknowledgeType",
@@ -366,6 +382,7 @@ __all__ = [
     "kafka_is_back",
     "outages",
     "producer",
+    "producer_max_bytes",
     "say_away",
     "share_consumer",
 ]

@@ -34,6 +34,7 @@ from importlib import resources
 from pathlib import Path
 
 from mqkafka.kafka import localsecurity
+from mqkafka.kafka.clients import MAX_RECORD_BYTES
 
 KAFKA_VERSION = "4.2.0"
 POM = "pom.xml"  # package data beside this module
@@ -66,6 +67,8 @@ BASE_CONFIG: Mapping[str, str] = {
     # before Kafka archives a record makes its requeue fallback rarer.
     "group.share.delivery.count.limit": "10",
     "auto.create.topics.enable": "false",
+    # a topic made without max.message.bytes (by another tool) takes what queue topics take
+    "message.max.bytes": str(MAX_RECORD_BYTES),
     "delete.topic.enable": "true",
     "log.cleaner.backoff.ms": "1000",
     "log.retention.check.interval.ms": "30000",

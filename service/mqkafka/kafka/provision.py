@@ -1,12 +1,16 @@
 """Idempotent provisioning of the system topics declared in ``topics/catalogue.toml``.
 
 Creates what is missing, raises partition counts that are below the declaration and sets the
-declared configs. It never deletes a topic, never lowers a partition count and never touches
-a config the catalogue does not name, so running it at every start is safe (``mqk serve`` and
+declared configs. It never deletes a topic, never lowers a partition count or a topic's
+``max.message.bytes`` (an operator may have raised it) and never touches a config the
+catalogue does not name, so running it at every start is safe (``mqk serve`` and
 every MQI connection do). Two things it refuses rather than repairs, each in one line: a state
 topic that exists with another ``cleanup.policy`` than declared (it may hold other data; a
 compacted topic is what makes the state survive), and, where topics may not be created
 (``--no-create-topics``), every system topic that is missing.
+
+Every queue topic, the catalogue's and those the MQI and the service make for other queues,
+takes the catalogue's ``[defaults.queue_config]`` (:func:`queue_topic_config`).
 
 The catalogue ships inside the package (``mqkafka.resources``); ``MQK_TOPICS`` names another.
 """
@@ -64,6 +68,21 @@ def catalogue_path() -> Path | None:
 def load_catalogue(path: Path | None = None) -> list[TopicSpec]:
     """The declared topics. A catalogue that cannot be used is a ``CatalogueError`` naming
     the file, the line and the problem."""
+    return _load(path).specs
+
+
+def queue_topic_config(path: Path | None = None) -> dict[str, str]:
+    """The configs every queue topic is made with (``[defaults.queue_config]``)."""
+    return dict(_load(path).queue_config)
+
+
+@dataclass(frozen=True)
+class _Catalogue:
+    specs: list[TopicSpec]
+    queue_config: Mapping[str, str]
+
+
+def _load(path: Path | None) -> _Catalogue:
     chosen = path or catalogue_path()
     if chosen is None:
         return _parse_catalogue(resources.catalogue_text(), "catalogue.toml (packaged)")
@@ -82,6 +101,9 @@ def load_catalogue(path: Path | None = None) -> list[TopicSpec]:
 _KINDS = ("queue", "state")
 _ENTRY_KEYS = ("name", "partitions", "replication_factor", "purpose", "config")
 _DEFAULT_KEYS = ("partitions", "replication_factor")
+_QUEUE_CONFIG = "queue_config"  # [defaults.queue_config]: every queue topic's configs
+# configs a topic may hold higher than declared: provisioning raises them, never lowers them
+_AT_LEAST = frozenset({"max.message.bytes"})
 _KAFKA_TOPIC = re.compile(r"[A-Za-z0-9._-]{1,249}")
 _TOML_WHERE = re.compile(r"(.*) \(at (?:line (\d+), column (\d+)|end of document)\)", re.DOTALL)
 _Table = tuple[str, int]  # a table's name and, for [[array]] tables, which one
@@ -96,7 +118,7 @@ class _Bad(Exception):
         self.problem, self.table, self.key = problem, table, key
 
 
-def _parse_catalogue(text: str, source: str) -> list[TopicSpec]:
+def _parse_catalogue(text: str, source: str) -> _Catalogue:
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -113,7 +135,7 @@ def _parse_catalogue(text: str, source: str) -> list[TopicSpec]:
         raise CatalogueError(f"{source}:{line}: {bad.problem}") from None
 
 
-def _specs(doc: dict[str, Any]) -> list[TopicSpec]:
+def _specs(doc: dict[str, Any]) -> _Catalogue:
     for name in doc:
         if name not in (*_KINDS, "defaults"):
             raise _Bad(f"unknown table {name!r} (defaults, queue, state)", (name, 0), name)
@@ -122,9 +144,11 @@ def _specs(doc: dict[str, Any]) -> list[TopicSpec]:
         raise _Bad("'defaults' is a table: [defaults]", key="defaults")
     where: _Table = ("defaults", 0)
     for key in defaults:
-        if key not in _DEFAULT_KEYS:
-            raise _Bad(f"unknown key {key!r} ({', '.join(_DEFAULT_KEYS)})", where, key)
+        if key not in (*_DEFAULT_KEYS, _QUEUE_CONFIG):
+            known = ", ".join((*_DEFAULT_KEYS, _QUEUE_CONFIG))
+            raise _Bad(f"unknown key {key!r} ({known})", where, key)
     base = {key: _count(defaults.get(key, 1), where, key) for key in _DEFAULT_KEYS}
+    queue_config = _config(defaults.get(_QUEUE_CONFIG, {}), where, _QUEUE_CONFIG)
     specs: list[TopicSpec] = []
     seen: set[tuple[str, str]] = set()
     for kind in _KINDS:
@@ -166,10 +190,13 @@ def _specs(doc: dict[str, Any]) -> list[TopicSpec]:
                         "replication_factor",
                     ),
                     purpose=purpose,
-                    config=_config(entry.get("config", {}), where),
+                    config={
+                        **(queue_config if kind == "queue" else {}),
+                        **_config(entry.get("config", {}), where),
+                    },
                 )
             )
-    return specs
+    return _Catalogue(specs, queue_config)
 
 
 def _count(value: object, where: _Table, key: str) -> int:
@@ -186,10 +213,10 @@ def _count(value: object, where: _Table, key: str) -> int:
     return value
 
 
-def _config(value: object, where: _Table) -> dict[str, str]:
+def _config(value: object, where: _Table, name: str = "config") -> dict[str, str]:
     """Topic configs as Kafka takes them: text, with TOML numbers and booleans spelt out."""
     if not isinstance(value, dict):
-        raise _Bad("config is a table of topic configs", where, "config")
+        raise _Bad(f"{name} is a table of topic configs", where, name)
     config = {}
     for key, setting in value.items():
         if isinstance(setting, bool):
@@ -197,13 +224,14 @@ def _config(value: object, where: _Table) -> dict[str, str]:
         elif isinstance(setting, str | int | float):
             config[key] = str(setting)
         else:
-            raise _Bad(f"config {key!r} is a string, number or boolean", where, f"config.{key}")
+            raise _Bad(f"{name} {key!r} is a string, number or boolean", where, f"{name}.{key}")
     return config
 
 
 def _key_lines(text: str) -> dict[_Table, dict[str, int]]:
     """Where tables and keys are written: table -> {"": its header's line, key: line}. A scan
-    of the usual layout (one key per line, ``[state.config]`` inside the last ``[[state]]``);
+    of the usual layout (one key per line, ``[state.config]`` inside the last ``[[state]]``,
+    ``[defaults.queue_config]`` inside ``[defaults]``);
     a key it does not find is reported at its table's line."""
     found: dict[_Table, dict[str, int]] = {_ROOT: {}}
     arrays: dict[str, int] = {}
@@ -218,8 +246,9 @@ def _key_lines(text: str) -> dict[_Table, dict[str, int]]:
         elif line.startswith("["):
             name = line[1:].split("]", 1)[0].strip()
             head, _, rest = name.partition(".")
-            if rest and head.strip() in arrays:
-                table, prefix = (head.strip(), arrays[head.strip()]), rest.strip() + "."
+            head = head.strip()
+            if rest and (head in arrays or (head, 0) in found):  # [defaults.queue_config] too
+                table, prefix = (head, arrays.get(head, 0)), rest.strip() + "."
                 found[table].setdefault(rest.strip(), number)
             else:
                 table, prefix = (name, 0), ""
@@ -321,11 +350,20 @@ def apply_catalogue(
     current = topicadmin.topic_configs(admin, [s.topic(prefix) for s in configured], timeout)
     for spec in configured:
         have = current.get(spec.topic(prefix), {})
-        drift = {k: v for k, v in spec.config.items() if have.get(k) != v}
+        drift = {k: v for k, v in spec.config.items() if not _holds(k, have.get(k), v)}
         if drift:
             topicadmin.set_topic_configs(admin, spec.topic(prefix), drift)
             actions.append(f"set {', '.join(sorted(drift))} on {spec.topic(prefix)}")
     return actions
+
+
+def _holds(name: str, have: str | None, declared: str) -> bool:
+    """Whether a topic's config ``have`` is as declared (or, for ``_AT_LEAST``, above it)."""
+    if have == declared:
+        return True
+    if name in _AT_LEAST and have is not None and have.isdigit() and declared.isdigit():
+        return int(have) >= int(declared)
+    return False
 
 
 def _refuse_wrong_policy(admin: Any, present: list[TopicSpec], prefix: str, timeout: float) -> None:

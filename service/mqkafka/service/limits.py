@@ -35,13 +35,15 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from typing import Any
 
+from mqkafka.kafka.clients import MAX_RECORD_BYTES
+
 log = logging.getLogger(__name__)
 
 # librdkafka's bound on a v2 record's framing (RD_KAFKAP_MESSAGE_V2_MAX_OVERHEAD)
 RECORD_OVERHEAD = 36
 HEADER_OVERHEAD = 10  # a header's name and value lengths: two varints of at most 5 bytes
 BATCH_OVERHEAD = 61  # a v2 record batch's own header, counted against max.message.bytes
-PRODUCER_MAX_MESSAGE_BYTES = 1_000_000  # librdkafka's default message.max.bytes
+PRODUCER_MAX_MESSAGE_BYTES = MAX_RECORD_BYTES  # every producer's default message.max.bytes
 KAFKA_MAX_MESSAGE_BYTES = 1_048_588  # the broker's default max.message.bytes
 # Key and headers of any record made from an MQMD: its 24 fields at their longest are under
 # 1,900 bytes, a dead letter's mqk.* headers ~1,100 more, the key 24.

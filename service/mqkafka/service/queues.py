@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from mqkafka.kafka import topicadmin
 from mqkafka.kafka.clients import KafkaException
+from mqkafka.kafka.provision import queue_topic_config
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.wire.names import queue_to_topic, reserved_topic
@@ -30,9 +31,18 @@ class QueueDirectory:
     if it is a topic or may become one (the AdminClient is asked only here)."""
 
     def __init__(
-        self, admin: Any, *, namespace: str = "", auto_create: bool = True, partitions: int = 1
+        self,
+        admin: Any,
+        *,
+        namespace: str = "",
+        auto_create: bool = True,
+        partitions: int = 1,
+        topic_config: Mapping[str, str] | None = None,
     ) -> None:
+        """``topic_config``: what the queue topics it makes are made with (None: every queue
+        topic's, the catalogue's ``[defaults.queue_config]``)."""
         self._admin = admin
+        self._config = dict(queue_topic_config() if topic_config is None else topic_config)
         self._namespace = namespace
         self.auto_create = auto_create
         self._partitions = partitions
@@ -114,7 +124,7 @@ class QueueDirectory:
             self._list_all()
             missing = unknown - self._known
             if missing and self.auto_create:
-                requests = [topicadmin.TopicRequest(t, self._partitions) for t in sorted(missing)]
+                requests = [self._request(t) for t in sorted(missing)]
                 try:
                     created = topicadmin.create_topics(self._admin, requests)
                 except KafkaException as error:  # each is tried again alone by ensure()
@@ -136,6 +146,9 @@ class QueueDirectory:
             ns = self._namespace
             self.on_listed([t for t in listed if t.startswith(ns) and not reserved_topic(t, ns)])
 
+    def _request(self, topic: str) -> topicadmin.TopicRequest:
+        return topicadmin.TopicRequest(topic, self._partitions, config=self._config)
+
     def ensure(self, queue: str) -> str | None:
         """The queue's topic, created if allowed; None when it cannot be had."""
         try:
@@ -146,7 +159,7 @@ class QueueDirectory:
             return topic
         if not self.auto_create:
             return None
-        request = topicadmin.TopicRequest(topic, self._partitions)
+        request = self._request(topic)
         try:
             if topicadmin.create_topics(self._admin, [request]):
                 log.info("created queue topic %s", topic)

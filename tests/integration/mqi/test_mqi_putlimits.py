@@ -83,7 +83,40 @@ def test_longer_than_maxmsgl(qmgr: QueueManager, new_queue: Callable[..., str]) 
     large = pymqi.Queue(qmgr, new_queue(max_msg_length=100 * 1024 * 1024), C.MQOO_OUTPUT)
     huge = bytes(QMGR_MAX_MSG_LENGTH + 1)
     assert reason_of(lambda: large.put(huge)) == RC.MSG_TOO_BIG_FOR_Q_MGR
-    # within MAXMSGL but more than the producer takes (message.max.bytes, 1,000,000): was 2009
+    large.close()
+
+
+def test_a_message_of_the_advertised_maximum_goes_through_a_default_queue(
+    qmgr: QueueManager, new_queue: Callable[..., str]
+) -> None:
+    """MQINQ's MaxMsgLength (MQ's 4 MB) and a default queue's MAXMSGL are what Kafka takes:
+    the producer, the queue's topic and the broker (a 2 MB put was 2031: librdkafka's default
+    message.max.bytes, 1,000,000); one byte more is 2031, as MQ answers."""
+    name = new_queue()
+    queue = pymqi.Queue(qmgr, name, C.MQOO_OUTPUT | C.MQOO_INPUT_SHARED | C.MQOO_INQUIRE)
+    advertised = qmgr.inquire(C.MQIA_MAX_MSG_LENGTH)
+    assert advertised == queue.inquire(C.MQIA_MAX_MSG_LENGTH) == 4 * 1024 * 1024
+    assert isinstance(advertised, int)
+    largest = bytes(range(256)) * (advertised // 256)
+    queue.put(largest, pymqi.MD(Persistence=C.MQPER_PERSISTENT))  # the broker's answer waited
+    queue.put(largest)
+    got = [queue.get(None, pymqi.MD(), WAIT) for _ in range(2)]
+    assert got == [largest, largest]
+    over = largest + b"!"
+    assert reason_of(lambda: queue.put(over)) == RC.MSG_TOO_BIG_FOR_Q_MGR
+    assert reason_of(lambda: queue.put(over, pymqi.MD(Persistence=C.MQPER_PERSISTENT))) == (
+        RC.MSG_TOO_BIG_FOR_Q_MGR
+    )
+    queue.close()
+
+
+def test_more_than_a_lowered_producer_takes_is_2031(
+    connect: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    """Within MAXMSGL but more than the producer takes (its message.max.bytes lowered to
+    librdkafka's default): 2031, not a broken connection (was 2009)."""
+    qmgr = connect(producer_config={"message.max.bytes": "1000000"})
+    large = pymqi.Queue(qmgr, new_queue(), C.MQOO_OUTPUT)
     over_kafka = bytes(2 * 1024 * 1024)
     assert reason_of(lambda: large.put(over_kafka)) == RC.MSG_TOO_BIG_FOR_Q_MGR
     persistent = pymqi.MD(Persistence=C.MQPER_PERSISTENT)

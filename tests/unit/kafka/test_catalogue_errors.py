@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from mqkafka.kafka.provision import CatalogueError, load_catalogue
+from mqkafka.kafka.clients import MAX_RECORD_BYTES
+from mqkafka.kafka.localbroker import BASE_CONFIG
+from mqkafka.kafka.provision import CatalogueError, _holds, load_catalogue, queue_topic_config
+from mqkafka.mqi.rules.catalogue import DEFAULT_MAX_MSG_LENGTH
 
 GOOD = """\
 [defaults]
@@ -30,6 +33,18 @@ def test_the_shipped_catalogue_loads() -> None:
     assert "SYSTEM.BROKER.CONTROL.QUEUE" in names and "mqk-subscriptions" in names
 
 
+def test_the_shipped_queue_topics_take_what_the_producers_and_the_local_broker_take() -> None:
+    """MQ's 4 MiB MaxMsgLength in a record: topics, producers and the local broker agree."""
+    assert queue_topic_config() == {"max.message.bytes": str(MAX_RECORD_BYTES)}
+    assert all(
+        s.config["max.message.bytes"] == str(MAX_RECORD_BYTES)
+        for s in load_catalogue()
+        if s.kind == "queue"
+    )
+    assert BASE_CONFIG["message.max.bytes"] == str(MAX_RECORD_BYTES)
+    assert MAX_RECORD_BYTES >= DEFAULT_MAX_MSG_LENGTH + 64 * 1024
+
+
 def test_a_good_file_loads_with_its_defaults_and_configs_as_text(tmp_path: Path) -> None:
     path = tmp_path / "catalogue.toml"
     path.write_text(GOOD, encoding="utf-8")
@@ -42,6 +57,21 @@ def test_a_good_file_loads_with_its_defaults_and_configs_as_text(tmp_path: Path)
     )
     assert (state.kind, state.partitions) == ("state", 2)  # the [defaults] partitions
     assert state.config == {"cleanup.policy": "compact", "segment.ms": "3600000"}
+
+
+def test_every_queue_topic_takes_the_queue_config_and_its_own_over_it(tmp_path: Path) -> None:
+    path = tmp_path / "catalogue.toml"
+    path.write_text(
+        '[defaults]\npartitions = 2\n[defaults.queue_config]\n"max.message.bytes" = 5000\n\n'
+        '[[queue]]\nname = "Q1"\n\n[[queue]]\nname = "Q2"\n[queue.config]\n"segment.ms" = 1\n'
+        '\n[[state]]\nname = "mqk-x"\n',
+        encoding="utf-8",
+    )
+    q1, q2, state = load_catalogue(path)
+    assert q1.config == {"max.message.bytes": "5000"} and q1.partitions == 2
+    assert q2.config == {"max.message.bytes": "5000", "segment.ms": "1"}
+    assert state.config == {}  # a state topic is no queue
+    assert queue_topic_config(path) == {"max.message.bytes": "5000"}
 
 
 def test_mqk_topics_names_the_catalogue_read(
@@ -81,6 +111,11 @@ Q = '[[queue]]\nname = "Q1"\n'  # a good entry to put problems after (lines 1-2)
         (Q + '[queue.config]\n"segment.ms" = [1, 2]\n', "4: config 'segment.ms' is a string,"),
         (Q + "[defaults]\npartitions = -1\n", "4: partitions is a whole number from 1, not -1"),
         (Q + "[defaults]\nretention = 1\n", "4: unknown key 'retention' (partitions, replicati"),
+        (Q + "[defaults]\nqueue_config = 1\n", "4: queue_config is a table of topic configs"),
+        (
+            Q + '[defaults]\npartitions = 1\n[defaults.queue_config]\n"a" = [1]\n',
+            "6: queue_config 'a' is a string, number or boolean",
+        ),
         (Q + "\n[[queues]]\nname = 'Q2'\n", "4: unknown table 'queues' (defaults, queue, state)"),
         ("queue = 'Q1'\n", "1: 'queue' is an array of tables: [[queue]]"),
         ("# fine\n\ndefaults = 1\n", "3: 'defaults' is a table: [defaults]"),
@@ -104,3 +139,20 @@ def test_an_unreadable_catalogue_is_named_with_the_reason(tmp_path: Path) -> Non
     with pytest.raises(CatalogueError) as raised:
         load_catalogue(missing)
     assert str(raised.value) == f"{missing}: cannot read: No such file or directory"
+
+
+@pytest.mark.parametrize(
+    ("name", "have", "declared", "holds"),
+    [
+        ("max.message.bytes", "5242880", "5242880", True),
+        ("max.message.bytes", "9000000", "5242880", True),  # an operator raised it: kept
+        ("max.message.bytes", "1048588", "5242880", False),  # raised to the declaration
+        ("max.message.bytes", None, "5242880", False),
+        ("segment.ms", "9000000", "3600000", False),  # any other config: as declared
+        ("cleanup.policy", "compact", "compact", True),
+    ],
+)
+def test_provisioning_raises_max_message_bytes_and_never_lowers_it(
+    name: str, have: str | None, declared: str, holds: bool
+) -> None:
+    assert _holds(name, have, declared) is holds

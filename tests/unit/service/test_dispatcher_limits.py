@@ -24,6 +24,7 @@ from tests.unit.service.test_dispatcher import (
 )
 
 DLQ = "SYSTEM.DEAD.LETTER.QUEUE"
+LIMIT = 1_000_000  # every topic's and the producer's, as librdkafka's default message.max.bytes
 REQUEST: dict[str, Any] = {"MsgType": MQMT.REQUEST, "ReplyToQ": "APP.REPLIES"}
 
 
@@ -51,7 +52,7 @@ def fits_all(limits: FixedLimits, records: list[OutRecord]) -> bool:
 
 
 def test_a_copy_too_large_for_its_queue_is_dead_lettered_and_the_others_delivered() -> None:
-    limits = FixedLimits()
+    limits = FixedLimits(LIMIT)
     limits.set("APP.SMALL", 20_000)
     d = dispatcher(limits)
     run(d, [[register("APP.SMALL", "News/#"), register("APP.BIG", "News/#")]])
@@ -71,7 +72,7 @@ def test_a_copy_too_large_for_its_queue_is_dead_lettered_and_the_others_delivere
 
 
 def test_a_plan_is_not_replayed_for_a_body_too_large_for_a_copy() -> None:
-    limits = FixedLimits()
+    limits = FixedLimits(LIMIT)
     limits.set("APP.SMALL", 20_000)
     d = dispatcher(limits)
     run(d, [[register("APP.SMALL", "News/#")]])
@@ -82,7 +83,7 @@ def test_a_plan_is_not_replayed_for_a_body_too_large_for_a_copy() -> None:
 
 
 def test_a_lowered_limit_drops_the_plans_made_under_the_old_one() -> None:
-    limits = FixedLimits()
+    limits = FixedLimits(LIMIT)
     d = dispatcher(limits)
     run(d, [[register("APP.A", "News/#")], [publish("News/Today", b"x" * 30_000)] * 2])
     limits.set("APP.A", 20_000)
@@ -92,7 +93,7 @@ def test_a_lowered_limit_drops_the_plans_made_under_the_old_one() -> None:
 
 
 def test_a_retained_publication_too_large_for_the_store_leaves_it_as_it_was() -> None:
-    limits = FixedLimits()
+    limits = FixedLimits(LIMIT)
     limits.set("mqk-retained", 30_000)
     d = dispatcher(limits)
     run(d, [[publish("News/Today", b"old", ("PubOpt", "RetainPub"))]])
@@ -107,7 +108,7 @@ def test_a_retained_publication_too_large_for_the_store_leaves_it_as_it_was() ->
 
 
 def test_a_publication_answered_only_on_a_warning_is_answered_when_a_copy_did_not_fit() -> None:
-    limits = FixedLimits()
+    limits = FixedLimits(LIMIT)
     limits.set("APP.SMALL", 20_000)
     d = dispatcher(limits)
     run(d, [[register("APP.SMALL", "News/#")]])
@@ -119,7 +120,7 @@ def test_a_publication_answered_only_on_a_warning_is_answered_when_a_copy_did_no
 
 
 def test_a_subscription_too_large_for_its_changelog_fails_the_command() -> None:
-    limits = FixedLimits()
+    limits = FixedLimits(LIMIT)
     limits.set("mqk-subscriptions", 10_000)
     d = dispatcher(limits)
     out = run(d, [[register("APP.A", "News/#", ("SubUserData", "u" * 20_000))]])
@@ -130,7 +131,7 @@ def test_a_subscription_too_large_for_its_changelog_fails_the_command() -> None:
 
 
 def test_a_reply_too_large_for_its_queue_is_dead_lettered() -> None:
-    limits = FixedLimits()
+    limits = FixedLimits(LIMIT)
     limits.set("APP.REPLIES", 5_000)
     d = dispatcher(limits)
     # an error reply echoes the command: a long one makes a long reply
@@ -143,7 +144,7 @@ def test_a_reply_too_large_for_its_queue_is_dead_lettered() -> None:
 
 
 def test_a_dead_letter_too_large_for_the_dead_letter_queue_is_dropped_and_counted() -> None:
-    d = dispatcher(FixedLimits())
+    d = dispatcher(FixedLimits(1_000_000))  # every topic: a dead letter's MQDLH passes it
     not_a_command = Message("SYSTEM.BROKER.CONTROL.QUEUE", b"z" * 999_900, [], 7)
     after = put(CONTROL_QUEUE, [("Command", "RegSub"), ("Topic", "A"), ("QName", "Q")], **REQUEST)
     out = run(d, [[not_a_command, after]])
@@ -158,7 +159,7 @@ def test_a_dead_letter_too_large_for_the_dead_letter_queue_is_dropped_and_counte
 
 
 def test_the_issues_999900_byte_publication_reaches_nobody_and_its_publisher_is_told() -> None:
-    limits = FixedLimits()
+    limits = FixedLimits(LIMIT)
     d = dispatcher(limits)
     run(d, [[register("APP.A", "News/#")]])
     out = run(d, [[publish("News/Today", b"x" * 999_900, ("PubOpt", "RetainPub"), **REQUEST)]])
@@ -169,7 +170,7 @@ def test_the_issues_999900_byte_publication_reaches_nobody_and_its_publisher_is_
 
 
 def test_a_queue_name_that_is_kafkas_own_is_no_subscriber_queue() -> None:
-    d = dispatcher(FixedLimits())
+    d = dispatcher(FixedLimits(LIMIT))
     out = run(d, [[register("__consumer_offsets", "News/#")]])
     assert reasons(out, "APP.REPLIES") == [b"3076"]
     assert len(d.state.subscriptions) == 0
@@ -186,7 +187,7 @@ def test_a_queue_name_that_is_kafkas_own_is_no_subscriber_queue() -> None:
 
 
 def test_what_kafka_refused_all_the_same_is_dead_lettered_with_the_nearest_reason() -> None:
-    d = dispatcher(FixedLimits())
+    d = dispatcher(FixedLimits(LIMIT))
     message = publish("News/Today", b"body", **REQUEST)
     for error, reason in [
         (KafkaError.MSG_SIZE_TOO_LARGE, b"2030"),

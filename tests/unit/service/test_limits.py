@@ -11,7 +11,6 @@ from mqkafka.mq.mqmd import MQMD
 from mqkafka.mq.reasons import RC
 from mqkafka.service.limits import (
     HEADROOM,
-    PRODUCER_MAX_MESSAGE_BYTES,
     FixedLimits,
     headers_size,
     wire_size,
@@ -70,9 +69,12 @@ def test_the_queue_directory_says_a_reserved_name_is_no_queue(namespace: str) ->
     assert queues.ensure("APP.REPLIES") == namespace + "APP.REPLIES"
 
 
+LIMIT = 1_000_000  # librdkafka's default message.max.bytes (the issue's producer)
+
+
 def _librdkafka_takes(value: int, key: bytes | None, headers: list[tuple[str, bytes]]) -> bool:
     """librdkafka's own size check, made when a record is produced (no broker needed)."""
-    producer = Producer({"bootstrap.servers": "127.0.0.1:9", "message.max.bytes": 1_000_000})
+    producer = Producer({"bootstrap.servers": "127.0.0.1:9", "message.max.bytes": LIMIT})
     try:
         producer.produce("t", b"x" * value, key, headers=headers)
     except KafkaException:
@@ -94,8 +96,8 @@ def _librdkafka_takes(value: int, key: bytes | None, headers: list[tuple[str, by
 def test_what_the_measure_lets_through_librdkafka_takes(
     key: bytes | None, headers: list[tuple[str, bytes]]
 ) -> None:
-    limits = FixedLimits(PRODUCER_MAX_MESSAGE_BYTES)
-    longest = PRODUCER_MAX_MESSAGE_BYTES - wire_size(b"", key, headers)
+    limits = FixedLimits(LIMIT)
+    longest = LIMIT - wire_size(b"", key, headers)
     assert limits.fits("t", b"x" * longest, key, headers)
     assert not limits.fits("t", b"x" * (longest + 1), key, headers)
     assert _librdkafka_takes(longest, key, headers)
@@ -105,8 +107,8 @@ def test_what_the_measure_lets_through_librdkafka_takes(
 
 def test_the_issues_999900_byte_message_does_not_fit_with_its_mqmd() -> None:
     headers = mqmd_to_headers(MQMD(Format="MQHRF2", MsgId=b"M" * 24, CorrelId=b"C" * 24))
-    assert not FixedLimits().fits("t", b"x" * 999_900, b"C" * 24, headers)
-    assert FixedLimits().fits("t", b"x" * 990_000, b"C" * 24, headers)
+    assert not FixedLimits(LIMIT).fits("t", b"x" * 999_900, b"C" * 24, headers)
+    assert FixedLimits(LIMIT).fits("t", b"x" * 990_000, b"C" * 24, headers)
 
 
 def test_headroom_covers_the_headers_of_any_record_made_from_an_mqmd() -> None:

@@ -67,7 +67,7 @@ def kafka_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
 def _limits() -> tuple[TopicLimits, SlowAdmin, Clock]:
     clock = Clock()
     admin = SlowAdmin(clock)
-    limits = TopicLimits(admin, clock=clock, timeout=5.0)
+    limits = TopicLimits(admin, producer_max=1_000_000, clock=clock, timeout=5.0)
     for topic in TOPICS:
         limits.limit(topic)
     return limits, admin, clock

@@ -34,6 +34,7 @@ from mqkafka.kafka.clients import (
     TopicPartition,
 )
 from mqkafka.kafka.groups import reader_group
+from mqkafka.kafka.provision import queue_topic_config
 from mqkafka.kafka.sharestate import ShareOffsets, ShareStateClient, got_unseen
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
@@ -61,6 +62,7 @@ class QueueAdmin:
         self.client = clients.admin(settings.client)
         self.share_state = ShareStateClient(settings.client, settings.admin_timeout)
         self._configured: set[str] = set()
+        self._queue_config: dict[str, str] | None = None  # the catalogue's, read at first need
         self._lock = threading.Lock()
         self._delivery_limit: int | None = None
         self.timeout = settings.admin_timeout
@@ -83,9 +85,13 @@ class QueueAdmin:
     def create_topic(
         self, topic: str, partitions: int, config: dict[str, str] | None = None
     ) -> bool:
-        """Create ``topic``; False if it already exists (the name is someone else's)."""
+        """Create queue ``topic`` with every queue topic's configs (the catalogue's, ``config``
+        over them); False if it already exists (the name is someone else's)."""
+        if self._queue_config is None:
+            self._queue_config = queue_topic_config()
+        configs = {**self._queue_config, **(config or {})}
         future = self.client.create_topics(
-            [NewTopic(topic, partitions, 1, config=config or {})], operation_timeout=self.timeout
+            [NewTopic(topic, partitions, 1, config=configs)], operation_timeout=self.timeout
         )[topic]
         try:
             future.result()

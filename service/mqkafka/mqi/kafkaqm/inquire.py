@@ -17,8 +17,9 @@ from dataclasses import replace
 
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.connection import INPUT, Connection, Handle
+from mqkafka.mqi.kafkaqm.putlimits import QMGR_MAX_MSG_LENGTH
 from mqkafka.mqi.rules import cmqc as C
-from mqkafka.mqi.rules.catalogue import DEFAULT_MAX_MSG_LENGTH, MESSAGE_FORMATS, QueueDefinition
+from mqkafka.mqi.rules.catalogue import MESSAGE_FORMATS, QueueDefinition
 from mqkafka.mqi.rules.errors import MQMIError, failed
 
 Value = int | bytes
@@ -49,7 +50,7 @@ def qmgr_attributes(conn: Connection) -> dict[int, Callable[[], Value]]:
         C.MQIA_COMMAND_LEVEL: lambda: C.MQCMDL_CURRENT_LEVEL,
         C.MQIA_CODED_CHAR_SET_ID: lambda: C.MQCCSI_UTF8,
         C.MQIA_MAX_PRIORITY: lambda: 9,
-        C.MQIA_MAX_MSG_LENGTH: lambda: DEFAULT_MAX_MSG_LENGTH,
+        C.MQIA_MAX_MSG_LENGTH: lambda: QMGR_MAX_MSG_LENGTH,  # what MQPUT enforces
         C.MQIA_MAX_HANDLES: lambda: 256,
         C.MQIA_MAX_UNCOMMITTED_MSGS: lambda: 10000,
         C.MQIA_SYNCPOINT: lambda: C.MQSP_AVAILABLE,

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from mqkafka.kafka.clients import KafkaError, KafkaException
+from mqkafka.kafka.clients import KafkaError, KafkaException, producer_max_bytes
 from mqkafka.mq.reasons import RC
-from mqkafka.mqi.kafkaqm.recordroom import PRODUCER_MAX_MESSAGE_BYTES, learn, needs_asking
+from mqkafka.mqi.kafkaqm.recordroom import learn, needs_asking
 from mqkafka.mqi.rules.catalogue import DEFAULT_MAX_MSG_LENGTH
 from mqkafka.mqi.rules.errors import MQMIError, failed
 
@@ -149,8 +149,7 @@ def check_room(conn: Connection, handle: Handle, max_depth: int) -> None:
 
 
 def _producer_max(conn: Connection) -> int:
-    setting = conn.settings.producer_config.get("message.max.bytes")
-    return int(setting) if setting is not None else PRODUCER_MAX_MESSAGE_BYTES
+    return producer_max_bytes(conn.settings.client, conn.settings.producer_config)
 
 
 def _lag(conn: Connection, handle: Handle) -> int:

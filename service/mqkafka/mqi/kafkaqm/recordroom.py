@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mqkafka.kafka import topicadmin
+from mqkafka.kafka.clients import MAX_RECORD_BYTES
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.rules.errors import failed
 from mqkafka.wire.headers import MSG_ID_HEADER
@@ -43,10 +44,9 @@ HEADROOM = 4096
 MQMD_HEADERS = 24
 REFRESH = 300.0  # seconds a topic's limit is kept before a new connection asks it again
 
-PRODUCER_MAX_MESSAGE_BYTES = 1_000_000  # librdkafka's default message.max.bytes
 # topic -> (largest record it takes, with its batch header; None: not known), when asked
 _rooms: dict[str, tuple[int | None, float]] = {}
-producer_max = PRODUCER_MAX_MESSAGE_BYTES  # the producer's limit, as the last asker said
+producer_max = MAX_RECORD_BYTES  # the producer's limit, as the last asker said
 _queues: dict[str, str] = {}  # topic -> queue name, for the lost record's line
 lost = 0  # non-persistent records Kafka refused after MQPUT had returned, in this process
 

@@ -39,6 +39,7 @@ from typing import Any
 
 import faust
 
+from mqkafka.faust.exactlyonce import record_boundary
 from mqkafka.faust.outage import OutageLines, fenced_line, install, is_fenced
 from mqkafka.faust.settings import make_app
 from mqkafka.kafka.clients import KafkaError, KafkaException
@@ -126,12 +127,16 @@ class FaustBrokerService(BrokerService):
             topic_disable_leader=True,  # no leader election: no topic of Faust's own to hold
             producer_max_request_size=largest,  # what the limits let through, aiokafka takes
             consumer_max_fetch_size=max(largest, 4 << 20),
+            # partitions added to a topic (mqk topics apply) are taken by the group within
+            # this, as the default loop's are, not aiokafka's 5 minutes
+            consumer_metadata_max_age_ms=5000,
         )
         log.info("runtime: faust, app %s", self.app.conf.id)
         self.app.on_transaction_committed = self._committed
         self.app.on_fenced = self._fenced
+        self.app.on_transaction_aborted = self._aborted
         self.app.on_refused = self._refused
-        self._fenced_by: str | None = None
+        self._stop_line: str | None = None
         crash = self.app.crash
 
         async def crash_unless_fenced(reason: BaseException) -> None:
@@ -148,27 +153,57 @@ class FaustBrokerService(BrokerService):
         self.app.agent(channel, name="mqk-serve")(self._serve)
 
     async def _serve(self, stream: Any) -> None:
-        handle = self.dispatcher.handle
         async for _ in stream:
             event = stream.current_event or faust.current_event()
-            if self._fresh:
-                self.dispatcher.before_batch()
-                self._fresh = False
-            send = self.app.consumer.transactions.send
-            for topic, value, key, headers, partition in handle([FaustRecord(event.message)]):
-                await send(
-                    topic,
-                    key,
-                    value,
-                    partition if partition >= 0 else None,
-                    None,
-                    list(headers) if headers else None,
-                )
+            try:
+                await self._one(event)
+            except Exception as error:  # a bug or a fenced producer: never half a record
+                self._failed(event, error)
+
+    async def _one(self, event: Any) -> None:
+        if self._fresh:
+            self.dispatcher.before_batch()
+            self._fresh = False
+        send = self.app.consumer.transactions.send
+        for topic, value, key, headers, partition in self.dispatcher.handle(
+            [FaustRecord(event.message)]
+        ):
+            await send(
+                topic,
+                key,
+                value,
+                partition if partition >= 0 else None,
+                None,
+                list(headers) if headers else None,
+            )
+
+    def _failed(self, event: Any, error: BaseException) -> None:
+        """A record whose outputs may be half sent: Faust would acknowledge it and commit its
+        offset with them. Nothing more is committed; the worker stops (exit code 3) and its
+        successor reads on from the last commit."""
+        message = event.message
+        where = f"{message.topic} [{message.partition}] offset {message.offset}"
+        record_boundary(self.app).fail(event, where)
+        if is_fenced(error):
+            self._fenced(error)
+            return
+        log.error("%s: processing failed (%r)", where, error, exc_info=error)
+        self._stop_for(
+            f"processing {where} failed ({type(error).__name__}): nothing after the last "
+            "commit is kept, a restarted worker reads on from there"
+        )
 
     def _committed(self) -> None:
         self._fresh = True
         self.outage.heard_from_kafka(log)
         self.dispatcher.committed()
+
+    def _aborted(self, opened: int) -> None:
+        """A rebalance aborted the open transactions: their state effects are undone (the
+        records are read again from the committed offsets)."""
+        if not self._fresh:
+            self._fresh = True
+            self.dispatcher.aborted()
 
     def _refused(self, where: tuple[str, int, int], topic: str, error: BaseException) -> None:
         """A record Kafka refused for good: aiokafka commits the transaction without it."""
@@ -182,18 +217,22 @@ class FaustBrokerService(BrokerService):
 
     def _fenced(self, error: BaseException) -> None:
         """Another producer took a transactional id of this worker's: it stops as on SIGTERM
-        (its open transactions never commit) and ``run`` ends it with exit code 3; a stop
-        that does not end in ``FENCED_STOP`` seconds is ended there."""
-        if self._fenced_by is not None:
+        (its open transactions never commit) and ``run`` ends it with exit code 3."""
+        self._stop_for(fenced_line(error))
+
+    def _stop_for(self, line: str) -> None:
+        """Stops as on SIGTERM, ended with ``line`` and exit code 3 by ``run``; a stop that
+        does not end in ``FENCED_STOP`` seconds is ended there."""
+        if self._stop_line is not None:
             return
-        self._fenced_by = fenced_line(error)
+        self._stop_line = line
         os.kill(os.getpid(), signal.SIGTERM)
         timer = threading.Timer(FENCED_STOP, self._stop_now)
         timer.daemon = True
         timer.start()
 
     def _stop_now(self) -> None:
-        log.critical("the broker service stopped: %s", self._fenced_by)
+        log.critical("the broker service stopped: %s", self._stop_line)
         os._exit(3)
 
     async def _on_rebalanced(self, sender: Any = None, **kwargs: Any) -> None:
@@ -222,8 +261,8 @@ class FaustBrokerService(BrokerService):
             code = stopped.code
         finally:
             self.close()
-        if self._fenced_by is not None:  # the CLI's one line and exit code 3
-            raise KafkaException(KafkaError(KafkaError._FATAL, self._fenced_by, fatal=True))
+        if self._stop_line is not None:  # the CLI's one line and exit code 3
+            raise KafkaException(KafkaError(KafkaError._FATAL, self._stop_line, fatal=True))
         if code not in (0, None):
             raise SystemExit(code)
         log.info("broker stopped cleanly")

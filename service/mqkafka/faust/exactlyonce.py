@@ -27,15 +27,17 @@ import asyncio
 import logging
 import shutil
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import faust
-from faust.exceptions import ProducerSendError
+from faust.exceptions import ProducerSendError, Skip
 from faust.stores import rocksdb
 from faust.transport import consumer as base_consumer
 from faust.transport.drivers import aiokafka as driver
+from faust.types.tuples import ack_lock
 
 from mqkafka.faust.outage import is_fenced, is_incurable
+from mqkafka.faust.rebalance import abort_and_stop, ensure_begun, start_transactions
 
 logger = logging.getLogger(__name__)
 
@@ -43,38 +45,62 @@ WAITS_FOR_RECORDS = "commit waits for records in flight"
 
 
 class RecordBoundary:
-    """How many records agents are working on, and a gate that holds new ones while a commit
-    waits for that number to reach 0."""
+    """Which records agents are working on, and a gate that holds new ones while a commit
+    waits for none to be in flight. Between a revocation and the next assignment
+    (``revoked``) the gate drops records unprocessed: they are read again from the committed
+    offset (``rebalance.py``)."""
 
     def __init__(self) -> None:
-        self.in_flight = 0
+        self._inside: set[int] = set()  # the events past the gate, by id
+        self.done: dict[Any, int] = {}  # per partition, the last record processed: committable
+        self.revoked = False
+        self.broken: str | None = None  # a record failed: nothing more may be committed
         self._closers = 0
         self._open = asyncio.Event()
         self._open.set()
         self._idle = asyncio.Event()
         self._idle.set()
 
-    async def enter(self, value: Any) -> Any:
+    @property
+    def in_flight(self) -> int:
+        return len(self._inside)
+
+    async def enter(self, event: Any) -> None:
         """A stream's first processor: the record waits while a commit is being made."""
         while self._closers:
             await self._open.wait()
-        self.in_flight += 1
+        if self.revoked:
+            raise Skip()  # acknowledged as skipped: no commit uses it (BoundaryCommitConsumer)
+        self._inside.add(id(event))
         self._idle.clear()
-        return value
 
-    def leave(self) -> None:
-        """The record was acknowledged: its agent asked for the next one (or gave up on it)."""
-        if self.in_flight:
-            self.in_flight -= 1
-        if not self.in_flight:
+    def leave(self, event: Any) -> None:
+        """The record was acknowledged: its agent asked for the next one. Events that never
+        passed the gate (Faust skips records of an older generation or while its flow is
+        stopped, and acknowledges them all the same) are not counted as done."""
+        key = id(event)
+        if key in self._inside:
+            self._inside.discard(key)
+            message = event.message
+            if self.broken is None and message.offset >= self.done.get(message.tp, -1):
+                self.done[message.tp] = message.offset
+        if not self._inside:
+            self._idle.set()
+
+    def fail(self, event: Any, reason: str) -> None:
+        """The agent failed on this record: it is not done, and the open transactions (which
+        may hold some of its outputs) must never commit."""
+        self.broken = self.broken or reason
+        self._inside.discard(id(event))
+        if not self._inside:
             self._idle.set()
 
     async def close(self) -> None:
         """Hold new records and wait until none is in flight."""
         self._closers += 1
         self._open.clear()
-        if self.in_flight:
-            logger.info("%s (%d)", WAITS_FOR_RECORDS, self.in_flight)
+        if self._inside:
+            logger.info("%s (%d)", WAITS_FOR_RECORDS, len(self._inside))
             await self._idle.wait()
 
     def reopen(self) -> None:
@@ -97,7 +123,8 @@ class _Gate:
         self.boundary = boundary
 
     async def __call__(self, value: Any) -> Any:
-        return await self.boundary.enter(value)
+        await self.boundary.enter(faust.current_event())
+        return value
 
 
 class BoundaryStream(faust.Stream):  # type: ignore[misc]
@@ -114,14 +141,15 @@ class BoundaryStream(faust.Stream):  # type: ignore[misc]
         sensor_out: Any = self._on_stream_event_out  # type: ignore[has-type]
 
         def on_stream_event_out(*args: Any, **kwargs: Any) -> Any:
-            boundary.leave()
+            boundary.leave(args[3] if len(args) > 3 else kwargs.get("event"))
             return sensor_out(*args, **kwargs)
 
         self._on_stream_event_out = on_stream_event_out
 
 
 class BoundaryCommitConsumer(driver.Consumer):  # type: ignore[misc]
-    """Commits, exactly once, only at a record boundary and after every send is settled."""
+    """Commits, exactly once, only at a record boundary and after every send is settled; a
+    rebalance aborts what was not committed and reads it again (``rebalance.py``)."""
 
     async def commit(self, topics: Any = None, start_new_transaction: bool = True) -> bool:
         if not self.in_transaction:
@@ -131,8 +159,12 @@ class BoundaryCommitConsumer(driver.Consumer):  # type: ignore[misc]
             logger.warning("commit asked for inside a record: left to the next timed commit")
             return False
         boundary = record_boundary(self.app)
+        if boundary.revoked or boundary.broken:  # read again from the committed offsets
+            return False
         await boundary.close()
         try:
+            if boundary.revoked or boundary.broken:
+                return False
             await self.app.producer.settle()
             committed = bool(await super().commit(topics, start_new_transaction))
             hook = getattr(self.app, "on_transaction_committed", None)
@@ -147,6 +179,65 @@ class BoundaryCommitConsumer(driver.Consumer):  # type: ignore[misc]
             return False
         finally:
             boundary.reopen()
+
+    async def on_partitions_revoked(self, revoked: Any) -> None:
+        # Before Faust forgets the acknowledged offsets: nothing is committed from here on.
+        if self.in_transaction:
+            await self._abort_for_rebalance()
+        await super().on_partitions_revoked(revoked)
+
+    async def _abort_for_rebalance(self) -> None:
+        while self._commit_fut is not None:  # type: ignore[has-type]  # a commit under way ends
+            await self.maybe_wait_for_commit_to_finish()
+        fut: asyncio.Future[None] = asyncio.Future(loop=self.loop)
+        self._commit_fut = fut  # and none begins meanwhile
+        boundary = record_boundary(self.app)
+        try:
+            await boundary.close()  # no record in flight
+            boundary.revoked = True
+            boundary.done.clear()
+            opened = await self.app.producer.abort_open()
+            hook = getattr(self.app, "on_transaction_aborted", None)
+            if hook is not None:
+                hook(opened)
+        finally:
+            boundary.reopen()
+            self._commit_fut = None  # type: ignore[assignment]
+            if not fut.done():
+                fut.set_result(None)
+
+    async def on_partitions_assigned(self, assigned: Any, generation_id: int = 0) -> None:
+        if self.in_transaction:
+            # Acknowledged since the revocation (records dropped at the gate or skipped by
+            # Faust as of an older generation): all is read again from the committed offsets.
+            with ack_lock:
+                self._acked.clear()
+                self._acked_index.clear()
+                self._gap.clear()
+                self._n_acked = 0
+            boundary = record_boundary(self.app)
+            boundary.done.clear()
+            boundary.revoked = False
+        await super().on_partitions_assigned(assigned, generation_id)
+
+    def _filter_tps_with_pending_acks(self, topics: Any = None) -> Any:
+        if not self.in_transaction:
+            return super()._filter_tps_with_pending_acks(topics)
+        done = record_boundary(self.app).done
+        return [tp for tp in done if topics is None or tp in topics or tp.topic in topics]
+
+    def _new_offset(self, tp: Any) -> int | None:
+        """The offset after the last record processed: Faust's own, from its acknowledgements
+        and the gaps between offsets read, also counts records it skipped unprocessed
+        (acknowledged as skipped while its flow is stopped, or of an older generation)."""
+        if not self.in_transaction:
+            return cast(int | None, super()._new_offset(tp))
+        with ack_lock:  # Faust's own list, unused here, kept from growing
+            self._acked.pop(tp, None)
+            self._acked_index.pop(tp, None)
+            self._gap.pop(tp, None)
+        done = record_boundary(self.app).done.get(tp)
+        return None if done is None else done + 1
 
 
 class SettledProducer(driver.Producer):  # type: ignore[misc]
@@ -171,6 +262,15 @@ class SettledProducer(driver.Producer):  # type: ignore[misc]
         position = self._inputs.pop(future, None)
         if not future.cancelled() and future.exception() is not None:
             self._failed.append((future, position))
+
+    async def abort_open(self) -> int:
+        """Aborts every open transaction and stops its producer (at a revocation); what was
+        sent in them, failed or not, is sent again when its records are read again."""
+        opened = await abort_and_stop(self._transaction_producers, self._trn_locks)
+        self._unsettled.clear()
+        self._inputs.clear()
+        self._failed.clear()
+        return opened
 
     def send_soon(self, fut: Any) -> None:
         # Table writes: buffered, published by a task of Faust's, acknowledged later.
@@ -238,6 +338,9 @@ class InputPartitionTransactions(base_consumer.TransactionManager):  # type: ign
             return await super().send(topic, key, value, partition, timestamp, headers)
         source = event.message.tp
         group = self.app.assignor.group_for_topic(source.topic)
+        transactional_id = f"{self.app.conf.id}-{group}-{source.partition}"
+        # begun at the assignment; if Kafka was away then, begun now (tried until it is)
+        await ensure_begun(self.producer, transactional_id, self.app, tries=1 << 30)
         return await self.producer.send(
             topic,
             key,
@@ -245,8 +348,11 @@ class InputPartitionTransactions(base_consumer.TransactionManager):  # type: ign
             partition,
             timestamp,
             headers,
-            transactional_id=f"{self.app.conf.id}-{group}-{source.partition}",
+            transactional_id=transactional_id,
         )
+
+    async def _start_transactions(self, tids: Any) -> None:
+        await start_transactions(self.producer, tids, self.app)
 
     async def commit(self, offsets: Mapping[Any, int], start_new_transaction: bool = True) -> bool:
         return bool(await super().commit(offsets, start_new_transaction))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 from aiokafka import errors as aiokafka_errors  # type: ignore[import-untyped]
@@ -28,7 +29,6 @@ from mqkafka.kafka import clients
 log = logging.getLogger(__name__)
 
 INTERVAL = 30.0  # seconds between two lines while Kafka is away
-BACK_QUIET = 60.0  # after "Kafka is back", another return in this time is said at debug
 SHORT = 5.0  # a refused connection for less than this (a broker starting) is no outage
 # Faust's client lines, and those of its services this package names (the app, the correction)
 CLIENT_LOGGERS = (
@@ -83,8 +83,11 @@ def is_incurable(error: BaseException | None) -> bool:
 class OutageLines(logging.Filter):
     """A filter for the process's log handlers (see the module's docstring)."""
 
-    def __init__(self, interval: float = INTERVAL) -> None:
+    def __init__(
+        self, interval: float = INTERVAL, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__()
+        self._clock = clock
         self.interval = interval
         self.away_since: float | None = None
         self._said_at = -math.inf
@@ -95,7 +98,7 @@ class OutageLines(logging.Filter):
             return True
         message = record.getMessage()
         away = any(sign in message for sign in AWAY_SIGNS)
-        now = time.monotonic()
+        now = self._clock()
         if self.away_since is None and (away or clients.kafka_away_since() is not None):
             self.away_since = clients.kafka_away_since() or now
         if self.away_since is None:
@@ -114,9 +117,12 @@ class OutageLines(logging.Filter):
         gone = clients.kafka_is_back()
         if since is None and gone is None:
             return
-        now = time.monotonic()
+        now = self._clock()
         seconds = max(now - since if since is not None else 0.0, gone or 0.0)
-        said = seconds >= SHORT and now - self._back_at >= BACK_QUIET
+        # said once per outage: one that began before the last return said is that outage
+        # seen late (a client that met a closed connection after it); two outages a few
+        # seconds apart (a broker killed, then stopped cleanly) are two
+        said = seconds >= SHORT and now - seconds > self._back_at
         if said:
             self._back_at = now
         self._said_at = -math.inf  # the next outage's first line goes out at once

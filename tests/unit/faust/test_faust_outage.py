@@ -44,6 +44,41 @@ def test_a_moment_away_is_no_outage_to_announce(caplog: pytest.LogCaptureFixture
     assert [r.levelno for r in caplog.records] == [logging.DEBUG]
 
 
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.mark.parametrize(
+    ("away_at", "levels"),
+    [
+        # a broker killed (away 20 s), back, then stopped cleanly a second later (away 25 s)
+        ([0.0, 21.0], [logging.WARNING, logging.WARNING]),
+        # one outage seen late: a line of it after its return was said
+        ([0.0, 5.0], [logging.WARNING, logging.DEBUG]),
+    ],
+)
+def test_each_outage_is_one_return_said(
+    away_at: list[float],
+    levels: list[int],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock = Clock()
+    lines = OutageLines(clock=clock)
+    with caplog.at_level(logging.DEBUG):
+        lines.away_since = 1000.0 + away_at[0]
+        clock.now = 1020.0
+        lines.heard_from_kafka(logging.getLogger("test"))
+        lines.away_since = 1000.0 + away_at[1]
+        clock.now = 1046.0
+        lines.heard_from_kafka(logging.getLogger("test"))
+    back = [r for r in caplog.records if r.getMessage().startswith("Kafka is back")]
+    assert [r.levelno for r in back] == levels
+
+
 FENCED = [
     (errors.ProducerFenced(), True),
     (errors.InvalidProducerEpoch(), True),

@@ -20,7 +20,10 @@ about, or headers beyond the MQMD (forwarded from the publisher) take the exact 
 
 Limits are asked with ``describe_configs``, for every topic known at once, when first needed
 and again every ``refresh_seconds`` or after ``expire()`` (a transaction aborted: a limit may
-have changed under it). A topic the cluster does not describe is taken at Kafka's default.
+have changed under it). A topic the cluster does not describe is taken at the size queue
+topics are made with (the catalogue's ``[defaults.queue_config]`` ``max.message.bytes``, 5 MiB
+shipped; Kafka's default where the catalogue sets none): the topics the service writes that
+it cannot describe are queues, and a 1 MB guess dead-lettered their 1-4 MB copies.
 The batch waits ``timeout`` at most for an answer, for all topics together; one that comes
 later is taken before a later batch, without waiting. While the cluster does not answer, the
 limits known are kept, that is said once (a debug line while Kafka is away: the loop says the
@@ -31,11 +34,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
 from mqkafka.kafka.clients import MAX_RECORD_BYTES
+from mqkafka.kafka.provision import queue_topic_config
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +60,14 @@ REQUEST_TIMEOUT = 60.0
 Header = tuple[str, bytes | None]
 
 
+def assumed_topic_bytes(queue_config: Mapping[str, str] | None = None) -> int:
+    """The ``max.message.bytes`` taken for a topic the cluster does not describe: the one
+    queue topics are made with (``queue_config``, the catalogue's by default), else Kafka's."""
+    config = queue_topic_config() if queue_config is None else queue_config
+    value = config.get("max.message.bytes")
+    return int(value) if value is not None else KAFKA_MAX_MESSAGE_BYTES
+
+
 def wire_size(value: bytes | None, key: bytes | None, headers: Sequence[Header] | None) -> int:
     """An upper bound of a record's size as both limits count it (never less than theirs)."""
     size = RECORD_OVERHEAD + len(value or b"") + len(key or b"")
@@ -71,7 +83,9 @@ def headers_size(headers: Iterable[Header]) -> int:
 
 class TopicLimits:
     """Per topic: the largest record it takes (``limit``) and the per-record fast bound
-    (``rooms``). ``admin`` is a confluent-kafka AdminClient (only ``describe_configs``)."""
+    (``rooms``). ``admin`` is a confluent-kafka AdminClient (only ``describe_configs``);
+    ``assumed``: the ``max.message.bytes`` of a topic it does not describe
+    (:func:`assumed_topic_bytes` when not given)."""
 
     def __init__(
         self,
@@ -82,8 +96,10 @@ class TopicLimits:
         retry_seconds: float = RETRY_SECONDS,
         timeout: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
+        assumed: int | None = None,
     ) -> None:
         self._admin = admin
+        self._assumed = assumed_topic_bytes() if assumed is None else assumed
         self.producer_max = producer_max
         self.refresh_seconds = refresh_seconds
         self.retry_seconds = retry_seconds
@@ -229,7 +245,7 @@ class TopicLimits:
 
     def _apply(self, topics: list[str], found: dict[str, int]) -> None:
         """Each of ``topics`` at its answered limit (``found``), or, if never known, at
-        Kafka's default."""
+        the size queue topics are made with (``assumed``)."""
         changed = False
         for topic in topics:
             if topic in found:
@@ -237,7 +253,7 @@ class TopicLimits:
             elif topic in self._limits:
                 continue
             else:
-                limit = min(self.producer_max, KAFKA_MAX_MESSAGE_BYTES - BATCH_OVERHEAD)
+                limit = min(self.producer_max, self._assumed - BATCH_OVERHEAD)
             old = self._limits.get(topic)
             if old != limit:
                 changed = changed or old is not None
@@ -251,7 +267,7 @@ class FixedLimits(TopicLimits):
     """One limit for every topic, never asked of a cluster (tests, benchmarks)."""
 
     def __init__(self, limit: int = PRODUCER_MAX_MESSAGE_BYTES) -> None:
-        super().__init__(None, producer_max=limit, refresh_seconds=float("inf"))
+        super().__init__(None, producer_max=limit, refresh_seconds=float("inf"), assumed=limit)
 
     def prefetch(self, topics: Iterable[str]) -> None:
         self._ask(list(topics))

@@ -12,7 +12,12 @@ import pytest
 
 from mqkafka.kafka import clients, txrecovery
 from mqkafka.kafka.clients import KafkaError, KafkaException, RepeatFilter
-from mqkafka.service.limits import BATCH_OVERHEAD, REQUEST_TIMEOUT, TopicLimits
+from mqkafka.service.limits import (
+    BATCH_OVERHEAD,
+    REQUEST_TIMEOUT,
+    TopicLimits,
+    assumed_topic_bytes,
+)
 
 
 class Clock:
@@ -173,3 +178,27 @@ def test_an_answer_that_comes_late_is_taken_before_a_later_batch_without_waiting
     before = clock.now
     limits.refresh_if_due()
     assert limits.limit("APP.Q7") == 30_000 - BATCH_OVERHEAD and clock.now == before
+
+
+@pytest.mark.parametrize(
+    ("queue_config", "assumed"),
+    [
+        (None, clients.MAX_RECORD_BYTES),  # the shipped catalogue: queue topics' 5 MiB
+        ({"max.message.bytes": "2097152"}, 2_097_152),  # an operator's catalogue
+        ({}, 1_048_588),  # a catalogue that sets none: Kafka's default
+    ],
+)
+def test_a_topic_the_cluster_does_not_describe_is_taken_at_the_catalogues_queue_size(
+    queue_config: dict[str, str] | None, assumed: int
+) -> None:
+    """A queue topic whose config cannot be described was taken at 1 MB, so its 1-4 MB copies
+    were dead-lettered while queue topics are made with 5 MiB."""
+    assert assumed_topic_bytes(queue_config) == assumed
+    clock = Clock()
+    admin = SlowAdmin(clock)
+    admin.answering = False
+    limits = TopicLimits(
+        admin, producer_max=8 << 20, clock=clock, assumed=assumed_topic_bytes(queue_config)
+    )
+    assert limits.limit("APP.UNDESCRIBED") == assumed - BATCH_OVERHEAD
+    assert TopicLimits(admin, producer_max=1_000_000, clock=clock).limit("APP.X") == 1_000_000

@@ -10,13 +10,20 @@ a SIGKILL (a Table's count one too high, an output there twice):
 - it does not wait for the sends in its producer's buffer before committing;
 - an output to a topic the worker does not read goes out in no transaction at all;
 - RocksDB is written at once, so after a crash it holds writes whose transaction aborted, and
-  the restarted worker reads the changelog on from there.
+  the restarted worker reads the changelog on from there;
+- a rebalance leaves a kept partition's transaction open with the outputs of records whose
+  offsets it forgot, and those records, read again, are committed twice (``rebalance.py``);
+- the offset it commits comes from its acknowledgements and the gaps between offsets read,
+  and Faust acknowledges records it skips unprocessed (while its flow is stopped, or of an
+  older generation).
 
 The correction, each piece below: a commit waits for a record boundary (no record in flight;
 new records wait at the gate of their stream until it is done) and for every send made so far
 to be acknowledged; a send made for an input record goes in the transaction of that record's
-partition; an exactly-once worker's RocksDB partition is rebuilt from its changelog (read
-committed) whenever it is opened. What it does not cover: an agent that, mid-record, waits on
+partition; the offset committed is the one after the last record processed; a revocation
+aborts what was not committed and every partition is read again from its committed offset;
+an exactly-once worker's RocksDB partition is rebuilt from its changelog (read committed)
+whenever it is opened. What it does not cover: an agent that, mid-record, waits on
 another agent's progress would wait for ever once a commit closes the gates; SIGTERM ends a
 record in flight as Faust does (acknowledged).
 """

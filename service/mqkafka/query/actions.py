@@ -55,15 +55,24 @@ def cause_repeats(reason: int) -> bool:
 
 
 def _put_failure(error: Any, dest: str, length: int) -> str:
-    """Why a re-put failed, as the operator needs it: the reason Kafka gave where the MQI's
-    reason only says the put or its unit of work failed (a record too large for the topic
-    ends the unit of work with MQRC_BACKED_OUT, or the put with MQRC_CONNECTION_BROKEN)."""
+    """Why a re-put failed, as the operator needs it, with MQPUT's reasons for a message too
+    large: the queue's own limit (its MAXMSGL, its topic's ``max.message.bytes``) is
+    MQRC_MSG_TOO_BIG_FOR_Q 2030, the queue manager's (its MaxMsgLength, the producer's
+    ``message.max.bytes``) 2031. The broker's refusal of a record too large for the topic
+    reaches a put under syncpoint only at MQCMIT, as MQRC_BACKED_OUT (or a put as
+    MQRC_CONNECTION_BROKEN) with Kafka's MSG_SIZE_TOO_LARGE: the topic's limit, 2030."""
+    reason = int(error.reason)
     detail = str(getattr(error, "detail", "") or "")
-    if "MSG_SIZE_TOO_LARGE" in detail or "too large" in detail.lower():
+    refused = "MSG_SIZE_TOO_LARGE" in detail or "too large" in detail.lower()
+    if reason in (RC.MSG_TOO_BIG_FOR_Q, RC.MSG_TOO_BIG_FOR_Q_MGR) or refused:
+        if reason == RC.MSG_TOO_BIG_FOR_Q_MGR:
+            whose = "the queue manager takes (its MaxMsgLength or the producer's message.max.bytes)"
+        else:
+            reason = RC.MSG_TOO_BIG_FOR_Q
+            whose = f"{dest} takes (its MAXMSGL or its topic's max.message.bytes)"
         return (
-            f"not re-put: the message ({length} bytes) is larger than Kafka takes on {dest} "
-            f"({name_of(RC.MSG_TOO_BIG_FOR_Q_MGR)} {int(RC.MSG_TOO_BIG_FOR_Q_MGR)}: the "
-            "topic's max.message.bytes or the producer's message.max.bytes); it stays here"
+            f"not re-put: the message ({length} bytes) is larger than {whose} "
+            f"({name_of(reason)} {reason}); it stays here"
         )
     why = f": {detail}" if detail else ""
     return f"not re-put to {dest}: {name_of(error.reason)} ({error.reason}){why}; it stays here"

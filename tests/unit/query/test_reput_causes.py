@@ -31,9 +31,29 @@ class Failure:
         self.reason, self.detail = reason, detail
 
 
-def test_a_put_kafka_refused_as_too_large_says_so_not_backed_out() -> None:
-    said = _put_failure(Failure(RC.BACKED_OUT, "KafkaError{code=MSG_SIZE_TOO_LARGE}"), "Q", 9)
-    assert "MQRC_MSG_TOO_BIG_FOR_Q_MGR 2031" in said and "MQRC_BACKED_OUT" not in said
-    assert "(9 bytes)" in said and "Q" in said
+TOO_LARGE = "KafkaError{code=MSG_SIZE_TOO_LARGE}"
+
+
+@pytest.mark.parametrize(
+    ("reason", "detail", "said"),
+    [
+        # the topic's broker refused the record at MQCMIT: the queue's limit, as MQPUT's 2030
+        (RC.BACKED_OUT, TOO_LARGE, "MQRC_MSG_TOO_BIG_FOR_Q 2030"),
+        (RC.CONNECTION_BROKEN, TOO_LARGE, "MQRC_MSG_TOO_BIG_FOR_Q 2030"),
+        # MQPUT measured it against the topic, or the queue's MAXMSGL
+        (RC.MSG_TOO_BIG_FOR_Q, "5000 bytes: a record of 5100 bytes", "MQRC_MSG_TOO_BIG_FOR_Q 2030"),
+        # the producer's message.max.bytes or MaxMsgLength: the queue manager's, 2031
+        (RC.MSG_TOO_BIG_FOR_Q_MGR, TOO_LARGE, "MQRC_MSG_TOO_BIG_FOR_Q_MGR 2031"),
+    ],
+)
+def test_a_put_refused_as_too_large_says_mqputs_reason_not_backed_out(
+    reason: int, detail: str, said: str
+) -> None:
+    text = _put_failure(Failure(reason, detail), "Q", 9)
+    assert said in text and "MQRC_BACKED_OUT" not in text, text
+    assert "(9 bytes)" in text and "Q" in text
+
+
+def test_another_failure_is_said_with_its_reason() -> None:
     other = _put_failure(Failure(RC.Q_FULL, ""), "Q", 9)
     assert other == "not re-put to Q: MQRC_Q_FULL (2053); it stays here"

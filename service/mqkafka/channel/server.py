@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
+import select
 import socket
 import ssl
 import struct
@@ -38,6 +39,7 @@ from mqkafka.channel.codec.segments import (
     split,
 )
 from mqkafka.channel.counters import ChannelCounters
+from mqkafka.channel.heartbeats import heartbeat_answer, take_heartbeats
 from mqkafka.channel.session import KNOWN_VERBS, Session
 from mqkafka.channel.settings import ListenerSettings
 from mqkafka.channel.tls import HANDSHAKE_TIMEOUT_S, server_context, subject_user
@@ -84,7 +86,9 @@ class ChannelConnection:
         self.busy_since: float | None = None  # an MQGET in the MQI since then (its wait)
         self.last_beat = 0.0
         self.tls_user = ""  # the client certificate's user id: USERID_DATA cannot change it
+        self.conversations = 0  # conversations per socket agreed: 1, TSHM headers
         self._inbox = bytearray()  # bytes received and not yet read
+        self._reading = threading.Lock()  # the reader: this thread, or (in a call) the beats'
 
     # ---- bytes ----
 
@@ -103,11 +107,36 @@ class ChannelConnection:
         return out
 
     def read_segment(self, limit: int) -> tuple[Header, bytes]:
-        first = self._read_exactly(8)
-        length = peek_length(first, limit)
-        segment = first + self._read_exactly(length - 8)
+        with self._reading:
+            first = self._read_exactly(8)
+            length = peek_length(first, limit)
+            segment = first + self._read_exactly(length - 8)
         header = parse_header(segment)
         return header, segment[header.size :]
+
+    def answer_heartbeats(self) -> None:
+        """In a call on a channel with conversations: the client's HEARTBEAT requests that
+        have come meanwhile are answered now (module :mod:`.heartbeats` says why)."""
+        if isinstance(self.sock, ssl.SSLSocket) or not self._reading.acquire(blocking=False):
+            return  # a TLS record is read whole or not at all; the connection's thread reads
+        try:
+            if self.busy_since is None:
+                return
+            if select.select([self.sock], [], [], 0)[0]:
+                chunk = self.sock.recv(1 << 16)
+                self._inbox += chunk
+                self.info.counters.bytes_received += len(chunk)
+            for request in take_heartbeats(self._inbox):
+                self._send_header(heartbeat_answer(self.template, request))
+        except (OSError, ChannelError):
+            return  # this connection's thread meets the same when it reads
+        finally:
+            self._reading.release()
+
+    def _send_header(self, header: Header) -> None:
+        with contextlib.suppress(OSError), self._send_lock:
+            self.sock.sendall(header.to_bytes())
+            self.info.counters.bytes_sent += header.size
 
     def send(self, seg_type: int, body: bytes) -> None:
         with self._send_lock:
@@ -203,21 +232,24 @@ class ChannelConnection:
         self.session.ccsid = header.ccsid
         self.send(SegType.INITIAL_DATA, answer)
         self.max_segment = agreed.max_segment
+        self.conversations = agreed.sharecnv
         if agreed.sharecnv:  # TSHM from now on, both ways (the client's first: conversation 1)
             self.template = replace(self.template, multiplexed=True, conversation=1)
 
     def _follow(self, header: Header) -> None:
-        """On a TSHM channel an answer names the conversation and request it answers."""
+        """On a channel with conversations an answer is ``TSHM`` with the conversation and
+        request ids of the verb it answers (``TSHC`` segments have none: module
+        :mod:`.heartbeats`)."""
         template = self.template
         ids = (header.conversation, header.request)
-        if template.multiplexed and (template.conversation, template.request) != ids:
+        if not header.common and (template.conversation, template.request) != ids:
             self.template = replace(template, conversation=ids[0], request=ids[1])
 
     def _serve(self) -> None:
         flows = Reassembler(self.settings.max_flow)
         while True:
             header, body = self.read_segment(self.max_segment)
-            if header.multiplexed:
+            if self.conversations:
                 self._follow(header)
             if header.seg_type == SegType.USERID_DATA:
                 if not self.tls_user:  # else the certificate's subject decides
@@ -226,10 +258,11 @@ class ChannelConnection:
             if header.seg_type == SegType.STATUS_DATA:
                 return  # the client's close
             if header.seg_type == SegType.HEARTBEAT:
-                log.debug("channel: connection %s HEARTBEAT flags %#x: %s", self.info.number,
-                          header.flags1, body.hex())  # fmt: skip
+                log.debug("channel: connection %s HEARTBEAT flags %#x %s: %s", self.info.number,
+                          header.flags1, "TSHM" if header.multiplexed else "TSH",
+                          body.hex())  # fmt: skip
                 if header.flags1 & Flags1.CONFIRM_REQUEST:  # the client asks; else it answers
-                    self.send(SegType.HEARTBEAT, b"")
+                    self._send_header(heartbeat_answer(self.template, header))
                 continue
             if header.seg_type == SegType.SOCKET_ACTION:
                 if self._socket_action(header, body):
@@ -244,7 +277,7 @@ class ChannelConnection:
             # heartbeats only during an MQGET: on a channel without shared conversations the
             # client expects them there alone (another verb slower than BEAT_S, such as an
             # MQCONN on a busy listener, met one and the Java client failed on it)
-            if first.seg_type == SegType.MQGET:
+            if first.seg_type == SegType.MQGET or self.conversations:
                 self.busy_since = time.monotonic()
             try:
                 reply = self.session.call(first.seg_type, first.order, request)
@@ -286,14 +319,14 @@ class ChannelConnection:
         its later replies out of step), whatever heartbeat interval was agreed. The request
         is an empty HEARTBEAT with CONFIRM_REQUEST; the client answers with an empty one."""
         since = self.busy_since
+        if since is not None and self.conversations:
+            self.answer_heartbeats()
+            return
         if since is None or now - max(since, self.last_beat) < BEAT_S:
             return
         self.last_beat = now
         flags = Flags1.FIRST | Flags1.LAST | Flags1.CONFIRM_REQUEST
-        header = self.template.for_body(SegType.HEARTBEAT, 0, flags)
-        with contextlib.suppress(OSError), self._send_lock:
-            self.sock.sendall(header.to_bytes())
-            self.info.counters.bytes_sent += header.size
+        self._send_header(self.template.for_body(SegType.HEARTBEAT, 0, flags))
 
     def stop(self) -> None:
         """End this connection as a quiescing queue manager does; its thread finishes."""

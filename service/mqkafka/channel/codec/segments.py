@@ -110,7 +110,9 @@ STATUS_NEGOTIATION_FAILED: Final = 243
 
 @dataclass(frozen=True)
 class Header:
-    """One segment's header; ``multiplexed`` is the ``TSHM`` form (conversation, request)."""
+    """One segment's header; ``multiplexed`` is the ``TSHM`` form (conversation, request),
+    ``common`` the ``TSHC`` form: laid out as ``TSH `` (on a channel with conversations the
+    9.4 Java client sends its HEARTBEAT requests so, and wants the answer in the same form)."""
 
     seg_type: int
     length: int = TSH_LENGTH
@@ -123,6 +125,7 @@ class Header:
     multiplexed: bool = False
     conversation: int = 0
     request: int = 0
+    common: bool = False
 
     @property
     def size(self) -> int:
@@ -139,7 +142,8 @@ class Header:
 
     def bytes_for(self, seg_type: int, length: int, flags1: int) -> bytes:
         """This header's bytes with another type, length and flags (no Header made)."""
-        head = (TSHM_ID if self.multiplexed else TSH_ID) + struct.pack(">I", length)
+        struc_id = TSHM_ID if self.multiplexed else TSHC_ID if self.common else TSH_ID
+        head = struc_id + struct.pack(">I", length)
         if self.multiplexed:
             head += struct.pack(">II", self.conversation, self.request)
         rest = struct.pack(
@@ -206,6 +210,7 @@ def parse_header(segment: bytes) -> Header:
         multiplexed=multiplexed,
         conversation=conversation,
         request=request,
+        common=segment[:4] == TSHC_ID,
     )
 
 

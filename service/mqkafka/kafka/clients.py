@@ -121,12 +121,17 @@ class RepeatFilter(logging.Filter):
                 self.outages += 1
         else:
             kind = self._VARIABLE.sub("#", self._NAMES.sub("", message))[:160]
+        # the interval by the line's own time, the one its log stamp shows: counted on the
+        # monotonic clock at this call, the restart test's lines were stamped 30.007-30.045 s
+        # apart, so a stamp taken before a thread switch (say_away's), or a wall clock slewed
+        # against the monotonic one, could show two lines in 30 s
+        stamp = record.created
         with self._lock:
             last = self._last.get(kind)
-            if last is not None and now - last < self.interval:
+            if last is not None and stamp - last < self.interval:
                 self._held[kind] = self._held.get(kind, 0) + 1
                 return False
-            self._last[kind] = now
+            self._last[kind] = stamp
             held = self._held.pop(kind, 0)
             if len(self._last) > 1000:  # bounded: forget the oldest kinds
                 for old in sorted(self._last, key=self._last.__getitem__)[:500]:
@@ -136,14 +141,15 @@ class RepeatFilter(logging.Filter):
             record.args = ()
         return True
 
-    def said_unreachable(self, now: float) -> bool:
-        """Whether a line saying Kafka cannot be reached went out within ``interval``; if not,
-        the caller's line is to say it, and counts as that kind's line from now on."""
+    def said_unreachable(self, stamp: float) -> bool:
+        """Whether a line saying Kafka cannot be reached went out within ``interval`` before
+        ``stamp`` (a record's time); if not, the caller's line, of that time, is to say it,
+        and counts as that kind's line from then on."""
         with self._lock:
             last = self._last.get("unreachable")
-            if last is not None and now - last < self.interval:
+            if last is not None and stamp - last < self.interval:
                 return True
-            self._last["unreachable"] = now
+            self._last["unreachable"] = stamp
             return False
 
 
@@ -151,8 +157,12 @@ def say_away(logger: logging.Logger, message: str, *args: Any) -> None:
     """A line saying Kafka is away (or that a wait for it goes on), from whoever met it: a
     warning unless librdkafka's log or another such line said so within the last 30 s (then
     a debug line): the process says a wait for Kafka once per 30 s, not once per client."""
-    said = _repeat_filter().said_unreachable(time.monotonic())
-    logger.log(logging.DEBUG if said else logging.WARNING, message, *args)
+    fn, line, func, _ = logger.findCaller(stacklevel=2)
+    record = logger.makeRecord(logger.name, logging.WARNING, fn, line, message, args, None, func)
+    if _repeat_filter().said_unreachable(record.created):  # the time its stamp shows
+        record.levelno, record.levelname = logging.DEBUG, logging.getLevelName(logging.DEBUG)
+    if logger.isEnabledFor(record.levelno):
+        logger.handle(record)
 
 
 def _repeat_filter() -> RepeatFilter:

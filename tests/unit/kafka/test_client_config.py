@@ -4,6 +4,7 @@ what a user writes, what every client gets, and that a secret never shows."""
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,25 @@ def test_repeated_client_lines_are_held_back_and_counted() -> None:
     limiter.interval = 0
     again = record("Connect to 127.0.0.1:9092 failed (after 9ms)")
     assert limiter.filter(again) and "1 more like it held back" in again.getMessage()
+
+
+def test_lines_are_held_back_by_their_own_time_the_one_their_stamp_shows() -> None:
+    """The interval is counted between the lines' times, as their log stamps show them, not
+    between the filter's calls, where a stamp taken before a thread switch could show two
+    lines in 30 s (the restart test's check reads the stamps; they were 30.007 s apart)."""
+    limiter = RepeatFilter(interval=30)
+    start = time.time()
+
+    def record(at: float) -> logging.LogRecord:
+        made = logging.LogRecord("k", logging.ERROR, __file__, 1, "Connect to x failed", None, None)
+        made.created = at
+        return made
+
+    assert limiter.filter(record(start))
+    assert not limiter.filter(record(start + 29.999))
+    assert limiter.filter(record(start + 30.0))
+    assert limiter.said_unreachable(start + 59.999)  # say_away's line: by its own time too
+    assert not limiter.said_unreachable(start + 60.0)
 
 
 def test_the_lines_of_a_broker_that_stops_are_one_kind() -> None:

@@ -3,6 +3,12 @@
 The dispatcher collects the encoded events of a batch here and writes them as a few
 ``ActivityBatch`` records at its end (``records``), in the batch's transaction: a Kafka record
 per event would cost more than the publication it describes.
+
+A replayed fan-out-1 publication (nearly every one, under load) is the hot path: its plan
+keeps its events as one ``%`` format (``events.fan_out_1_template``), and the dispatcher fills
+it in with the MsgId, the sizes and this recorder's ``head``/``between``/``tail`` (the times,
+encoded once per put millisecond), while the plan is still in the cache; ``replayed`` does
+the rest (a put time not seen last, another fan-out).
 """
 
 from __future__ import annotations
@@ -10,7 +16,14 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate
 
-from mqkafka.activity.events import COMMAND, DELIVERY, FastEncoder, Replayed, join_blocks
+from mqkafka.activity.events import (
+    COMMAND,
+    DELIVERY,
+    FastEncoder,
+    ReplayedPlan,
+    join_blocks,
+    stamps,
+)
 from mqkafka.engine.effects import Deliver, Processed
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.mqmd import MQMD
@@ -28,14 +41,48 @@ class ActivityRecorder:
         self.key = key.encode() or None
         self.encoder = FastEncoder()
         self.blocks: list[bytes] = []  # Avro array blocks of the events not yet written
-        # Replayed publications noted by the dispatcher, encoded by ``flush`` before the next
-        # event and at the batch's end: the hot path appends a tuple, and the encoding runs
-        # as one loop (``FastEncoder.replayed_blocks``).
-        self.replays: list[Replayed] = []
+        self.varints = self.encoder.varints  # sizes as Avro longs (the encoder's cache)
+        # Replayed publications' times: the batch's processing time (``begin``), the put time
+        # they were encoded for (None: none yet), and fan_out_1_template's arguments for them.
+        self.time_ms = -1
+        self.put_ms: int | None = None
+        self.head = self.between = self.tail = b""
+        self._stamp = self._latency = b""
+
+    def begin(self, now_ms: int) -> None:
+        """A batch processed at ``now_ms`` begins: the replays' times are of it."""
+        if now_ms != self.time_ms:
+            self.time_ms, self.put_ms = now_ms, None
+
+    def replayed(self, plan: ReplayedPlan, msg_id: bytes, put_ms: int, size: int) -> None:
+        """Record a replayed publication's events (``size``: the message's). The dispatcher
+        writes a fan-out-1 one itself while ``put_ms`` is the one encoded last, as below."""
+        if put_ms != self.put_ms:
+            self._stamp, self._latency = self.encoder.stamp_of(self.time_ms, put_ms)
+            self.head, self.between, self.tail = stamps(self._stamp, self._latency)
+            self.put_ms = put_ms
+        template = plan.template
+        varint = self.encoder.varint
+        body_size = size - plan.length
+        if template is not None and len(msg_id) == 24:
+            copy_size = plan.copy_events[0][2] + body_size
+            self.blocks.append(
+                template % (self.head, msg_id, varint(size), self.between, msg_id,
+                            varint(copy_size), self.tail)
+            )  # fmt: skip
+        else:
+            self.blocks.append(
+                self.encoder.general_block(
+                    self._stamp, self._latency, msg_id, plan.activity, size, plan.copy_events,
+                    body_size,
+                )
+            )  # fmt: skip
+
+    def varint(self, value: int) -> bytes:
+        return self.encoder.varint(value)
 
     def command(self, done: Processed, size: int, put_ms: int, now_ms: int) -> bytes:
         """Record the command event; its middle (``FastEncoder.middle``) is returned."""
-        self.flush()
         md = done.md
         middle = self.command_middle(done)
         self.blocks.append(
@@ -68,7 +115,6 @@ class ActivityRecorder:
         self, deliver: Deliver, source: MQMD, size: int, put_ms: int, now_ms: int
     ) -> bytes:
         """Record the delivery event; its middle is returned."""
-        self.flush()
         middle = self.delivery_middle(deliver)
         self.blocks.append(
             _ONE
@@ -94,20 +140,12 @@ class ActivityRecorder:
             [value for tag, value in deliver.psc if tag in _TOPIC_TAGS],
         )
 
-    def flush(self) -> None:
-        """Encode the publications noted in ``replays`` (in order, before any later event)."""
-        if self.replays:
-            self.encoder.replayed_blocks(self.replays, self.blocks)
-            self.replays.clear()
-
     def clear(self) -> None:
         """Forget the events not yet written (an aborted batch's)."""
         self.blocks.clear()
-        self.replays.clear()
 
     def records(self) -> list[OutRecord]:
         """The events collected since the last call, as ActivityBatch records."""
-        self.flush()
         blocks = self.blocks
         if not blocks:
             return []

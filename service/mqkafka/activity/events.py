@@ -15,9 +15,9 @@ what ``encode`` writes for any event and that ``FastEncoder`` writes the same by
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final, NamedTuple, Protocol
+from typing import Any, Final, Protocol
 
 from mqkafka import resources
 
@@ -68,35 +68,40 @@ class ReplayedPlan(Protocol):
     def length(self) -> int:  # of the message before its body
         ...
 
-
-class KeptEvents(NamedTuple):
-    """A ``ReplayedPlan`` made of its parts."""
-
-    activity: tuple[bytes, bytes]
-    copy_events: tuple[tuple[bytes, bytes, int], ...]
-    length: int
+    @property
+    def template(self) -> bytes | None:  # fan_out_1_template's, None for another fan-out
+        ...
 
 
-# A fan-out-1 plan's events as the encoder's fast path takes them: the command event's middle
-# and the MsgId's length, its persistence, the delivery event's middle and the MsgId's length,
-# its persistence, and the copy's size less the message's.
-FanOut1 = tuple[bytes, bytes, bytes, bytes, int]
-# a replayed publication: its plan's fan-out-1 events (None: another fan-out), the plan, its
-# MsgId, processing and put times (ms), and size
-Replayed = tuple[FanOut1 | None, ReplayedPlan, bytes, int, int, int]
-
-
-def fan_out_1_events(
-    command: tuple[bytes, bytes], copies: Sequence[tuple[bytes, bytes, int]], length: int
-) -> FanOut1 | None:
-    """A plan's ``FanOut1`` (``command``: the command event's middle and persistence;
-    ``copies``: each delivery event's middle, persistence and head size; ``length``: the
-    message's before its body), or None for another fan-out."""
+def fan_out_1_template(
+    command: tuple[bytes, bytes], copies: Sequence[tuple[bytes, bytes, int]]
+) -> bytes | None:
+    """A fan-out-1 publication's two events (``command``: the command event's middle and
+    persistence byte; ``copies``: the one delivery event's middle, persistence byte and head
+    size) as a ``bytes % args`` format whose arguments are what changes per publication,
+    in order: ``stamps(...)[0]``, the MsgId (24 bytes), the message's size as an Avro long,
+    ``stamps(...)[1]``, the MsgId again, the copy's size as an Avro long, ``stamps(...)[2]``.
+    None for another fan-out. One object per plan, so a replayed publication reads one kept
+    object (the join of the middles read three, out of the cache by then)."""
     if len(copies) != 1:
         return None
-    (copy_middle, copy_persistent, head), (middle, persistent) = copies[0], command
-    return (middle + _MSG_ID_LENGTH, persistent, copy_middle + _MSG_ID_LENGTH, copy_persistent,
-            head - length)  # fmt: skip
+    (middle, persistent), (copy_middle, copy_persistent, _) = command, copies[0]
+    return b"".join((
+        b"%b", _literal(middle + _MSG_ID_LENGTH), b"%b", persistent, b"%b%b",
+        _literal(copy_middle + _MSG_ID_LENGTH), b"%b", copy_persistent, b"%b%b",
+    ))  # fmt: skip
+
+
+def _literal(data: bytes) -> bytes:
+    return data.replace(b"%", b"%%")
+
+
+def stamps(stamp: bytes, latency: bytes) -> tuple[bytes, bytes, bytes]:
+    """The parts of ``fan_out_1_template``'s arguments that a publication's times decide
+    (``stamp``: the encoded processing and put times; ``latency``: the encoded double): the
+    block's count and the command kind and stamp; the command's latency, the delivery kind
+    and its stamp; the delivery's latency."""
+    return _TWO_EVENTS + stamp, latency + KIND_BYTES[DELIVERY] + stamp, latency
 
 
 def _long(value: int, out: bytearray) -> None:
@@ -198,11 +203,11 @@ class FastEncoder:
 
     def __init__(self, limit: int = 65536) -> None:
         self._strings: dict[str, bytes] = {}
-        self._varints: dict[int, bytes] = {}  # times within a millisecond, sizes, reasons
+        self.varints: dict[int, bytes] = {}  # times within a millisecond, sizes, reasons
         self._limit = limit
-        # publication_block's last processing and put times, encoded
+        # stamp_of's last processing and put times, encoded
         self._time_ms = self._put_ms = -1
-        self._time = self._put = self._stamp = self._latency = b""
+        self._time = self._put = b""
 
     def text(self, value: str) -> bytes:
         found = self._strings.get(value)
@@ -219,14 +224,14 @@ class FastEncoder:
         return b"\x00" if value is None else b"\x02" + self.text(value)
 
     def varint(self, value: int) -> bytes:
-        found = self._varints.get(value)
+        found = self.varints.get(value)
         if found is None:
             out = bytearray()
             _long(value, out)
             found = bytes(out)
-            if len(self._varints) >= self._limit:
-                self._varints.clear()
-            self._varints[value] = found
+            if len(self.varints) >= self._limit:
+                self.varints.clear()
+            self.varints[value] = found
         return found
 
     def event(
@@ -335,67 +340,28 @@ class FastEncoder:
         """One publication's events as one Avro array block (its count, then the events): the
         command event (``command``: its middle and persistence byte; ``size`` the message's)
         and a delivery event per copy (its middle, persistence byte, and size less the body),
-        each naming the publication's ``msg_id``."""
-        out: list[bytes] = []
-        length = size - body_size
-        plan = KeptEvents(command, tuple(copies), length)
-        fast = fan_out_1_events(command, copies, length)
-        self.replayed_blocks([(fast, plan, msg_id, time_ms, put_time_ms, size)], out)
-        return out[0]
+        each naming the publication's ``msg_id``. Fan-out 1 with an MQ MsgId goes through
+        ``fan_out_1_template``, as the dispatcher's replays do; tests/unit/activity compares
+        it with the general path."""
+        stamp, latency = self.stamp_of(time_ms, put_time_ms)
+        template = fan_out_1_template(command, copies)
+        if template is None or len(msg_id) != 24:
+            return self.general_block(stamp, latency, msg_id, command, size, copies, body_size)
+        head, between, tail = stamps(stamp, latency)
+        copy_size = copies[0][2] + body_size
+        return template % (
+            head, msg_id, self.varint(size), between, msg_id, self.varint(copy_size), tail
+        )  # fmt: skip
 
-    def replayed_blocks(self, replays: Iterable[Replayed], out: list[bytes]) -> None:
-        """The block of each publication of ``replays`` (``publication_block``) onto ``out``,
-        in one loop: a batch's publications are noted by the dispatcher as tuples and
-        encoded here once the batch is read, not by two calls of eight arguments each per
-        publication. What is left is mostly memory: py-spy of the in-process dispatcher
-        (``bench/bench_fanout.py``'s batches) puts ~70% of this loop on the join (copying
-        the middles) and on reading each tuple, which have left the cache by then.
-        A publication like the one before (the same plan, times, size and MsgId: a burst
-        from a publisher that leaves the MsgId to the default) has the same block: it is
-        kept for that one case. Put times are not kept in the varint cache (each is new),
-        only the last one is."""
-        append = out.append
-        sizes = self._varints
-        varint = self.varint
-        last: object = None
-        last_id = block = b""
-        last_size = -1
-        for fast, plan, msg_id, time_ms, put_ms, size in replays:
-            if time_ms != self._time_ms or put_ms != self._put_ms:
-                self._stamp_of(time_ms, put_ms)
-                last = None  # a block of other times
-            elif msg_id == last_id and plan is last and size == last_size:
-                append(block)
-                continue
-            if fast is not None and len(msg_id) == 24:
-                # Fan-out 1, an MQ MsgId: one join of a fixed tuple, the sizes straight from
-                # the varint cache; the general path is the plain one (tests/unit/activity
-                # compares the two).
-                stamp, latency = self._stamp, self._latency
-                middle, persistent, copy_middle, copy_persistent, head = fast
-                copy_size = head + size
-                block = b"".join((
-                    _TWO_EVENTS, stamp, middle, msg_id, persistent,
-                    sizes.get(size) or varint(size), latency,
-                    b"\x02", stamp, copy_middle, msg_id, copy_persistent,
-                    sizes.get(copy_size) or varint(copy_size), latency,
-                ))  # fmt: skip
-            else:
-                block = self.general_block(
-                    self._stamp, self._latency, msg_id, plan.activity, size, plan.copy_events,
-                    size - plan.length,
-                )  # fmt: skip
-            append(block)
-            last, last_id, last_size = plan, msg_id, size
-
-    def _stamp_of(self, time_ms: int, put_time_ms: int) -> None:
-        """The encoded times and latency of events at ``time_ms`` put at ``put_time_ms``."""
+    def stamp_of(self, time_ms: int, put_time_ms: int) -> tuple[bytes, bytes]:
+        """The encoded times (processing, put) and latency of events at ``time_ms`` put at
+        ``put_time_ms``. Put times are not kept in the varint cache (each is new), only the
+        last one is."""
         if time_ms != self._time_ms:
             self._time_ms, self._time = time_ms, _varint(time_ms)
         if put_time_ms != self._put_ms:
             self._put_ms, self._put = put_time_ms, _varint(put_time_ms)
-        self._stamp = self._time + self._put
-        self._latency = _DOUBLE.pack(float(time_ms - put_time_ms))
+        return self._time + self._put, _DOUBLE.pack(float(time_ms - put_time_ms))
 
     def general_block(
         self,

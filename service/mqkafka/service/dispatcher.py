@@ -174,6 +174,8 @@ class Dispatcher:
         out: list[OutRecord] = []
         self._counts = [0, 0, 0]  # commands, publications, deliveries: added once per batch
         now = self.ctx.clock()  # the engine's clock: replayed plans and the engine agree
+        if self.activity is not None:
+            self.activity.begin(int(now * 1000))
         if self.temporary_queues is not None:
             self._forget_gone_queues(out)
         for message in batch:
@@ -552,10 +554,23 @@ class Dispatcher:
             pending = self._pending_latency
             pending[put_ms] = pending.get(put_ms, 0) + len(copies)
         activity = self.activity
-        if activity is not None:  # encoded with the batch's others (ActivityRecorder.flush)
-            activity.replays.append(
-                (plan.events, plan, pub_msg_id, int(now * 1000), put_ms, len(value))
-            )
+        if activity is None:
+            return
+        template = plan.template
+        if template is not None and put_ms == activity.put_ms:
+            # ActivityRecorder.replayed's fan-out-1 path, here: it is every replay's, and the
+            # plan and message are in the cache now (the MsgId is 24 bytes: split_msg_id)
+            size, copy_size = len(value), len(copies[0].head) + len(body)
+            varints = activity.varints
+            activity.blocks.append(
+                template % (
+                    activity.head, pub_msg_id, varints.get(size) or activity.varint(size),
+                    activity.between, pub_msg_id,
+                    varints.get(copy_size) or activity.varint(copy_size), activity.tail,
+                )
+            )  # fmt: skip
+        else:
+            activity.replayed(plan, pub_msg_id, put_ms, len(value))
 
 
 def _forward(headers: Any, forwarded: list[Any], native: bool) -> list[Any]:

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from mqkafka.activity.events import BOOLEAN_BYTES, fan_out_1_events
+from mqkafka.activity.events import BOOLEAN_BYTES, fan_out_1_template
 from mqkafka.engine.delivery import put_time
 from mqkafka.engine.effects import Deliver, Effect, Processed
 from mqkafka.kafka.txloop import OutRecord
@@ -121,7 +121,7 @@ def split_copy_headers(
 
 class Plan:
     __slots__ = (
-        "activity", "copies", "copy_events", "events", "label", "length", "max_value", "version",
+        "activity", "copies", "copy_events", "label", "length", "max_value", "template", "version",
     )  # fmt: skip
 
     def __init__(
@@ -142,10 +142,9 @@ class Plan:
         self.copy_events = tuple(
             (copy.activity, copy.persistent, len(copy.head)) for copy in copies
         )
-        # fan-out 1: the same, flat, as FastEncoder.replayed_blocks takes it (one object read
-        # per publication where the above are four: the encoding runs once the batch is read,
-        # when the plan is no longer in the cache)
-        self.events = fan_out_1_events(self.activity, self.copy_events, length)
+        # fan-out 1: both events as one format the dispatcher fills in (one object read per
+        # publication where the above are four)
+        self.template = fan_out_1_template(self.activity, self.copy_events)
         self.label = label  # (command, reason) for the outcome metrics
         # the longest message the plan is replayed for: set by the dispatcher, which knows
         # what each copy's topic takes (a longer one goes through the engine)

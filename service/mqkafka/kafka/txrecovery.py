@@ -44,6 +44,12 @@ BACK_QUIET = 60.0  # seconds after "Kafka is back" in which its return is not sa
 # was said at debug and the producer from before it kept, whose next offsets waited 15 s
 # (TX_GIVE_UP) for the group coordinator from before it (the restart test, 2 runs in 4).
 OUTAGE_NEWS = 10.0
+# A transaction failed with one of these: the group rebalanced under it, which is Kafka
+# answering, not Kafka away. After an outage each lane rejoins on its own, and the first
+# command back failed so (its offsets carried the generation from before the last lane's
+# join): said as an outage, its end was a second "Kafka is back" 4 s after the first (the
+# restart test, 1 run in 12), and a worker joining made the others say Kafka went and came.
+REBALANCED = frozenset({"ILLEGAL_GENERATION", "REBALANCE_IN_PROGRESS", "UNKNOWN_MEMBER_ID"})
 # Seconds a recovery step may keep failing with Kafka answering before that is said (a
 # coordinator still loading, the last transaction's markers still being written: routine
 # for a few seconds after a broker's return), then at most once per REPEAT_INTERVAL.
@@ -165,6 +171,9 @@ class OutageRecovery:
         failure = failure_of(error)
         if isinstance(failure, KafkaError) and failure.fatal():
             return False
+        if self._rebalanced(failure):
+            _waiting.add(self)  # the abort it causes is no news either (until the next commit)
+            return False
         # a failure while this process's clients cannot reach Kafka is the outage's too (a
         # commit whose records timed out fails as _INCONSISTENT, "failed delivery")
         away = clients.is_away(failure) or clients.kafka_away_since() is not None
@@ -173,6 +182,18 @@ class OutageRecovery:
             _waiting.add(self)
             clients.say_away(log, "Kafka is away (%s): the batch waits for it", said(error))
         return away
+
+    def _rebalanced(self, failure: Any) -> bool:
+        """Whether a failure says the group rebalanced under the transaction while no outage
+        goes on (``REBALANCED``): the batch is tried again once the consumer has served the
+        rebalance (the abort's resync does), quietly, however often (not MAX_RETRIES'),
+        and neither an outage nor a return is said."""
+        return (
+            isinstance(failure, KafkaError)
+            and failure.name() in REBALANCED
+            and self._away_since is None
+            and clients.kafka_away_since() is None
+        )
 
     def _waits_no_more(self) -> None:
         """The loop stops: it waits for Kafka no more (``kafka_away``)."""
@@ -188,6 +209,11 @@ class OutageRecovery:
         failure = error.args[0] if error.args else None
         if isinstance(failure, KafkaError) and failure.fatal():
             return self._fenced_by_the_outage(failure)
+        if self._rebalanced(failure):  # the producer is sound: the abort settled it
+            log.debug("the group rebalanced under the batch (%s): trying it again", said(error))
+            self._away_tries += 1
+            self._stop.wait(min(1.0, 0.1 * 2 ** min(self._away_tries, 6)))
+            return True
         away = self._outage_met(error)
         if self.transactional and (away or _timed_out(failure)):
             self._renew = True
@@ -414,13 +440,15 @@ class OutageRecovery:
         self._heard_from_kafka()
 
 
-# Loops of this process waiting for Kafka (a batch failed for an outage, none committed since)
+# Loops of this process waiting for Kafka (a batch failed for an outage, or for a rebalance
+# under it, none committed since)
 _waiting: weakref.WeakSet[OutageRecovery] = weakref.WeakSet()
 
 
 def kafka_away() -> bool:
     """Whether this process's clients find Kafka away or a transactional loop of it waits for
-    Kafka: then the outage is said by the loop, and what it causes (an abort) is no news."""
+    Kafka (or for its group's rebalance): then the outage is said by the loop (a rebalance
+    is routine), and what it causes (an abort) is no news."""
     return bool(_waiting) or clients.kafka_away_since() is not None
 
 

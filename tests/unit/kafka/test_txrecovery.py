@@ -504,3 +504,41 @@ def test_the_handler_hears_of_an_abort_after_the_loop_knows_kafka_is_away(
     assert handler.heard == [True] and consumer.seeks == [("control", 0, 5)]
     loop._heard_from_kafka()
     assert not txrecovery.kafka_away()
+
+
+class RebalancedProducer(AwayProducer):
+    """A transactional producer whose offsets carry a generation the group has left."""
+
+    def send_offsets_to_transaction(self, *args: Any) -> None:
+        raise KafkaException(KafkaError(KafkaError.ILLEGAL_GENERATION, "generation not valid"))
+
+
+def test_a_rebalance_under_a_transaction_is_tried_again_quietly(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kafka answered: the group moved on under the batch (each lane rejoins on its own after
+    an outage; a worker joined). No "Kafka is away", no second "Kafka is back" at the next
+    commit, the abort no news, the producer kept, and no retry counted against MAX_RETRIES."""
+    from mqkafka.kafka.txloop import TransactionalLoop
+
+    consumer = FakeConsumer({}, [])
+    consumer.consumer_group_metadata = lambda: None  # type: ignore[attr-defined]
+    monkeypatch.setattr(clients, "consumer", lambda config, settings: consumer)
+    monkeypatch.setattr(clients, "producer", lambda config, settings: RebalancedProducer())
+    handler = ListeningHandler()
+    loop = TransactionalLoop(
+        client=None,  # type: ignore[arg-type]
+        group_id="g",
+        topics=["control"],
+        handler=handler,
+        transactional_id="tx",
+    )
+    loop.stop()  # no pause before the retry
+    with caplog.at_level(logging.DEBUG):
+        for _ in range(txrecovery.MAX_RETRIES + 2):
+            loop._process([Record(5)], handler)
+        loop._heard_from_kafka()
+    assert handler.heard == [True] * (txrecovery.MAX_RETRIES + 2)
+    assert loop._failures == 0 and not loop._renew and loop._resync
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO] == []
+    assert not txrecovery.kafka_away()

@@ -1,7 +1,7 @@
-"""Asynchronous put (MQPMO_ASYNC_RESPONSE) for a connection on a channel with conversations
-per socket >= 1: the only kind on which IBM's client puts without waiting.
+"""Asynchronous put (MQPMO_ASYNC_RESPONSE): IBM's client puts without waiting for an answer,
+on a channel with conversations per socket 0 (``TSH``) as on one with 1 (``TSHM``).
 
-What the 9.4 Java client does there (observed against this listener):
+What the 9.4 Java client does (observed against this listener):
 
 - before its first async put it asks SPI RESERVE for a pool of *tags* (message ids), and
   makes each put's MsgId from the pool itself, so its MQPUT returns at once with the MsgId
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import struct
-import threading
 from dataclasses import dataclass, field, replace
 from typing import Final
 
@@ -90,11 +89,12 @@ _HEADERS: Final = {
 
 @dataclass
 class AsyncPuts:
-    """One connection's async put outcomes since its last MQSTAT."""
+    """One connection's async put outcomes since its last MQSTAT (its own thread's alone:
+    plain counts, as an async put's cost is the listener's throughput)."""
 
     last_failed: bool = False
-    _status: PutStatus = field(default_factory=PutStatus)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    succeeded_count: int = 0
+    _refused: PutStatus = field(default_factory=PutStatus)  # the first failure, the others
 
     def last_header(self, order: str) -> bytes:
         """The API header the last async put would have been answered with."""
@@ -102,32 +102,30 @@ class AsyncPuts:
 
     def succeeded(self) -> None:
         self.last_failed = False
-        with self._lock:
-            self._status = replace(self._status, succeeded=self._status.succeeded + 1)
+        self.succeeded_count += 1
 
     def refused(self, comp: int, reason: int, queue: str, qmgr: str) -> None:
         """A put that failed (``comp`` 2) or warned (1); the first such is the one told."""
         self.last_failed = comp >= 2
-        with self._lock:
-            status = self._status
-            if comp >= 2:
-                status = replace(status, failed=status.failed + 1)
-            else:
-                status = replace(status, warned=status.warned + 1)
-            if status.comp == 0:
-                status = replace(
-                    status, comp=comp, reason=reason, object_name=queue, object_qmgr=qmgr,
-                    resolved_name=queue, resolved_qmgr=qmgr,
-                )  # fmt: skip
-            self._status = status
+        status = self._refused
+        if comp >= 2:
+            status = replace(status, failed=status.failed + 1)
+        else:
+            status = replace(status, warned=status.warned + 1)
+        if status.comp == 0:
+            status = replace(
+                status, comp=comp, reason=reason, object_name=queue, object_qmgr=qmgr,
+                resolved_name=queue, resolved_qmgr=qmgr,
+            )  # fmt: skip
+        self._refused = status
 
     def take(self, stat_type: int) -> PutStatus:
         """What MQSTAT of ``stat_type`` answers; the async error status starts again (a
         reconnection status is always empty: the listener's clients do not reconnect)."""
         if stat_type != STAT_TYPE_ASYNC_ERROR:
             return PutStatus(object_type=0)
-        with self._lock:
-            status, self._status = self._status, PutStatus()
+        status = replace(self._refused, succeeded=self.succeeded_count)
+        self._refused, self.succeeded_count = PutStatus(), 0
         return status
 
 

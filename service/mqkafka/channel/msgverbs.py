@@ -88,7 +88,8 @@ def do_put(
     md, md_size, pmo_wire, pmo = _md_pmo(rest, order, 0)
     version = md.Version
     data = _message(rest, order, md_size + pmo_wire.size, max_message)
-    log.debug("channel: MQPUT to %s, %d bytes: %r", queue.name, len(data), data[:400])
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("channel: MQPUT to %s, %d bytes: %r", queue.name, len(data), data[:400])
     queue.put(data, md, pmo)
     if not reply:
         return b""

@@ -15,8 +15,8 @@ a queue manager gives it. What the protocol notes prescribe:
 - MQGET truncation: no MQGMO_ACCEPT_TRUNCATED_MSG → 2080, no data bytes, the full length
   (the Java classes retry with a bigger buffer); with it → 2079, the buffer's worth, the
   message gone. The data-length field always says the message's whole length.
-- MQPUT/MQPUT1 with MQPMO_ASYNC_RESPONSE (a channel with conversations per socket >= 1):
-  done at once, not answered; MQSTAT tells their outcome (module :mod:`.asyncput`).
+- MQPUT/MQPUT1 with MQPMO_ASYNC_RESPONSE: done at once, not answered; MQSTAT tells their
+  outcome (module :mod:`.asyncput`).
 - SPI PUT with the *deferred* option holds the message (with MQPMO_NEW_CORREL_ID's CorrelId
   made at once, as JMS takes it for its subscriber identity); SPI ACTIVATE naming its MsgId
   drops it; an end of the connection without ACTIVATE puts it (module :mod:`.spiverbs`).

@@ -32,8 +32,8 @@ class ListenerSettings:
     tls: TlsSettings | None = None  # None: a plain channel, the user id the client asserts
     signing: bool = False  # the MQI signs for each connection's user id (an hmac edge)
     # SHARECNV by channel name (others: 0): 1 gives TSHM headers, one conversation per
-    # socket, and the client's asynchronous put; conversations are never shared (2+ is not
-    # offered: the client would start a second one on the socket with SOCKET_ACTION)
+    # socket; conversations are never shared (2+ is not offered: the client would start a
+    # second one on the socket with SOCKET_ACTION). Async put works on either.
     sharecnv: Mapping[str, int] = field(default_factory=dict)
 
     def sharecnv_of(self, channel: str) -> int:

@@ -82,8 +82,8 @@ def register(sub: Any) -> None:
         default=[],
         metavar="CHANNEL=N",
         help="conversations per socket of a SVRCONN channel (others: 0, plain TSH framing, "
-        "which JMS migration mode wants); 1 lets IBM's clients put asynchronously "
-        "(MQPMO_ASYNC_RESPONSE); conversations are never shared (the most is 1)",
+        "which JMS migration mode wants); 1: TSHM framing, one conversation a socket "
+        "(never shared: the most is 1). Asynchronous put works on either",
     )
     listen.add_argument("--tls-cert", help="TLS: the listener's certificate (PEM)")
     listen.add_argument("--tls-key", help="TLS: its private key (PEM)")

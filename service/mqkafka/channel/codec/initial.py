@@ -3,9 +3,8 @@
 The server answers with its own ID in which every negotiable value is already the agreed
 one (notes a.4, b): FAP level = min(client's, ours), conversations per socket 0 (plain TSH,
 no multiplexing: the client then runs in v6 style) unless the channel offers 1 (``TSHM``
-headers, one conversation per socket: what the client needs to put asynchronously, module
-``channel.asyncput``), heartbeat 300 s, the sizes capped by
-ours, the SPI/XA bits of CF2 and the multiplexed-sync-get bit of CF3 cleared, the
+headers, one conversation per socket; ``docs/channel-protocol.md``), heartbeat 300 s, the
+sizes capped by ours, the SPI/XA bits of CF2 and the multiplexed-sync-get bit of CF3 cleared, the
 password-protection list echoed (a list of only NULL makes the 9.4 client refuse), no error
 flags. The ID's size follows its FAP level: < 4 → 44 bytes, 4-8 → 102, 9-10 → 208, else 240.
 """

@@ -153,16 +153,19 @@ class RepeatFilter(logging.Filter):
             return False
 
 
-def say_away(logger: logging.Logger, message: str, *args: Any) -> None:
+def say_away(logger: logging.Logger, message: str, *args: Any) -> bool:
     """A line saying Kafka is away (or that a wait for it goes on), from whoever met it: a
     warning unless librdkafka's log or another such line said so within the last 30 s (then
-    a debug line): the process says a wait for Kafka once per 30 s, not once per client."""
+    a debug line): the process says a wait for Kafka once per 30 s, not once per client.
+    Whether it was the warning."""
     fn, line, func, _ = logger.findCaller(stacklevel=2)
     record = logger.makeRecord(logger.name, logging.WARNING, fn, line, message, args, None, func)
-    if _repeat_filter().said_unreachable(record.created):  # the time its stamp shows
+    warned = not _repeat_filter().said_unreachable(record.created)  # by its stamp's time
+    if not warned:
         record.levelno, record.levelname = logging.DEBUG, logging.getLevelName(logging.DEBUG)
     if logger.isEnabledFor(record.levelno):
         logger.handle(record)
+    return warned
 
 
 def _repeat_filter() -> RepeatFilter:

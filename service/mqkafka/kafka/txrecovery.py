@@ -39,10 +39,12 @@ MAX_RETRIES = 8  # failed transactions in a row before the loop gives up (~21 s 
 # consumer takes over: one that keeps failing asks a group coordinator that is gone.
 RECOVERY_TRIES = 3
 BACK_QUIET = 60.0  # seconds after "Kafka is back" in which its return is not said again...
-# ...unless it was away this long: a new outage then, not a moment of the last one's return.
-# Two outages a minute apart, the second met by no transaction (the loop idle): its return
-# was said at debug and the producer from before it kept, whose next offsets waited 15 s
-# (TX_GIVE_UP) for the group coordinator from before it (the restart test, 2 runs in 4).
+# ...unless it was away this long: a new outage then, not a moment of the last one's return
+# (or unless its start was said). Two outages a minute apart, the second met by no
+# transaction (the loop idle): its return was said at debug and the producer from before it
+# kept, whose next offsets waited 15 s (TX_GIVE_UP) for the group coordinator from before
+# it (the restart test, 4 runs in 14); a transaction that failed 4 s after a return said a
+# second return (1 run in 14).
 OUTAGE_NEWS = 10.0
 # A transaction failed with one of these: the group rebalanced under it, which is Kafka
 # answering, not Kafka away. After an outage each lane rejoins on its own, and the first
@@ -102,6 +104,7 @@ class OutageRecovery:
     _producer_fresh: bool  # initialised, no transaction begun since
     _failing_since: float | None  # recovery steps failing with Kafka answering, since
     _took_over: list[str]  # clients replaced during this outage: said with its end
+    _away_warned = False  # this outage's start was said as a warning: so is its end
 
     def _assigned(self, consumer: Any, partitions: list[Any]) -> None:
         raise NotImplementedError  # the loop's
@@ -180,7 +183,9 @@ class OutageRecovery:
         if away and self._away_since is None:
             self._away_since = time.monotonic()
             _waiting.add(self)
-            clients.say_away(log, "Kafka is away (%s): the batch waits for it", said(error))
+            self._away_warned = clients.say_away(
+                log, "Kafka is away (%s): the batch waits for it", said(error)
+            )
         return away
 
     def _rebalanced(self, failure: Any) -> bool:
@@ -408,12 +413,11 @@ class OutageRecovery:
             return  # a connection refused for a moment (a broker starting) is no outage
         now = time.monotonic()
         seconds = max(now - since if since is not None else 0.0, gone or 0.0)
-        # said once per outage: a client that meets a refused connection right after (a new
-        # producer while the broker still starts) is the same outage, not a new one
-        said = (
-            since is not None or (gone or 0.0) >= OUTAGE_NEWS or now - self._back_at >= BACK_QUIET
-        )
-        self._back_at = now
+        # said once per outage: a moment of failures right after a return (a refused
+        # connection while the broker still starts, a transaction the coordinator still
+        # loading refused) is the same outage, not a new one, unless its start was said
+        said = seconds >= OUTAGE_NEWS or self._away_warned or now - self._back_at >= BACK_QUIET
+        self._back_at, self._away_warned = now, False
         took_over, self._took_over = self._took_over, []
         replaced = f" ({' and '.join(took_over)} took over)" if took_over else ""
         log.log(logging.WARNING if said else logging.DEBUG, "Kafka is back after %.0fs: serving "

@@ -344,6 +344,34 @@ def test_a_second_outage_soon_after_the_first_is_said_and_renews_the_producer(
     assert loop._renew is news
 
 
+@pytest.mark.parametrize("start_said", [False, True])
+def test_a_moment_of_failure_just_after_a_return_is_said_only_if_its_start_was(
+    caplog: pytest.LogCaptureFixture, start_said: bool
+) -> None:
+    """A transaction failing 4 s after Kafka's return (a coordinator still loading) is the
+    same outage: its end is not a second "Kafka is back" (the restart test's few lines had
+    two), unless its start was said as a warning (librdkafka said nothing in 30 s)."""
+    loop = Loop(FakeConsumer({}, []))
+    loop._away_since = time.monotonic() - 60
+    loop._heard_from_kafka()  # the outage's return, said
+    loop._stop.set()  # no pause
+    limiter = clients._repeat_filter()
+    if not start_said:
+        line = logging.LogRecord("k", logging.ERROR, __file__, 1, "Connect to x failed", None, None)
+        limiter.filter(line)  # librdkafka said it within 30 s: the loop's line is a debug one
+    limiter.unreachable_since = None
+    timed_out = KafkaException(KafkaError(KafkaError._TIMED_OUT, "coordinator loading"))
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="mqkafka.kafka.txrecovery"):
+        assert loop._retry_after(timed_out)
+        loop._away_since = time.monotonic() - 4
+        loop._heard_from_kafka()
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    back = [m for m in said if m.startswith("Kafka is back")]
+    assert len(back) == (1 if start_said else 0), said
+    assert len(said) == (2 if start_said else 0), said
+
+
 def test_abandoned_producers_are_let_go_once_their_stuck_call_returns() -> None:
     loop = Loop(FakeConsumer({}, []))
     returned: Future[Any] = Future()

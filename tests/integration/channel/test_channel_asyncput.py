@@ -1,8 +1,9 @@
 """Asynchronous put through ``mqk listen`` with IBM's MQ classes for Java (9.4.4, unchanged), on
-a channel the listener offers SHARECNV 1 (``--sharecnv``): the puts return at once, arrive
-exactly once and in order with the MsgIds the client made from its reserved pool, MQPUT1
-under syncpoint waits for MQCMIT, and a put-inhibited queue's refusals show in the client's
-async status (MQSTAT) as a queue manager's do."""
+a channel the listener offers SHARECNV 1 (``--sharecnv``: TSHM framing) and on one with
+SHARECNV 0 (the default: the client puts asynchronously there too): the puts return at once,
+arrive exactly once and in order with the MsgIds the client made from its reserved pool,
+MQPUT1 under syncpoint waits for MQCMIT, and a put-inhibited queue's refusals show in the
+client's async status (MQSTAT) as a queue manager's do."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.mqi.rules.errors import MQMIError
 from tests.integration.channel.conftest import ListenerProcess, connect_qmgr
 
-CHANNEL = "DEV.ASYNC.SVRCONN"
-QUEUE, INHIBITED = "ASYNC.PUT.Q", "ASYNC.INHIBITED.Q"
+CHANNEL = "DEV.ASYNC.SVRCONN"  # offered SHARECNV 1
+RUNS = {"sharecnv1": (CHANNEL, "ASYNC.PUT.Q"), "sharecnv0": ("DEV.APP.SVRCONN", "ASYNC.PLAIN.Q")}
+INHIBITED = "ASYNC.INHIBITED.Q"
 COUNT = 600  # beyond 256: the client counts its MsgIds up over more than one byte
 CHECKS = ["connect", "async_put", "async_put1_syncpoint", "async_put_inhibited",
           "sync_on_the_same_channel", "disconnect"]  # fmt: skip
@@ -28,7 +30,8 @@ CHECKS = ["connect", "async_put", "async_put1_syncpoint", "async_put_inhibited",
 @pytest.fixture(scope="module")
 def qmgr(kafka_bootstrap: str, namespace: str) -> Iterator[QueueManager]:
     manager = connect_qmgr(kafka_bootstrap, namespace)
-    manager.define_queue(QUEUE, max_depth=100_000)
+    for _, queue in RUNS.values():
+        manager.define_queue(queue, max_depth=100_000)
     manager.define_queue(INHIBITED)
     refusing = pymqi.Queue(manager, INHIBITED, C.MQOO_SET)
     refusing.set(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_INHIBITED)
@@ -45,11 +48,16 @@ def async_listener(kafka_bootstrap: str, namespace: str) -> Iterator[ListenerPro
         process.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=sorted(RUNS))
 def checks(
-    qmgr: QueueManager, async_listener: ListenerProcess, mq_client_jars: Path, java_classes: Path
+    request: pytest.FixtureRequest,
+    qmgr: QueueManager,
+    async_listener: ListenerProcess,
+    mq_client_jars: Path,
+    java_classes: Path,
 ) -> dict[str, str]:
-    args = ("127.0.0.1", str(async_listener.port), CHANNEL, QUEUE, str(COUNT), INHIBITED)
+    channel, queue = RUNS[request.param]
+    args = ("127.0.0.1", str(async_listener.port), channel, queue, str(COUNT), INHIBITED)
     try:
         done = javaclient.run_java(mq_client_jars, java_classes, "AsyncPutCheck", *args)
     except javaclient.JavaClientError as error:
@@ -57,6 +65,7 @@ def checks(
     checks = javaclient.checks_of(done, java_classes)
     ids = [line.split()[2] for line in done.stdout.splitlines() if line.startswith("MSGID ")]
     checks["_msgids"] = " ".join(ids)
+    checks["_channel"], checks["_queue"] = channel, queue
     return checks
 
 
@@ -73,7 +82,7 @@ def test_async_puts_arrive_once_in_order_with_the_clients_msgids(
     assert checks.get("async_put") == "OK", checks["_output"]
     sent = checks["_msgids"].split()
     assert len(sent) == COUNT and len(set(sent)) == COUNT
-    queue = pymqi.Queue(qmgr, QUEUE, C.MQOO_INPUT_AS_Q_DEF)
+    queue = pymqi.Queue(qmgr, checks["_queue"], C.MQOO_INPUT_AS_Q_DEF)
     gmo = pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=10_000)
     got: list[tuple[bytes, str]] = []
     for _ in range(COUNT + 3):
@@ -103,5 +112,5 @@ def test_each_connection_ends_as_the_client_closes(
     checks: dict[str, str], async_listener: ListenerProcess
 ) -> None:
     text = "\n".join(async_listener.lines)
-    assert f"connected: channel {CHANNEL}" in text
+    assert f"connected: channel {checks['_channel']}" in text
     assert "ended: closed by the client" in text, text[-2000:]

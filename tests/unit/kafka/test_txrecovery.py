@@ -103,9 +103,29 @@ def test_reading_resumes_from_the_committed_offsets_after_serving_the_consumer()
     loop = Loop(consumer)
     loop._resync = True
     assert loop._recovered()
-    assert consumer.calls == ["consume", "assignment", "committed"]
+    assert consumer.calls == ["consume", "consume", "assignment", "committed"]
     assert consumer.seeks == [("control", 0, 7), ("stream", 1, clients.OFFSET_BEGINNING)]
     assert not loop._resync
+
+
+def test_the_consumer_is_served_while_a_new_producer_cannot_be_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each try of the recovery serves the consumer, also when its producer step fails: a
+    minute of failed InitProducerIds left the lanes unpolled, and one left the group
+    (max.poll.interval.ms) with librdkafka's warning among the outage's lines."""
+    consumer = FakeConsumer({("control", 0): 7}, [FakeMessage()])
+    loop = Loop(consumer)
+    loop._stop.set()  # no pause
+    loop._renew = True
+
+    def refused(self: Loop) -> None:
+        raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "coordinator loading"))
+
+    monkeypatch.setattr(Loop, "_renew_producer", refused)
+    for _ in range(3):
+        assert not loop._recovered()
+    assert consumer.calls == ["consume"] * 3 and consumer.seeks == []
 
 
 def test_a_consumer_fenced_by_another_worker_while_recovering_ends_the_loop() -> None:
@@ -135,8 +155,10 @@ def test_a_consumer_replaced_right_after_a_new_producer_does_not_renew_it_again(
     loop.consumer = FakeConsumer({}, [FakeMessage(fenced)])
     loop._consumer_at -= 60.0  # a self-fencing comes a session after the consumer's making
     loop._resync = True
+    renewed: list[bool] = []
+    monkeypatch.setattr(Loop, "_renew_producer", lambda self: renewed.append(self._renew))
     loop._recovered()
-    assert loop._renew
+    assert renewed == [True]
 
 
 class ClosingConsumer(FakeConsumer):

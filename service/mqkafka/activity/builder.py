@@ -54,21 +54,29 @@ class ActivityRecorder:
         if now_ms != self.time_ms:
             self.time_ms, self.put_ms = now_ms, None
 
-    def replayed(self, plan: ReplayedPlan, msg_id: bytes, put_ms: int, size: int) -> None:
-        """Record a replayed publication's events (``size``: the message's). The dispatcher
-        writes a fan-out-1 one itself while ``put_ms`` is the one encoded last, as below."""
+    def stamp(self, put_ms: int) -> None:
+        """Encode the times of replayed publications put at ``put_ms`` (``head``, ``between``
+        and ``tail``, ``fan_out_1_template``'s arguments that the times decide)."""
+        self._stamp, self._latency = self.encoder.stamp_of(self.time_ms, put_ms)
+        self.head, self.between, self.tail = stamps(self._stamp, self._latency)
+        self.put_ms = put_ms
+
+    def replayed(
+        self, plan: ReplayedPlan, msg_id: bytes, put_ms: int, size: int, copy_size: int
+    ) -> None:
+        """Record a replayed publication's events (``size``: the message's; ``copy_size``:
+        its copy's at fan-out 1). The dispatcher does the fan-out-1 path itself while
+        ``put_ms`` is the one encoded last."""
         if put_ms != self.put_ms:
-            self._stamp, self._latency = self.encoder.stamp_of(self.time_ms, put_ms)
-            self.head, self.between, self.tail = stamps(self._stamp, self._latency)
-            self.put_ms = put_ms
+            self.stamp(put_ms)
         template = plan.template
-        varint = self.encoder.varint
         body_size = size - plan.length
-        if template is not None and len(msg_id) == 24:
-            copy_size = plan.copy_events[0][2] + body_size
+        if template is not None:
+            varint = self.encoder.varint
+            length = varint(len(msg_id))
             self.blocks.append(
-                template % (self.head, msg_id, varint(size), self.between, msg_id,
-                            varint(copy_size), self.tail)
+                template % (self.head, length, msg_id, varint(size), self.between, length,
+                            msg_id, varint(copy_size), self.tail)
             )  # fmt: skip
         else:
             self.blocks.append(

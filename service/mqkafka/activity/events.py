@@ -79,16 +79,17 @@ def fan_out_1_template(
     """A fan-out-1 publication's two events (``command``: the command event's middle and
     persistence byte; ``copies``: the one delivery event's middle, persistence byte and head
     size) as a ``bytes % args`` format whose arguments are what changes per publication,
-    in order: ``stamps(...)[0]``, the MsgId (24 bytes), the message's size as an Avro long,
-    ``stamps(...)[1]``, the MsgId again, the copy's size as an Avro long, ``stamps(...)[2]``.
+    in order: ``stamps(...)[0]``, the MsgId's length as an Avro long (``MSG_ID_LENGTH_24``
+    for an MQ one), the MsgId, the message's size as an Avro long, ``stamps(...)[1]``, the
+    MsgId's length and the MsgId again, the copy's size as an Avro long, ``stamps(...)[2]``.
     None for another fan-out. One object per plan, so a replayed publication reads one kept
     object (the join of the middles read three, out of the cache by then)."""
     if len(copies) != 1:
         return None
     (middle, persistent), (copy_middle, copy_persistent, _) = command, copies[0]
     return b"".join((
-        b"%b", _literal(middle + _MSG_ID_LENGTH), b"%b", persistent, b"%b%b",
-        _literal(copy_middle + _MSG_ID_LENGTH), b"%b", copy_persistent, b"%b%b",
+        b"%b", _literal(middle), b"%b%b", persistent, b"%b%b",
+        _literal(copy_middle), b"%b%b", copy_persistent, b"%b%b",
     ))  # fmt: skip
 
 
@@ -340,17 +341,18 @@ class FastEncoder:
         """One publication's events as one Avro array block (its count, then the events): the
         command event (``command``: its middle and persistence byte; ``size`` the message's)
         and a delivery event per copy (its middle, persistence byte, and size less the body),
-        each naming the publication's ``msg_id``. Fan-out 1 with an MQ MsgId goes through
+        each naming the publication's ``msg_id``. Fan-out 1 goes through
         ``fan_out_1_template``, as the dispatcher's replays do; tests/unit/activity compares
         it with the general path."""
         stamp, latency = self.stamp_of(time_ms, put_time_ms)
         template = fan_out_1_template(command, copies)
-        if template is None or len(msg_id) != 24:
+        if template is None:
             return self.general_block(stamp, latency, msg_id, command, size, copies, body_size)
         head, between, tail = stamps(stamp, latency)
-        copy_size = copies[0][2] + body_size
+        varint = self.varint
+        length, copy_size = varint(len(msg_id)), varint(copies[0][2] + body_size)
         return template % (
-            head, msg_id, self.varint(size), between, msg_id, self.varint(copy_size), tail
+            head, length, msg_id, varint(size), between, length, msg_id, copy_size, tail
         )  # fmt: skip
 
     def stamp_of(self, time_ms: int, put_time_ms: int) -> tuple[bytes, bytes]:
@@ -386,6 +388,6 @@ class FastEncoder:
 
 
 _TWO_EVENTS: Final = b"\x04\x00"  # an array block of two events, the first a COMMAND
-_MSG_ID_LENGTH: Final = b"\x30"  # 24, a MsgId's length, as an Avro long
+MSG_ID_LENGTH_24: Final = b"\x30"  # 24, an MQ MsgId's length, as an Avro long
 KIND_BYTES: Final = (b"\x00", b"\x02")  # COMMAND, DELIVERY as the enum's zigzag index
 BOOLEAN_BYTES: Final = (b"\x00", b"\x01")  # False, True

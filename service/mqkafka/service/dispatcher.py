@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from mqkafka.activity.builder import ActivityRecorder
+from mqkafka.activity.events import MSG_ID_LENGTH_24
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Processed, Reply, Retain
 from mqkafka.engine.handle import handle
@@ -564,13 +565,15 @@ class Dispatcher:
             varints = activity.varints
             activity.blocks.append(
                 template % (
-                    activity.head, pub_msg_id, varints.get(size) or activity.varint(size),
-                    activity.between, pub_msg_id,
+                    activity.head, MSG_ID_LENGTH_24, pub_msg_id,
+                    varints.get(size) or activity.varint(size), activity.between,
+                    MSG_ID_LENGTH_24, pub_msg_id,
                     varints.get(copy_size) or activity.varint(copy_size), activity.tail,
                 )
             )  # fmt: skip
         else:
-            activity.replayed(plan, pub_msg_id, put_ms, len(value))
+            copy_size = len(copies[0].head) + len(body) if template is not None else 0
+            activity.replayed(plan, pub_msg_id, put_ms, len(value), copy_size)
 
 
 def _forward(headers: Any, forwarded: list[Any], native: bool) -> list[Any]:

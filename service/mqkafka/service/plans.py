@@ -52,6 +52,7 @@ _MAX_COPIES = 100_000
 # (queue, CorrelId ...), so far fewer than copies; forgotten all at once when full.
 _MAX_SHARED_HEADERS = 16384
 _new_record = tuple.__new__
+_NO_EVENT = (b"", b"")  # a fan-out-1 plan's command event: its template holds it
 
 
 class CopyHeaders:
@@ -77,23 +78,16 @@ class CopyHeaders:
 class CopyPlan:
     """One copy: where it goes and everything but the MsgId, put time and body."""
 
-    __slots__ = ("activity", "head", "headers", "key", "persistent", "topic")
+    __slots__ = ("head", "headers", "key", "persistent", "topic")
 
     def __init__(
-        self,
-        topic: str,
-        key: bytes | None,
-        head: bytes,
-        headers: CopyHeaders,
-        persistent: bool,
-        activity: bytes,
+        self, topic: str, key: bytes | None, head: bytes, headers: CopyHeaders, persistent: bool
     ) -> None:
         self.topic = topic
         self.key = key
         self.head = head
         self.headers = headers
         self.persistent = BOOLEAN_BYTES[persistent]
-        self.activity = activity  # the delivery event's middle (FastEncoder.middle)
 
     def record(self, msg_id: bytes, put: list[Header], body: bytes) -> OutRecord:
         shared = self.headers
@@ -131,20 +125,25 @@ class Plan:
         copies: tuple[CopyPlan, ...],
         persistent: bool,
         activity: bytes,
+        copy_activity: Sequence[bytes],
         label: tuple[str, int],
     ) -> None:
         self.version = version
         self.length = length  # of the headers before the body
         self.copies = copies
-        # the command event's middle (FastEncoder.middle) and persistence
-        self.activity = (activity, BOOLEAN_BYTES[persistent])
-        # each copy's delivery event: its middle, persistence, and its size less the body's
-        self.copy_events = tuple(
-            (copy.activity, copy.persistent, len(copy.head)) for copy in copies
+        # the command event's middle (FastEncoder.middle) and persistence; each copy's
+        # delivery event: its middle, persistence, and its size less the body's
+        command = (activity, BOOLEAN_BYTES[persistent])
+        copy_events = tuple(
+            (middle, copy.persistent, len(copy.head))
+            for copy, middle in zip(copies, copy_activity, strict=True)
         )
-        # fan-out 1: both events as one format the dispatcher fills in (one object read per
-        # publication where the above are four)
-        self.template = fan_out_1_template(self.activity, self.copy_events)
+        # fan-out 1: both events as one format the dispatcher fills in, and nothing else
+        # (each object a plan keeps is memory that replays read out of the cache)
+        self.template = fan_out_1_template(command, copy_events)
+        self.activity, self.copy_events = (
+            (_NO_EVENT, ()) if self.template is not None else (command, copy_events)
+        )
         self.label = label  # (command, reason) for the outcome metrics
         # the longest message the plan is replayed for: set by the dispatcher, which knows
         # what each copy's topic takes (a longer one goes through the engine)
@@ -226,7 +225,7 @@ class PublicationPlans:
             return None
         length = len(value) - len(body)
         copies = []
-        for effect, record, activity in zip(effects, records, delivery_activity, strict=True):
+        for effect, record in zip(effects, records, strict=True):
             if type(effect) is not Deliver or effect.content.body is not body:
                 return None
             copy = record.value or b""
@@ -248,7 +247,6 @@ class PublicationPlans:
                     copy[: len(copy) - len(body)],
                     shared,
                     effect.md.Persistence == 1,
-                    activity,
                 )
             )
         plan = Plan(
@@ -257,6 +255,7 @@ class PublicationPlans:
             tuple(copies),
             done.md.Persistence == 1,
             command_activity,
+            delivery_activity,
             (command.name, done.response.reason),
         )
         # Plans are found by the header's own length (StrucLength, in the message's integer

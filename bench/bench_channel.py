@@ -9,8 +9,12 @@ sides put non-persistent messages outside syncpoint, then get them (MQGMO_WAIT),
 connection each, after ``--warmup`` untimed puts and gets each (the JVM compiles the client
 meanwhile; the Python side does the same, and its first get joins the share group). The Java
 side also times MQINQ of the queue type: a round trip through the listener with no MQI work,
-which shows what a verb costs before the MQI does anything. Target: the listener at least 50%
-of the Python MQI. Each side runs ``--rounds`` timed rounds of puts then gets; the median
+which shows what a verb costs before the MQI does anything. It also puts asynchronously
+(MQPMO_ASYNC_RESPONSE) on a second connection over a channel the listener offers SHARECNV 1
+(``--sharecnv``), timed up to the answer of the MQSTAT after the puts (the listener answers it
+once it has done them all). Target: the listener at least 50% of the Python MQI. Each side
+runs ``--rounds`` timed rounds of puts then gets (the Python side before and again after the
+Java one, the machine's load moving meanwhile); the median
 round is printed (a Python round of 5,000 puts lasts well under a second: one stall of the
 busy machine moved a single round's figure several-fold).
 """
@@ -18,6 +22,7 @@ busy machine moved a single round's figure several-fold).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import signal
 import statistics
@@ -38,6 +43,7 @@ from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 ROOT = Path(__file__).resolve().parents[1]
+ASYNC_CHANNEL = "BENCH.ASYNC.SVRCONN"  # offered SHARECNV 1: the client may put asynchronously
 
 
 def python_rates(
@@ -93,39 +99,60 @@ def main() -> None:
         port = free_port()
         listener = subprocess.Popen(
             [sys.executable, "-m", "mqkafka.cli", "listen", "--bootstrap-servers", bootstrap,
-             "--namespace", namespace, "--port", str(port), "--log-level", "WARNING"],
+             "--namespace", namespace, "--port", str(port), "--log-level", "WARNING",
+             "--sharecnv", f"{ASYNC_CHANNEL}=1"],
         )  # fmt: skip
         try:
             time.sleep(8)  # it defines the JMS queues, then listens
+            load = os.getloadavg()[0]
             py_put, py_get = python_rates(
                 qmgr, py_queue, args.n, bytes(args.size), args.warmup, args.rounds
             )
             done = subprocess.run(
                 java_command(jars, Path(classes), "ChannelBench", "127.0.0.1", str(port),
                              java_queue, str(args.n), str(args.size), str(args.warmup),
-                             str(args.rounds)),
-                capture_output=True, text=True, check=True, cwd=classes,
+                             str(args.rounds), ASYNC_CHANNEL),
+                capture_output=True, text=True, check=False, cwd=classes,
             )  # fmt: skip
+            if done.returncode != 0:
+                raise SystemExit(f"ChannelBench failed:\n{(done.stdout + done.stderr)[-3000:]}")
+            # the Python side again after the Java one: a busy machine's load moves between
+            more_put, more_get = python_rates(
+                qmgr, py_queue, args.n, bytes(args.size), args.warmup // 4, args.rounds
+            )
+            py_put, py_get = py_put + more_put, py_get + more_get
         finally:
             listener.send_signal(signal.SIGTERM)
             listener.wait(30)
             qmgr.disconnect()
-        java: dict[str, list[float]] = {"PUT": [], "GET": [], "INQ": []}
-        for verb, rate in re.findall(r"^(PUT|GET|INQ) ([\d.]+)$", done.stdout, re.M):
+        java: dict[str, list[float]] = {"PUT": [], "GET": [], "INQ": [], "APUT": []}
+        for verb, rate in re.findall(r"^(A?PUT|GET|INQ) ([\d.]+)$", done.stdout, re.M):
             java[verb].append(float(rate))
+        statuses = re.findall(r"^ASTATUS (\d+) (\d+)$", done.stdout, re.M)
         print(f"{args.n} messages of {args.size} bytes, non-persistent, one connection each, "
-              f"after {args.warmup} untimed; the median of {args.rounds} rounds")  # fmt: skip
-        for verb, py_rounds in (("PUT", py_put), ("GET", py_get)):
-            rate, py = statistics.median(java[verb]), statistics.median(py_rounds)
-            print(f"MQ{verb:<4} Java via listener {rate:>9,.0f} msg/s ({1e6 / rate:5.0f} us)"
-                  f"   Python MQI {py:>9,.0f} msg/s ({1e6 / py:5.0f} us)"
-                  f"   ratio {rate / py:6.1%}")  # fmt: skip
-            pairs = zip(java[verb], py_rounds, strict=True)
-            rounds = "  ".join(f"{j:,.0f}/{p:,.0f}" for j, p in pairs)
-            print(f"       rounds, Java/Python: {rounds}")
+              f"after {args.warmup} untimed; the median of {args.rounds} rounds (Python: "
+              f"{args.rounds} before the Java ones, {args.rounds} after); {os.cpu_count()} "
+              f"CPUs, load average {load:.1f} -> {os.getloadavg()[0]:.1f}")  # fmt: skip
+        py = statistics.median(py_put)
+        rows = [("MQPUT  Java via listener, sync ", java["PUT"]),
+                ("MQPUT  Java via listener, async", java["APUT"])]  # fmt: skip
+        for label, rounds in rows:
+            rate = statistics.median(rounds)
+            each = "  ".join(f"{r:,.0f}" for r in rounds)
+            print(f"{label} {rate:>9,.0f} msg/s ({1e6 / rate:5.1f} us)   ratio to Python "
+                  f"{rate / py:6.1%}   rounds {each}")  # fmt: skip
+        print(f"MQPUT  Python MQI                {py:>9,.0f} msg/s ({1e6 / py:5.1f} us)   "
+              f"rounds {'  '.join(f'{r:,.0f}' for r in py_put)}")  # fmt: skip
+        print(
+            "       async puts' MQSTAT (succeeded, failed) per round: "
+            + "  ".join(f"{ok}/{failed}" for ok, failed in statuses)
+        )
+        get, py_g = statistics.median(java["GET"]), statistics.median(py_get)
+        print(f"MQGET  Java via listener        {get:>9,.0f} msg/s ({1e6 / get:5.1f} us)   "
+              f"Python MQI {py_g:,.0f} msg/s   ratio {get / py_g:6.1%}")  # fmt: skip
         inq = statistics.median(java["INQ"])
-        print(f"MQINQ  Java via listener {inq:>9,.0f} /s     ({1e6 / inq:5.0f} us): a round trip"
-              f" with no MQI work")  # fmt: skip
+        print(f"MQINQ  Java via listener        {inq:>9,.0f} /s     ({1e6 / inq:5.1f} us): a "
+              f"round trip with no MQI work")  # fmt: skip
 
 
 if __name__ == "__main__":

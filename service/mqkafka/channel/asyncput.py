@@ -36,6 +36,8 @@ TAGS_PER_RESERVE: Final = 1 << 16  # a pool per 65,536 puts: one more round trip
 # count would wrap, and it read bytes after that one into the count (a tag ending in 4
 # random bytes was refused as wrapping, all zeros were not): the last 8 bytes start at zero
 TAG_COUNTER_OFFSET: Final = 20
+_MQPUT: Final = int(SegType.MQPUT)  # plain ints: an IntEnum comparison costs ~1 us a put
+_MQPUT1: Final = int(SegType.MQPUT1)
 _MD_V1: Final = 324
 _MD_V2: Final = 364
 
@@ -52,11 +54,11 @@ def is_async_put(seg_type: int, rest: bytes, order: str) -> bool:
     read from the MQPMO's options without parsing the rest (a short body: False, and the
     put's own parsing says what is wrong)."""
     at = 0
-    if seg_type == SegType.MQPUT1:
+    if seg_type == _MQPUT1:
         if len(rest) < 8:
             return False
         at = _od_size(struct.unpack_from(order + "i", rest, 4)[0])
-    elif seg_type != SegType.MQPUT:
+    elif seg_type != _MQPUT:
         return False
     if len(rest) < at + 8:
         return False

@@ -85,6 +85,8 @@ def do_put(
     reply: bool = True,
 ) -> bytes:
     """The put, and its reply (``reply`` False: an async put, answered by none)."""
+    if not reply and _put_plain(queue, order, rest, max_message):
+        return b""
     md, md_size, pmo_wire, pmo = _md_pmo(rest, order, 0)
     version = md.Version
     data = _message(rest, order, md_size + pmo_wire.size, max_message)
@@ -95,6 +97,21 @@ def do_put(
         return b""
     out = md_bytes_fast(md, order, version) + _pmo_reply(pmo_wire, pmo, order)
     return verbs.reply_body(order, 0, 0, api.hobj, out + struct.pack(order + "i", 0))
+
+
+def _put_plain(queue: Queue, order: str, rest: bytes, max_message: int) -> bool:
+    """An async put whose MQPMO asks nothing but (no) syncpoint outside: put with the MQI's
+    default MQPMO (no PMO parsed or made: ~3 us of an async put's ~25 in the listener, and
+    nothing goes back). False: the put needs its MQPMO (the plain path then)."""
+    md, md_size = parse_md_fast(rest, order)
+    if len(rest) < md_size + 12:
+        return False
+    version, options = struct.unpack_from(order + "ii", rest, md_size + 4)
+    if not 1 <= version <= 3 or mqi_put_options(options) & ~C.MQPMO_NO_SYNCPOINT:
+        return False
+    data = _message(rest, order, md_size + PMO_KIND.size(version), max_message)
+    queue.put(data, md)
+    return True
 
 
 def do_put1(

@@ -96,21 +96,29 @@ class ChannelConnection:
         """``size`` bytes; a receive takes what has come (a segment's header and body in
         one system call, not two: a Java MQPUT's round trip is ~100 us)."""
         inbox = self._inbox
+        if len(inbox) < size:
+            self._fill(size)
+        out = bytes(inbox[:size])
+        del inbox[:size]
+        return out
+
+    def _fill(self, size: int) -> None:
+        """At least ``size`` bytes in the inbox."""
+        inbox = self._inbox
         while len(inbox) < size:
             chunk = self.sock.recv(max(size - len(inbox), 1 << 16))
             if not chunk:
                 raise Closed
             inbox += chunk
             self.info.counters.bytes_received += len(chunk)
-        out = bytes(inbox[:size])
-        del inbox[:size]
-        return out
 
     def read_segment(self, limit: int) -> tuple[Header, bytes]:
         with self._reading:
-            first = self._read_exactly(8)
-            length = peek_length(first, limit)
-            segment = first + self._read_exactly(length - 8)
+            inbox = self._inbox
+            if len(inbox) < 8:
+                self._fill(8)
+            length = peek_length(bytes(inbox[:8]), limit)
+            segment = self._read_exactly(length)  # header and body in one slice
         header = parse_header(segment)
         return header, segment[header.size :]
 

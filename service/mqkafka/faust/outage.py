@@ -45,6 +45,15 @@ AWAY_SIGNS = (
     "NotCoordinator", "RequestTimedOut", "KafkaTimeoutError", "NotLeaderForPartition",
     "LeaderNotAvailable", "Failed fetch messages", "UnknownTopicOrPartition",
 )  # fmt: skip
+# aiokafka's warnings that its group coordinator went: a broker stopping, or the coordinator
+# moving to another broker; either the client finds it again at once (nothing to say) or it
+# cannot reach Kafka (said in the away line). Held back: the first lines of an outage came
+# as three in half a second, before any line showed Kafka away.
+COORDINATOR_LOST = (
+    "Marking the coordinator dead",
+    "is either not started or not valid",
+    "coordinator dead",
+)
 # Refusals of a record that the same record meets however often it is sent (the default
 # loop's txcareful.INCURABLE as aiokafka reports them; it has no class for INVALID_RECORD,
 # a keyless record on a compacted topic: an UnknownError, which aiokafka never retries).
@@ -98,6 +107,8 @@ class OutageLines(logging.Filter):
             return True
         message = record.getMessage()
         away = any(sign in message for sign in AWAY_SIGNS)
+        if not away and any(sign in message for sign in COORDINATOR_LOST):
+            return False
         now = self._clock()
         if self.away_since is None and (away or clients.kafka_away_since() is not None):
             self.away_since = clients.kafka_away_since() or now

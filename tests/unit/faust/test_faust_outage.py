@@ -44,6 +44,19 @@ def test_a_moment_away_is_no_outage_to_announce(caplog: pytest.LogCaptureFixture
     assert [r.levelno for r in caplog.records] == [logging.DEBUG]
 
 
+def test_a_lost_coordinator_is_no_line_of_its_own() -> None:
+    """A broker stopping: aiokafka's first lines say its coordinator went, before any says
+    Kafka cannot be reached; either it is found again or the outage is said."""
+    lines = OutageLines()
+    for message in (
+        "Heartbeat failed for group g: coordinator (node 1) is either not started or not valid",
+        "Marking the coordinator dead (node 1)for group g.",
+    ):
+        assert not lines.filter(record("aiokafka.consumer.group_coordinator", message))
+    assert lines.away_since is None
+    assert lines.filter(record("aiokafka.consumer.group_coordinator", "Joined group 'g'"))
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 1000.0

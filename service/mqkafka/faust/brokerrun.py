@@ -6,7 +6,9 @@ control queue and the streams, exactly once with the correction of ``exactlyonce
 - Each record is one ``Dispatcher.handle`` call; every record it returns (deliveries, replies,
   dead letters, state records, activity events) is sent in the transaction of the input
   record's partition, and Faust's commit (at a record boundary, after every send settled)
-  commits them with the input offsets.
+  commits them with the input offsets. A rebalance aborts what was not committed and the
+  dispatcher undoes its state effects; the records are read again (``rebalance.py``). A
+  record whose processing fails stops the worker with nothing more committed.
 - The state is the default runtime's own RocksDB (``state/rocks.py``), kept in step with the
   state topics as there: written once per committed transaction with the state topics'
   offsets, so a SIGKILL leaves a transaction's end and the restart reads on. Not Faust Tables:

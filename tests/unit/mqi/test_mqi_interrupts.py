@@ -90,6 +90,7 @@ def test_mqclose_does_not_wait_for_ever_on_a_share_consumer_that_never_closes(
     monkeypatch.setattr(lanes, "CLOSE_WAIT", 0.2)
     lane = lanes.Lane.__new__(lanes.Lane)  # no client: only what close uses
     lane.consumer, lane.topic, lane._acks = HangingConsumer(), "Q", []
+    lane._io, lane._noted, lane.unsent = threading.Lock(), threading.Lock(), 0
     lane.close()  # returns: the leaving is left to finish in the background
     assert lane.consumer.closing.is_set()
     lane.consumer.release.set()

@@ -159,6 +159,7 @@ class Connection:
         self._provision_system_objects()
         self.beat()
         self._stop = threading.Event()
+        self._wake = threading.Event()  # a getter's acceptances wait: the keeper commits them
         self._keeper = threading.Thread(target=self._keep, name="mqk-mqi-keeper", daemon=True)
         self._keeper.start()
         self.connected = True
@@ -225,13 +226,22 @@ class Connection:
 
     def _keep(self) -> None:
         next_beat = time.monotonic() + self.settings.heartbeat_interval
-        while not self._stop.wait(KEEPER_TICK):
+        due = KEEPER_TICK
+        while not self._stop.is_set():
+            if due < KEEPER_TICK:
+                self._stop.wait(due)  # acceptances due then: other wakes change nothing
+            else:
+                self._wake.wait(KEEPER_TICK)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            due = KEEPER_TICK
             try:
                 self.finish_collected()
                 with self._lock:
                     getters = [h.getter for h in self.handles.values() if h.getter is not None]
                 for getter in getters:
-                    getter.flush()
+                    due = min(due, getter.flush())
                 self.producer.poll(0)  # serves the deliveries of asynchronous persistent puts
                 if time.monotonic() >= next_beat:
                     next_beat = time.monotonic() + self.settings.heartbeat_interval
@@ -240,6 +250,11 @@ class Connection:
                         reap(self.replica, self.effects, me=self.id)
             except Exception:  # the keeper must outlive one bad round
                 log.exception("MQI keeper round failed")
+
+    def _halt_keeper(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._keeper.join(10)
 
     # ---- MQOPEN ----------------------------------------------------------------------
 
@@ -335,6 +350,7 @@ class Connection:
                 share_starts=lambda: self.admin.share_start(topic, group, partitions),
                 consumed=self.consumed_of(topic),
                 others_waiting=partial(self._other_getters, definition.name, hobj),
+                wake=self._wake.set,
             )
         return handle
 
@@ -552,8 +568,7 @@ class Connection:
 
     def disconnect(self) -> None:
         self.require()
-        self._stop.set()  # the keeper first: it must not close collected objects meanwhile
-        self._keeper.join(10)
+        self._halt_keeper()  # the keeper first: it must not close collected objects meanwhile
         try:
             if self.uow.active:
                 self.end_unit_of_work(commit=True)  # MQDISC commits (distributed platforms)
@@ -566,8 +581,7 @@ class Connection:
         finally:
             self.connected = False
             live.discard(self)
-            self._stop.set()
-            self._keeper.join(10)
+            self._halt_keeper()
             for getter in self._orphans:
                 getter.close()
             self.producer.flush(30)
@@ -580,8 +594,7 @@ class Connection:
     def abandon(self) -> None:
         """Stop without a word, as a crash would (tests of liveness use it)."""
         self.connected = False
-        self._stop.set()
-        self._keeper.join(10)
+        self._halt_keeper()
         self.replica.close()
 
 

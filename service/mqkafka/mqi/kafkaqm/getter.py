@@ -52,6 +52,9 @@ from mqkafka.mqi.rules.matching import Position, Selection
 from mqkafka.mqi.rules.redelivery import GiveBack, backout_count, give_back
 
 ACK_FLUSH = 0.5  # seconds an acceptance may wait for the next poll before it is committed
+ACK_MODE = "prompt"  # MEASURING: "batched" (ACK_FLUSH), "prompt" (keeper at once), "strict"
+ACK_GAP = 0.01  # seconds between the keeper's commits of one lane while the getter is busy
+ACK_BUSY = 0.001  # seconds before the keeper looks again when the application is in a call
 POLL_SLICE = 0.25  # longest single poll, so deadlines and readiness are checked often
 FETCH_ROUND = 0.6  # a ready member's first fetch answers within Kafka's 500 ms long poll
 RETRY = 1.0  # seconds before a selected message another getter held is tried again
@@ -84,6 +87,7 @@ class Getter:
         share_starts: Callable[[], dict[int, int]],
         consumed: Consumed,
         others_waiting: Callable[[], bool] = lambda: True,
+        wake: Callable[[], None] = lambda: None,
     ) -> None:
         self.settings = settings
         self.topic = topic
@@ -94,6 +98,7 @@ class Getter:
         self._starts = share_starts
         self.consumed = consumed
         self._others_waiting = others_waiting
+        self._wake = wake  # the keeper thread, to commit acceptances left waiting
         self.lock = threading.RLock()
         # never hand out a record older than the lock duration less 20% (at least 2 s)
         lock = settings.lock_duration
@@ -218,12 +223,12 @@ class Getter:
             if lane.flowing and not polled:
                 # The lane's last poll brought records and all went out: the queue very
                 # likely holds more, so even MQGMO_NO_WAIT waits the one fetch round for
-                # them, and the acknowledgements ride on that fetch (one round trip, not
-                # two). Nothing come, the depth answers as below.
+                # them. Nothing come, the depth answers as below.
                 timeout = max(timeout, FETCH_ROUND)
-            else:
-                # Acknowledgements go now rather than with the poll: the queue's depth
-                # (asked when nothing comes) must not count messages this getter took.
+            # Acknowledgements go now rather than with the poll: a fetch librdkafka has in
+            # flight delays those the next one carries by up to its long poll (500 ms), and
+            # the queue's depth (asked when nothing comes) must not count messages taken.
+            if ACK_MODE == "prompt" or not (lane.flowing and polled is False):
                 lane.commit(sync=True)
             lane.poll(max(min(timeout, POLL_SLICE), 0.0))
             polled = True
@@ -371,12 +376,15 @@ class Getter:
         """The message leaves the queue (a non-syncpoint MQGET, or MQCMIT): at once for a
         persistent one, else within ``ACK_FLUSH``."""
         with self.lock:
-            taken.lane.ack(taken.rec, AcknowledgeType.ACCEPT)
+            lane = taken.lane
+            lane.ack(taken.rec, AcknowledgeType.ACCEPT)
             self.consumed.add(taken.rec.position)
             self._walked.discard(taken.rec.position)
-            waited = time.monotonic() - taken.lane.last_commit
-            if now or taken.rec.persistent() or waited > ACK_FLUSH:
-                taken.lane.commit(sync=True)
+            waited = time.monotonic() - lane.last_commit
+            if now or taken.rec.persistent() or ACK_MODE == "strict" or waited > ACK_FLUSH:
+                lane.commit(sync=True)
+            elif lane.unsent == 1 and ACK_MODE == "prompt":
+                self._wake()  # the first acceptance since a commit: the keeper commits it
 
     def pin(self, taken: Taken) -> None:
         with self.lock:
@@ -413,18 +421,22 @@ class Getter:
         with self.lock:
             taken.lane.pending.appendleft(taken.rec)
 
-    def flush(self, *, force: bool = False, patience: float = -1) -> None:
-        """Commit acknowledgements that have waited (the keeper thread), or all (``force``,
-        waiting at most ``patience`` seconds for a call in another thread; -1: for ever)."""
-        if force and not any(lane.unsent for lane in self.lanes):
-            return  # nothing to send: no need to wait for the lock
-        acquired = self.lock.acquire(timeout=patience) if force else self.lock.acquire(False)
-        if not acquired:
-            return  # the application is in a call; it will flush
+    def flush(self, *, force: bool = False, patience: float = -1) -> float:
+        """Commit acknowledgements that have waited (the keeper thread: without waiting on
+        the application's calls), or all (``force``, waiting at most ``patience`` seconds
+        for a call in another thread; -1: for ever). Answers the seconds after which the
+        keeper should look again (inf: nothing waits)."""
+        if not any(lane.unsent for lane in self.lanes):
+            return float("inf")  # nothing to send: no need to wait for the lock
+        if not force:
+            gap = ACK_GAP if ACK_MODE == "prompt" else ACK_FLUSH
+            return min((lane.commit_due(gap) for lane in list(self.lanes)), default=float("inf"))
+        if not self.lock.acquire(timeout=patience):
+            return ACK_BUSY  # the application is in a call; it will flush
         try:
             for lane in self.lanes:
-                if lane.unsent and (force or time.monotonic() - lane.last_commit > ACK_FLUSH):
-                    lane.commit(sync=True)
+                lane.commit(sync=True)
+            return float("inf")
         finally:
             self.lock.release()
 

@@ -61,6 +61,12 @@ class Lane:
         self.unsent = 0  # acknowledgements not yet committed
         self.last_commit = time.monotonic()
         self._acks: list[tuple[Position, Rec, AcknowledgeType]] = []
+        # The keeper thread commits acknowledgements while the application goes on taking
+        # from the batch: ``_io`` keeps the consumer to one call at a time, ``_noted`` the
+        # acknowledgements noted and counted.
+        self._io = threading.Lock()
+        self._noted = threading.Lock()
+        self.closed = False
         self.consumer.set_acknowledgement_commit_callback(self._callbacks.guard(self._acknowledged))
 
     def _stats(self, text: str) -> None:
@@ -93,19 +99,19 @@ class Lane:
     def poll(self, timeout: float) -> int:
         if self.pending or self.pinned:
             raise AssertionError("a lane polls only with its batch acknowledged")
-        try:
-            timeout = max(min(timeout, self._nudge()), 0.0)
-            self._hand_over()
-            batch = self._callbacks.call(self.consumer.poll, timeout)
-        except KafkaException as error:
-            raise MQError(RC.CONNECTION_BROKEN, f"share fetch: {error}") from None
+        with self._io:
+            try:
+                timeout = max(min(timeout, self._nudge()), 0.0)
+                handed = self._hand_over()
+                if handed:  # the poll carries them: the keeper has nothing to send meanwhile
+                    self._sent(handed, time.monotonic())
+                batch = self._callbacks.call(self.consumer.poll, timeout)
+            except KafkaException as error:
+                raise MQError(RC.CONNECTION_BROKEN, f"share fetch: {error}") from None
         # The batch may have been fetched in the background any time after the last poll
         # returned; that is the lower bound of its acquisition (less a second of slack).
         self.acquired_after = self._last_return - 1.0
         self._last_return = time.monotonic()
-        if self.unsent:  # the poll carried the acknowledgements
-            self.unsent = 0
-            self.last_commit = self._last_return
         for message in batch:
             if message.error() is None:
                 self.pending.append(Rec(message, message.delivery_count()))
@@ -116,17 +122,26 @@ class Lane:
 
     def ack(self, rec: Rec, kind: AcknowledgeType) -> None:
         """Note how ``rec`` ends; handed to the client in offset order at the next flush."""
-        self._acks.append((rec.position, rec, kind))
-        self.unsent += 1
+        with self._noted:
+            self._acks.append((rec.position, rec, kind))
+            self.unsent += 1
 
-    def _hand_over(self) -> None:
+    def _sent(self, handed: int, at: float) -> None:
+        with self._noted:
+            self.unsent -= handed
+            self.last_commit = at
+
+    def _hand_over(self) -> int:
         # The broker refuses (INVALID_REQUEST) acknowledgements that are not in ascending
         # offset order, and librdkafka 2.16 sends them in the order they were given: sort.
-        if not self._acks:
-            return
-        acks, self._acks = sorted(self._acks, key=lambda a: a[0]), []
+        with self._noted:
+            if not self._acks:
+                return 0
+            acks, self._acks = self._acks, []
+        acks.sort(key=lambda a: a[0])
         for _, rec, kind in acks:
             self.consumer.acknowledge(rec.msg, kind)
+        return len(acks)
 
     def _acknowledged(self, offsets: object, error: object) -> None:
         if error is not None:  # the records come back to the queue: said loudly
@@ -138,23 +153,49 @@ class Lane:
         one request, out of offset order, which the broker refuses (INVALID_REQUEST)."""
         if not self.unsent:
             return
+        with self._io:
+            self._commit()
+
+    def commit_due(self, gap: float) -> float:
+        """The keeper's commit, never waiting on a call of the application's: the
+        acknowledgements are sent if the last were at least ``gap`` seconds ago and the
+        consumer is free. Answers the seconds after which to try again (inf: none wait)."""
+        if not self.unsent:
+            return float("inf")
+        since = time.monotonic() - self.last_commit
+        if since < gap:
+            return gap - since
+        if not self._io.acquire(False):
+            return min(gap, 0.001)  # in a poll (which carries them) or a commit
         try:
-            self._hand_over()
+            self._commit()
+        finally:
+            self._io.release()
+        return float("inf")
+
+    def _commit(self) -> None:
+        if self.closed:
+            return
+        try:
+            handed = self._hand_over()
+            if not handed:
+                return  # a poll or another commit carried them
             self._callbacks.call(self.consumer.commit_sync, 30)
         except KafkaException as error:
             raise MQError(RC.CONNECTION_BROKEN, f"share acknowledge: {error}") from None
-        self.unsent = 0
-        self.last_commit = time.monotonic()
+        self._sent(handed, time.monotonic())
 
     def close(self) -> None:
         """Leave the share group, waiting at most ``CLOSE_WAIT`` seconds: librdkafka 2.16's
         share consumer close sometimes never returns after the member has left (seen at
         MQCLOSE under load: the broker logged the leave, the close waited on). What it
         acknowledged is committed before (``commit``), so only the leaving is left behind."""
-        try:
-            self._hand_over()
-        except KafkaException as error:
-            log.debug("closing a share consumer: %s", error)
+        with self._io:
+            self.closed = True
+            try:
+                self._sent(self._hand_over(), time.monotonic())
+            except KafkaException as error:
+                log.debug("closing a share consumer: %s", error)
         done = threading.Event()
 
         def leave() -> None:

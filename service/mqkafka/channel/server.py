@@ -259,22 +259,9 @@ class ChannelConnection:
             header, body = self.read_segment(self.max_segment)
             if self.conversations:
                 self._follow(header)
-            if header.seg_type == SegType.USERID_DATA:
-                if not self.tls_user:  # else the certificate's subject decides
-                    self.info.user = self.session.user = initial.parse_user(body)
-                continue  # the client does not wait for an answer
-            if header.seg_type == SegType.STATUS_DATA:
-                return  # the client's close
-            if header.seg_type == SegType.HEARTBEAT:
-                log.debug("channel: connection %s HEARTBEAT flags %#x %s: %s", self.info.number,
-                          header.flags1, "TSHM" if header.multiplexed else "TSH",
-                          body.hex())  # fmt: skip
-                if header.flags1 & Flags1.CONFIRM_REQUEST:  # the client asks; else it answers
-                    self._send_header(heartbeat_answer(self.template, header))
-                continue
-            if header.seg_type == SegType.SOCKET_ACTION:
-                if self._socket_action(header, body):
-                    return  # the client's close (TSHM channels)
+            if header.seg_type < 0x80:  # channel-level: never more than one segment
+                if self._channel_flow(header, body):
+                    return  # the client's close
                 continue
             if header.seg_type not in KNOWN_VERBS:
                 raise ChannelError(STATUS_SEGMENT_TYPE, f"segment type {header.seg_type:#x}")
@@ -285,7 +272,7 @@ class ChannelConnection:
             # heartbeats only during an MQGET: on a channel without shared conversations the
             # client expects them there alone (another verb slower than BEAT_S, such as an
             # MQCONN on a busy listener, met one and the Java client failed on it)
-            if first.seg_type == SegType.MQGET or self.conversations:
+            if self.conversations or first.seg_type == SegType.MQGET:
                 self.busy_since = time.monotonic()
             try:
                 reply = self.session.call(first.seg_type, first.order, request)
@@ -295,20 +282,41 @@ class ChannelConnection:
                 outcome = self.session.async_puts.last_header(first.order)
                 self.info.counters.verb(first.seg_type, first.order, outcome)
                 continue
-            self.info.counters.verb(first.seg_type, first.order, reply)
-            if log.isEnabledFor(logging.DEBUG):
-                log.debug("channel: connection %s %s: %d bytes -> CC %d RC %d", self.info.number,
-                          _name(first.seg_type), len(request), *struct.unpack_from(
-                              first.order + "ii", reply, 4))  # fmt: skip
-            if first.seg_type == SegType.MQCONN and self.session.connected:
-                # named before the client hears: a status it reads next shows the application
-                self.info.appl = self.session.appl_name
-                log.info("channel: connection %s from %s connected: channel %s, user %s, "
-                         "application %s", self.info.number, self.info.peer, self.info.channel,
-                         self.info.user or "-", self.info.appl or "-")  # fmt: skip
-            self.send(first.seg_type + 0x10, reply)
-            if first.seg_type == SegType.MQDISC:
-                continue  # the client's STATUS close follows
+            self._answer(first, request, reply)
+
+    def _channel_flow(self, header: Header, body: bytes) -> bool:
+        """A channel-level segment between verbs; True: the client's close."""
+        seg_type = header.seg_type
+        if seg_type == SegType.USERID_DATA:
+            if not self.tls_user:  # else the certificate's subject decides
+                self.info.user = self.session.user = initial.parse_user(body)
+            return False  # the client does not wait for an answer
+        if seg_type == SegType.STATUS_DATA:
+            return True
+        if seg_type == SegType.HEARTBEAT:
+            log.debug("channel: connection %s HEARTBEAT flags %#x %s: %s", self.info.number,
+                      header.flags1, "TSHM" if header.multiplexed else "TSH",
+                      body.hex())  # fmt: skip
+            if header.flags1 & Flags1.CONFIRM_REQUEST:  # the client asks; else it answers
+                self._send_header(heartbeat_answer(self.template, header))
+            return False
+        if seg_type == SegType.SOCKET_ACTION:
+            return self._socket_action(header, body)  # the end of a TSHM channel's conversation
+        raise ChannelError(STATUS_SEGMENT_TYPE, f"segment type {seg_type:#x}")
+
+    def _answer(self, first: Header, request: bytes, reply: bytes) -> None:
+        self.info.counters.verb(first.seg_type, first.order, reply)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("channel: connection %s %s: %d bytes -> CC %d RC %d", self.info.number,
+                      _name(first.seg_type), len(request), *struct.unpack_from(
+                          first.order + "ii", reply, 4))  # fmt: skip
+        if first.seg_type == SegType.MQCONN and self.session.connected:
+            # named before the client hears: a status it reads next shows the application
+            self.info.appl = self.session.appl_name
+            log.info("channel: connection %s from %s connected: channel %s, user %s, "
+                     "application %s", self.info.number, self.info.peer, self.info.channel,
+                     self.info.user or "-", self.info.appl or "-")  # fmt: skip
+        self.send(first.seg_type + 0x10, reply)  # after MQDISC the client's close follows
 
     def _socket_action(self, header: Header, body: bytes) -> bool:
         """True: the conversation ends (the client's close on a TSHM channel). A second

@@ -34,7 +34,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from mqkafka.activity.builder import ActivityRecorder
+from mqkafka.activity.builder import SETTLE_BLOCKS, ActivityRecorder
 from mqkafka.activity.events import MSG_ID_LENGTH_24
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Effect, Processed, Reply, Retain
@@ -571,6 +571,8 @@ class Dispatcher:
                     varints.get(copy_size) or activity.varint(copy_size), activity.tail,
                 )
             )  # fmt: skip
+            if len(activity.blocks) >= SETTLE_BLOCKS:
+                activity.settle()
         else:
             copy_size = len(copies[0].head) + len(body) if template is not None else 0
             activity.replayed(plan, pub_msg_id, put_ms, len(value), copy_size)

@@ -22,6 +22,7 @@ busy machine moved a single round's figure several-fold).
 from __future__ import annotations
 
 import argparse
+import bisect
 import os
 import re
 import signal
@@ -29,13 +30,14 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
 
 from devsupport.javaclient import client_jars, compile_programs, java_command
 
-from bench.kafka_env import kafka
+from bench.kafka_env import cpu_seconds, kafka
 from mqkafka.kafka.localbroker import free_port
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD
@@ -43,6 +45,7 @@ from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 ROOT = Path(__file__).resolve().parents[1]
+cpu_per_put: list[float] = []  # the Python process's CPU seconds a put, per timed round
 ASYNC_CHANNEL = "BENCH.ASYNC.SVRCONN"  # offered SHARECNV 1: the client may put asynchronously
 
 
@@ -50,12 +53,14 @@ def python_rates(
     qmgr: QueueManager, name: str, n: int, body: bytes, warmup: int, rounds: int
 ) -> tuple[list[float], list[float]]:
     queue = Queue(qmgr, name, C.MQOO_OUTPUT | C.MQOO_INPUT_AS_Q_DEF)
+    cpu_per_put.clear()
     gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=10_000)
 
     def puts(count: int) -> float:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         for _ in range(count):
             queue.put(body, MD(Persistence=C.MQPER_NOT_PERSISTENT))
+        cpu_per_put.append((time.process_time() - cpu) / count)
         return count / (time.perf_counter() - began)
 
     def gets(count: int) -> float:
@@ -73,6 +78,53 @@ def python_rates(
         got.append(gets(n))
     queue.close()
     return put, got
+
+
+Sample = tuple[float, float, float]  # epoch seconds, listener CPU s, Java client CPU s
+
+
+def run_sampled(
+    command: list[str], cwd: str, listener_pid: int
+) -> tuple[subprocess.CompletedProcess[str], list[Sample]]:
+    """Run the Java side, reading its and the listener's CPU time every 10 ms: the CPU an
+    async put costs each (a figure the busy machine's load moves far less than a rate)."""
+    samples: list[Sample] = []
+    java = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=cwd)  # fmt: skip
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.wait(0.01):
+            try:
+                samples.append((time.time(), cpu_seconds(f"/proc/{listener_pid}/stat"),
+                                cpu_seconds(f"/proc/{java.pid}/stat")))  # fmt: skip
+            except OSError:
+                return
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = java.communicate()
+    stop.set()
+    sampler.join()
+    return subprocess.CompletedProcess(command, java.returncode, out, err), samples
+
+
+def cpu_between(samples: list[Sample], which: int, from_ms: int, to_ms: int) -> float:
+    """CPU seconds of process ``which`` (1 listener, 2 Java) between two epoch-ms marks,
+    from the nearest samples (linear between two)."""
+    times = [s[0] for s in samples]
+
+    def at(t: float) -> float:
+        i = bisect.bisect_left(times, t)
+        if i <= 0:
+            return samples[0][which]
+        if i >= len(samples):
+            return samples[-1][which]
+        (t0, *v0), (t1, *v1) = samples[i - 1], samples[i]
+        share = (t - t0) / (t1 - t0) if t1 > t0 else 0.0
+        return v0[which - 1] + share * (v1[which - 1] - v0[which - 1])
+
+    return at(to_ms / 1000) - at(from_ms / 1000)
 
 
 def main() -> None:
@@ -108,12 +160,11 @@ def main() -> None:
             py_put, py_get = python_rates(
                 qmgr, py_queue, args.n, bytes(args.size), args.warmup, args.rounds
             )
-            done = subprocess.run(
-                java_command(jars, Path(classes), "ChannelBench", "127.0.0.1", str(port),
-                             java_queue, str(args.n), str(args.size), str(args.warmup),
-                             str(args.rounds), ASYNC_CHANNEL),
-                capture_output=True, text=True, check=False, cwd=classes,
-            )  # fmt: skip
+            py_cpu = cpu_per_put[-args.rounds :]
+            command = java_command(jars, Path(classes), "ChannelBench", "127.0.0.1", str(port),
+                                   java_queue, str(args.n), str(args.size), str(args.warmup),
+                                   str(args.rounds), ASYNC_CHANNEL)  # fmt: skip
+            done, samples = run_sampled(command, classes, listener.pid)
             if done.returncode != 0:
                 raise SystemExit(f"ChannelBench failed:\n{(done.stdout + done.stderr)[-3000:]}")
             # the Python side again after the Java one: a busy machine's load moves between
@@ -121,6 +172,7 @@ def main() -> None:
                 qmgr, py_queue, args.n, bytes(args.size), args.warmup // 4, args.rounds
             )
             py_put, py_get = py_put + more_put, py_get + more_get
+            py_cpu += cpu_per_put[-args.rounds :]
         finally:
             listener.send_signal(signal.SIGTERM)
             listener.wait(30)
@@ -147,6 +199,13 @@ def main() -> None:
             "       async puts' MQSTAT (succeeded, failed) per round: "
             + "  ".join(f"{ok}/{failed}" for ok, failed in statuses)
         )
+        windows = re.findall(r"^AWINDOW (\d+) (\d+)$", done.stdout, re.M)
+        listener_cpu = [cpu_between(samples, 1, int(a), int(b)) / args.n for a, b in windows]
+        java_cpu = [cpu_between(samples, 2, int(a), int(b)) / args.n for a, b in windows]
+        print(f"       CPU a put (median): listener {statistics.median(listener_cpu) * 1e6:.1f} us"
+              f" + IBM's Java client {statistics.median(java_cpu) * 1e6:.1f} us (async); "
+              f"Python MQI {statistics.median(py_cpu) * 1e6:.1f} us (its process, Kafka "
+              f"client thread included)")  # fmt: skip
         get, py_g = statistics.median(java["GET"]), statistics.median(py_get)
         print(f"MQGET  Java via listener        {get:>9,.0f} msg/s ({1e6 / get:5.1f} us)   "
               f"Python MQI {py_g:,.0f} msg/s   ratio {get / py_g:6.1%}")  # fmt: skip

@@ -7,7 +7,8 @@
 // puts with MQPMO_ASYNC_RESPONSE on a second connection, timed up to the answer of the
 // getAsyncStatus (MQSTAT) that follows them: the listener answers it after it has done every
 // put before it, so the rate is the listener's, not only the client's sending. Then "ASTATUS
-// <ok> <failed>" and the messages are got back (untimed) on the first connection.
+// <ok> <failed>" and "AWINDOW <from> <to>" (epoch ms: the bench reads the processes' CPU time
+// in it), and the messages are got back (untimed) on the first connection.
 
 import com.ibm.mq.MQAsyncStatus;
 import com.ibm.mq.MQGetMessageOptions;
@@ -66,10 +67,12 @@ public class ChannelBench {
             for (int i = 0; i < n; i++) q.getQueueType();
             System.out.printf("INQ %.1f%n", n / ((System.nanoTime() - start) / 1e9));
             if (aq != null) {
+                long began = System.currentTimeMillis();
                 start = System.nanoTime();
                 puts(aq, apmo, body, n);
                 MQAsyncStatus status = aqm.getAsyncStatus();
                 System.out.printf("APUT %.1f%n", n / ((System.nanoTime() - start) / 1e9));
+                System.out.printf("AWINDOW %d %d%n", began, System.currentTimeMillis());
                 System.out.printf("ASTATUS %d %d%n", status.putSuccessCount, status.putFailureCount);
                 gets(q, gmo, n);
             }

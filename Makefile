@@ -43,10 +43,8 @@ test: install lint typecheck
 ##    (the send waits for the topic); limits: a copy Kafka refuses under a limit lowered while
 ##    serving, and a record Kafka refuses (INVALID_RECORD): the default loop aborts, tries again
 ##    and dead-letters; on Faust the refused record is logged and left out
-##  - kafka_restart: Kafka killed, then stopped cleanly: 2 of 1,400 publications lost (one run);
-##    a clean stop is not said (aiokafka says it only at debug); its fenced-id test fences the
-##    default loop's one transactional id (test_faust_runtime_fenced.py fences Faust's)
-##  - scaleout: a publication delivered twice across the leave and the join (in each of two runs)
+##  - kafka_restart: its fenced-id test fences the default loop's one transactional id
+##    (test_faust_runtime_fenced.py fences Faust's)
 ##  - readme_examples: the README's commands, with the default runtime
 test-faust: install
 	MQK_RUNTIME=faust $(BIN)/python -m pytest -q -n 3 --dist loadfile \
@@ -54,12 +52,14 @@ test-faust: install
 	  tests/integration/service/test_service_seed_rules.py tests/integration/service/test_operator_queues.py \
 	  tests/integration/service/test_cli_operators.py tests/integration/service/test_large_messages.py \
 	  tests/integration/service/test_service_resilience.py tests/integration/service/test_service_takeover.py \
-	  tests/integration/service/test_service_limits.py \
+	  tests/integration/service/test_service_limits.py tests/integration/service/test_service_scaleout.py \
+	  tests/integration/service/test_kafka_restart.py \
 	  tests/integration/faust/test_faust_runtime.py tests/integration/faust/test_faust_runtime_fenced.py \
 	  tests/integration/faust/test_faust_runtime_differential.py \
 	  --deselect tests/integration/service/test_service_resilience.py::test_a_subscriber_queue_deleted_under_its_subscription_stops_nothing_and_loses_nothing \
 	  --deselect tests/integration/service/test_service_limits.py::test_a_copy_too_large_for_one_queue_is_dead_lettered_and_the_others_delivered \
-	  --deselect tests/integration/service/test_service_limits.py::test_a_record_kafka_refuses_all_the_same_takes_its_message_out_of_the_batch
+	  --deselect tests/integration/service/test_service_limits.py::test_a_record_kafka_refuses_all_the_same_takes_its_message_out_of_the_batch \
+	  --deselect tests/integration/service/test_kafka_restart.py::test_a_fenced_transactional_id_ends_the_service_in_one_line_with_exit_3
 
 lint: install
 	$(BIN)/ruff check service tests bench

@@ -19,11 +19,14 @@ from mqkafka.channel.heartbeats import heartbeat_answer, take_heartbeats
 from mqkafka.channel.settings import ListenerSettings
 from mqkafka.cli.common import UserError
 from mqkafka.cli.listen import _sharecnv_of
+from mqkafka.mq.mqmd import MQMD
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi.rules.structs import MD
 from tests.unit.channel.observed import client_initial_data
+from tests.unit.codecs.strategies import mqmds
 
 ORDERS = st.sampled_from([">", "<"])
+ids24 = st.binary(min_size=24, max_size=24)
 
 # What the client sent (hex of the segment bodies, after the header)
 RESERVE = (  # SPI verb 6, after the API header: SPI header, SPRU, SPRI (24, 0x00FFFFFF)
@@ -300,3 +303,22 @@ def test_the_last_outcome_reads_as_an_api_header(order: str) -> None:
     puts.succeeded()
     done = verbs.parse_api(puts.last_header(order), order)[0]
     assert (failed.comp, done.comp) == (2, 0)
+
+
+# ---- the MQMD seen again but for its MsgId (a stream of async puts) --------------------------
+
+
+@given(mqmds(), ORDERS, st.sampled_from([1, 2]), st.lists(ids24, min_size=1, max_size=4))
+def test_an_mqmd_seen_again_reads_as_the_plain_codec_reads_it(
+    mqmd: MQMD, order: str, version: int, msg_ids: list[bytes]
+) -> None:
+    template = MD.from_mqmd(mqmd)
+    for msg_id in msg_ids:  # the first read fills the cache, the others come from it
+        template.MsgId = msg_id
+        wire = mqstructs.md_bytes(template, order, version)
+        fast, size = mqstructs.parse_md_fast(wire, order)
+        slow, slow_size = mqstructs.parse_md(wire, order)
+        assert (fast.get(), size) == (slow.get(), slow_size)
+        fast.CorrelId = b"changed by the MQI"  # an MD the MQI fills in is its own
+    again, _ = mqstructs.parse_md_fast(wire, order)
+    assert again.get() == slow.get()

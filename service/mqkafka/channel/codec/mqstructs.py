@@ -316,11 +316,23 @@ def md_bytes(md: MD, order: str, version: int) -> bytes:
 
 def parse_md_fast(data: bytes, order: str, at: int = 0) -> tuple[MD, int]:
     """As :func:`parse_md`, without the MQMD value's checks (the MQI checks what it uses):
-    the fields go straight from the unpacked tuple into the MD (no structure in between)."""
+    the fields go straight from the unpacked tuple into the MD (no structure in between).
+
+    An MQMD that differs from one seen lately only in its MsgId (a stream of puts: IBM's
+    client numbers its async puts' MsgIds itself) is copied from that one's fields, its
+    MsgId put in: ~1 us instead of ~3 (test_channel_asyncput compares the two)."""
     version = md_version(data, order, at)  # the MQMD's own id and version errors
     codes = MD_KIND.codes(version, order)
-    if len(data) < at + codes.size:
+    end = at + codes.size
+    if len(data) < end:
         raise ChannelError(STATUS_INVALID_DATA, f"MQMD v{version} cut short")
+    key = (order, bytes(data[at : at + _MSG_ID_AT]), bytes(data[at + _MSG_ID_END : end]))
+    seen = _SEEN.get(key)
+    if seen is not None:
+        md: MD = _new(MD)
+        md.__dict__.update(seen)
+        md.__dict__["MsgId"] = bytes(data[at + _MSG_ID_AT : at + _MSG_ID_END])
+        return md, codes.size
     values = codes.unpack_from(data, at)
     md = MD()
     fields = md.__dict__
@@ -329,7 +341,17 @@ def parse_md_fast(data: bytes, order: str, at: int = 0) -> tuple[MD, int]:
         fields[name] = value.split(b"\0", 1)[0].rstrip(b" ") if text else value
     if version == 1:
         fields["GroupId"] = bytes(24)  # as the MQMD value has it: no group
+    if len(_SEEN) >= _SEEN_MAX:
+        _SEEN.clear()
+    _SEEN[key] = dict(fields)
     return md, codes.size
+
+
+_MSG_ID_AT: Final = 48  # MQMD.MsgId's offset (24 bytes)
+_MSG_ID_END: Final = 72
+_SEEN: dict[tuple[str, bytes, bytes], dict[str, object]] = {}
+_SEEN_MAX: Final = 256
+_new = object.__new__
 
 
 def _md_fields(version: int) -> tuple[tuple[int, str, bool], ...]:

@@ -62,8 +62,8 @@ test-faust: install
 	  --deselect tests/integration/service/test_kafka_restart.py::test_a_fenced_transactional_id_ends_the_service_in_one_line_with_exit_3
 
 lint: install
-	$(BIN)/ruff check service tests bench
-	$(BIN)/ruff format --check service tests bench
+	$(BIN)/ruff check service tests bench devsupport
+	$(BIN)/ruff format --check service tests bench devsupport
 
 typecheck: install
 	$(BIN)/mypy

@@ -118,6 +118,7 @@ def run_listen(args: argparse.Namespace) -> int:
         raise UserError("--max-connections and --max-message must be at least 1")
     logs.setup(args.log_level)
     tls = _tls_of(args)  # the options' mistakes before Kafka is asked
+    sharecnv = _sharecnv_of(args.sharecnv)
     if args.identity_file:
         _check_edge_key(args.identity_file)
     client = client_of(args)
@@ -138,7 +139,7 @@ def run_listen(args: argparse.Namespace) -> int:
         max_message=args.max_message,
         tls=tls,
         signing=bool(identity),
-        sharecnv=_sharecnv_of(args.sharecnv),
+        sharecnv=sharecnv,
     )
     made = define_missing(settings, dev_queues=args.dev_queues)
     if made:

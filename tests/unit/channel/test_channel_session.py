@@ -23,7 +23,9 @@ def _session() -> Session:
 
 def _call(session: Session, verb: int, rest: bytes, hobj: int = 0) -> tuple[int, int, bytes]:
     body = verbs.ApiHeader(16 + len(rest), 0, 0, hobj).to_bytes(">") + rest
-    api, out = verbs.parse_api(session.call(verb, ">", body), ">")
+    reply = session.call(verb, ">", body)
+    assert reply is not None, "no answer: an async put"
+    api, out = verbs.parse_api(reply, ">")
     return api.comp, api.reason, out
 
 

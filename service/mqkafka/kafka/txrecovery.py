@@ -2,14 +2,17 @@
 
 A failed transaction is tried again while Kafka is away, however long; the outage is said in
 one line when it begins (librdkafka's, or the loop's: ``clients.say_away``), at most one per
-30 s while it lasts, and one when Kafka is back. What cannot be cured (a fenced producer
+30 s while it lasts, and one when Kafka is back (a failure within a minute of that, for a
+few seconds, is the same outage; one the group's rebalance caused is no outage: tried again
+quietly, however often). What cannot be cured (a fenced producer
 outside an outage, ``MAX_RETRIES`` other failures in a row) ends the loop. Every client that
 an outage can leave stuck is replaced, and that is said in the "Kafka is back" line: a
 producer whose transactional call does not return (``TX_GIVE_UP``; let go once it does) or
 whose transaction state is from before the outage; a consumer the group fenced after its own
 rejoin, or one that cannot read its committed offsets once Kafka answers again. Reading
-resumes from the committed offsets with the consumer served first, so a group that dropped
-it while Kafka was away takes it back; no recovery step waits on Kafka over ``TX_GIVE_UP``.
+resumes from the committed offsets with the consumer served first (at every try, so that no
+lane goes unpolled past ``max.poll.interval.ms``), so a group that dropped it while Kafka was
+away takes it back; no recovery step waits on Kafka over ``TX_GIVE_UP``.
 
 :class:`OutageRecovery` is a mixin of :class:`~mqkafka.kafka.txloop.TransactionalLoop`: it
 works on the loop's clients and flags, declared below.

@@ -24,7 +24,7 @@ RUNS = {"sharecnv1": (CHANNEL, "ASYNC.PUT.Q"), "sharecnv0": ("DEV.APP.SVRCONN", 
 INHIBITED = "ASYNC.INHIBITED.Q"
 COUNT = 600  # beyond 256: the client counts its MsgIds up over more than one byte
 CHECKS = ["connect", "async_put", "async_put1_syncpoint", "async_put_inhibited",
-          "sync_on_the_same_channel", "disconnect"]  # fmt: skip
+          "sync_on_the_same_channel", "disconnect", "async_then_disconnect"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +32,7 @@ def qmgr(kafka_bootstrap: str, namespace: str) -> Iterator[QueueManager]:
     manager = connect_qmgr(kafka_bootstrap, namespace)
     for _, queue in RUNS.values():
         manager.define_queue(queue, max_depth=100_000)
+        manager.define_queue(f"{queue}.DISC")
     manager.define_queue(INHIBITED)
     refusing = pymqi.Queue(manager, INHIBITED, C.MQOO_SET)
     refusing.set(C.MQIA_INHIBIT_PUT, C.MQQA_PUT_INHIBITED)
@@ -98,6 +99,17 @@ def test_async_puts_arrive_once_in_order_with_the_clients_msgids(
     with pytest.raises(MQMIError) as nothing_more:
         queue.get(None, pymqi.MD(), pymqi.GMO(Options=C.MQGMO_NO_SYNCPOINT))
     assert nothing_more.value.reason == C.MQRC_NO_MSG_AVAILABLE
+    queue.close()
+
+
+def test_async_puts_right_before_mqdisc_are_all_put(
+    checks: dict[str, str], qmgr: QueueManager
+) -> None:
+    assert checks.get("async_then_disconnect") == "OK", checks["_output"]
+    queue = pymqi.Queue(qmgr, f"{checks['_queue']}.DISC", C.MQOO_INPUT_AS_Q_DEF)
+    gmo = pymqi.GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=10_000)
+    got = [queue.get(None, pymqi.MD(), gmo) for _ in range(100)]
+    assert got == [f"last-{i}".encode() for i in range(100)]
     queue.close()
 
 

@@ -71,6 +71,16 @@ public class AsyncPutCheck {
             q.close();
         });
         check("disconnect", () -> qm.disconnect());
+        check("async_then_disconnect", () -> {
+            // no MQSTAT: the puts the listener has still to do come before the MQDISC
+            MQQueueManager other = new MQQueueManager("QM1", props);
+            MQQueue q = other.accessQueue(queue + ".DISC", CMQC.MQOO_OUTPUT);
+            for (int i = 0; i < 100; i++) {
+                q.put(message("last-" + i),
+                    options(CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_ASYNC_RESPONSE));
+            }
+            other.disconnect();  // the queue left open: MQDISC closes it
+        });
     }
 
     static void check(String name, Check body) {

@@ -370,8 +370,8 @@ class Connection:
         acknowledgements committed and its puts delivered, and the same of every other
         connection of this process, so that the depth neither counts a message one of them
         got nor misses one it put (a non-syncpoint MQGET's acknowledgement waits for the
-        getter's next poll, up to ACK_FLUSH; a put waits for the producer's linger). A
-        connection in another process still has that window."""
+        keeper thread, milliseconds: getter's opening comment; a put for the producer's
+        linger). A connection in another process still has that window."""
         self._settle(name, patience=-1)
         for other in live.snapshot():
             if other is not self and other.connected:

@@ -14,11 +14,23 @@ Kafka's rules, and what follows from each here:
   than the lock less a safety margin is never handed out (it may be someone else's now).
 - A released record counts one more delivery and is archived at the limit: records are
   given back by RELEASE, or REQUEUE near the limit (:mod:`~mqkafka.mqi.rules.redelivery`).
-- Acknowledgements travel with the next poll or commit: accepted records are committed
-  within ``ACK_FLUSH`` seconds, or at once when asked. A persistent message got outside
-  syncpoint is committed before MQGET returns, as MQ forces its log for one: once MQGET has
-  returned it, no other process's browse shows it and no crash brings it back (a round
-  trip each: measured 800-1,100 gets/s against 26,000-31,000 batched, issue 35).
+- A browse (any process's) hides what Kafka's share state says was acknowledged, so a
+  message got outside syncpoint shows until its acceptance is committed. A persistent one
+  is committed before MQGET returns, as MQ forces its log for one: no browse shows it after
+  and no crash brings it back. A non-persistent one is committed by the connection's keeper
+  thread, woken by the first acceptance since the lane's last commit, beside the
+  application's next calls (a lane's consumer has a lock of its own), at most every
+  ``ACK_GAP`` per busy lane, and before any poll (acknowledgements riding on a fetch waited
+  for the one librdkafka had in flight: up to 500 ms). Measured (bench/bench_browse_window.py,
+  2-core VM under load, medians): another process's browse stopped showing it 1.6 ms after
+  MQGET returned to an idle getter, 8.5 ms (p99 42 ms) to one getting back to back, with
+  17 us CPU per MQGET; the old batching (committed within ``ACK_FLUSH``, 0.5 s) left 279 ms
+  idle and 176 ms p99 busy, with 25 us; both got 7,000-40,000 messages/s as the machine's
+  load moved. A commit before every MQGET returns, the one way to no window at all, ran 855
+  gets/s (138 us), persistent ones 1,047: a round trip each, too dear for non-persistent
+  messages. A group commit would save round trips only for threads sharing a handle. A
+  process killed within that window leaves the message to be got again once its
+  acquisition lock runs out, as an uncommitted one.
 - A new member receives its partitions with its second heartbeat, which the broker asks
   for ``share.heartbeat.interval.ms`` (5 s) after the first: a lane re-subscribes to the
   same topic a moment after joining, which makes the client send that heartbeat at once
@@ -44,17 +56,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mqkafka.kafka.clients import AcknowledgeType
-from mqkafka.mqi.kafkaqm.lane import Lane
+from mqkafka.mqi.kafkaqm.lane import BUSY_RETRY, INF, Lane
 from mqkafka.mqi.kafkaqm.logreader import Consumed, LogReader
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
 from mqkafka.mqi.kafkaqm.settings import Settings
 from mqkafka.mqi.rules.matching import Position, Selection
 from mqkafka.mqi.rules.redelivery import GiveBack, backout_count, give_back
 
-ACK_FLUSH = 0.5  # seconds an acceptance may wait for the next poll before it is committed
-ACK_MODE = "prompt"  # MEASURING: "batched" (ACK_FLUSH), "prompt" (keeper at once), "strict"
+ACK_FLUSH = 0.5  # an MQGET commits itself when the lane's last commit is older (keeper late)
 ACK_GAP = 0.01  # seconds between the keeper's commits of one lane while the getter is busy
-ACK_BUSY = 0.001  # seconds before the keeper looks again when the application is in a call
 POLL_SLICE = 0.25  # longest single poll, so deadlines and readiness are checked often
 FETCH_ROUND = 0.6  # a ready member's first fetch answers within Kafka's 500 ms long poll
 RETRY = 1.0  # seconds before a selected message another getter held is tried again
@@ -228,8 +238,7 @@ class Getter:
             # Acknowledgements go now rather than with the poll: a fetch librdkafka has in
             # flight delays those the next one carries by up to its long poll (500 ms), and
             # the queue's depth (asked when nothing comes) must not count messages taken.
-            if ACK_MODE == "prompt" or not (lane.flowing and polled is False):
-                lane.commit(sync=True)
+            lane.commit(sync=True)
             lane.poll(max(min(timeout, POLL_SLICE), 0.0))
             polled = True
 
@@ -263,6 +272,7 @@ class Getter:
                     found.lane.commit(sync=True)
                 return found
             self._clear(lane, target)
+            lane.commit(sync=True)  # not with the poll: a fetch in flight would delay them
             lane.poll(POLL_SLICE)
             now = time.monotonic()
             positions = {rec.position for rec in lane.pending}
@@ -374,16 +384,16 @@ class Getter:
 
     def accept(self, taken: Taken, *, now: bool = False) -> None:
         """The message leaves the queue (a non-syncpoint MQGET, or MQCMIT): at once for a
-        persistent one, else within ``ACK_FLUSH``."""
+        persistent one (or one ``ACK_FLUSH`` after the last commit), else by the keeper."""
         with self.lock:
             lane = taken.lane
             lane.ack(taken.rec, AcknowledgeType.ACCEPT)
             self.consumed.add(taken.rec.position)
             self._walked.discard(taken.rec.position)
             waited = time.monotonic() - lane.last_commit
-            if now or taken.rec.persistent() or ACK_MODE == "strict" or waited > ACK_FLUSH:
+            if now or taken.rec.persistent() or waited > ACK_FLUSH:
                 lane.commit(sync=True)
-            elif lane.unsent == 1 and ACK_MODE == "prompt":
+            elif lane.unsent == 1:
                 self._wake()  # the first acceptance since a commit: the keeper commits it
 
     def pin(self, taken: Taken) -> None:
@@ -427,16 +437,15 @@ class Getter:
         for a call in another thread; -1: for ever). Answers the seconds after which the
         keeper should look again (inf: nothing waits)."""
         if not any(lane.unsent for lane in self.lanes):
-            return float("inf")  # nothing to send: no need to wait for the lock
+            return INF  # nothing to send: no need to wait for the lock
         if not force:
-            gap = ACK_GAP if ACK_MODE == "prompt" else ACK_FLUSH
-            return min((lane.commit_due(gap) for lane in list(self.lanes)), default=float("inf"))
+            return min((lane.commit_due(ACK_GAP) for lane in list(self.lanes)), default=INF)
         if not self.lock.acquire(timeout=patience):
-            return ACK_BUSY  # the application is in a call; it will flush
+            return BUSY_RETRY  # the application is in a call; it will flush
         try:
             for lane in self.lanes:
                 lane.commit(sync=True)
-            return float("inf")
+            return INF
         finally:
             self.lock.release()
 

@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 CLOSE_WAIT = 30.0  # seconds MQCLOSE waits for a share consumer to leave its group
 STATS_MS = 200
+BUSY_RETRY = 0.001  # seconds before the keeper tries again a consumer busy in a call
+INF = float("inf")
 # Seconds after subscribing at which a lane not yet assigned re-subscribes (same topic): the
 # client then sends its next heartbeat at once instead of after the group's interval.
 NUDGES = (0.05, 0.3, 1.0, 2.0, 4.0)
@@ -161,17 +163,17 @@ class Lane:
         acknowledgements are sent if the last were at least ``gap`` seconds ago and the
         consumer is free. Answers the seconds after which to try again (inf: none wait)."""
         if not self.unsent:
-            return float("inf")
+            return INF
         since = time.monotonic() - self.last_commit
         if since < gap:
             return gap - since
         if not self._io.acquire(False):
-            return min(gap, 0.001)  # in a poll (which carries them) or a commit
+            return min(gap, BUSY_RETRY)  # in a poll (which carries them) or a commit
         try:
             self._commit()
         finally:
             self._io.release()
-        return float("inf")
+        return INF
 
     def _commit(self) -> None:
         if self.closed:

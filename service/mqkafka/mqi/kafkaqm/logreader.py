@@ -10,8 +10,8 @@ anyone: Kafka's per-record share state (:mod:`~mqkafka.kafka.sharelog`), read to
 MQGMO_BROWSE_FIRST and followed without waiting after. Where that state cannot be read, a
 browse passes over as many of the oldest other records as Kafka's lag says were got by
 others (``hide``, :func:`~mqkafka.kafka.sharestate.got_unseen`): exact for in-order gets.
-A message another process got and has not yet acknowledged (``getter.ACK_FLUSH``) may
-still be seen: browsing is a snapshot, as MQ says of a browse racing a destructive get.
+A non-persistent message another process got outside syncpoint and has not yet committed
+(its keeper thread does, milliseconds after the MQGET: :mod:`.getter`) may still be seen.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ ran the old batching and a strict commit of non-persistent messages:
     persistent (always strict)           1,047   162 us  0       0
 
 A later run of this version at a load average of 28: 12 ms idle, busy p99 383 ms, with a
-commit's round trip at p99 153 ms (the window is at most two of them plus ACK_GAP). Rates
+commit's round trip at p99 153 ms (the window is about two of them plus ACK_GAP). Rates
 moved 4x between rounds of one setting (28,498 and 13,095 gets/s for the chosen one in
 an earlier run); the CPU per get did not. Times across the two processes are ``time.time()``
 on the one machine.

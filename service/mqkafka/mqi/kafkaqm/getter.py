@@ -27,7 +27,7 @@ Kafka's rules, and what follows from each here:
   17 us CPU per MQGET; the old batching (committed within ``ACK_FLUSH``, 0.5 s) left 279 ms
   idle and 176 ms p99 busy, with 25 us; both got 7,000-40,000 messages/s as the machine's
   load moved. At a load average of 28, 12 ms idle and p99 383 ms busy, Kafka's answer to a
-  commit taking up to 153 ms: the window is at most two commits' round trips plus
+  commit taking up to 153 ms: the window is about two commits' round trips plus
   ``ACK_GAP``. A commit before every MQGET returns, the one way to no window at all, ran 855
   gets/s (138 us), persistent ones 1,047: a round trip each, too dear for non-persistent
   messages. A group commit would save round trips only for threads sharing a handle. A

@@ -10,7 +10,8 @@ it in with the MsgId, the sizes and this recorder's ``head``/``between``/``tail`
 encoded once per put millisecond), while the plan is still in the cache; ``replayed`` does
 the rest (a put time not seen last, another fan-out). Blocks are folded into records every
 ``SETTLE_BLOCKS`` (``settle``), while they are still in the cache, rather than all at the
-batch's end (in-process, -0.2 us a publication of the ~1.4 us activity cost).
+batch's end (in-process, batches of 5,000: +1.42 / +1.32 / +1.16 / +1.20 us a publication over
+no activity settling every 256 / 128 / 64 / 32 blocks, paired medians of 40).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ _TOPIC_TAGS = ("Topic", "MQPSTopic")
 _ONE = b"\x02"  # an array block's count of one event
 # Records stay far below Kafka's default 1 MB limit whatever the fan-out of a batch.
 MAX_BATCH_BYTES = 256 * 1024
-SETTLE_BLOCKS = 256  # blocks that ActivityRecorder.settle folds into records at once
+SETTLE_BLOCKS = 64  # blocks that ActivityRecorder.settle folds into records at once (~18 KB)
 
 
 class ActivityRecorder:

@@ -1,10 +1,11 @@
 """Activity events of a recorded run, byte for byte (issue 34 point 4): the records a
 dispatcher writes to mqk-activity for a fixed run are the bytes the encoder wrote before its
-fan-out-1 template path (the digest below was taken from that code, commit 9d7d07d), and
+fan-out-1 template path (the digest below was taken from that code, commit 3fe4827), and
 the events are those of the engine path. The run covers what the fast path must get right:
 fan-out 0, 1 and 2, bodies whose sizes are 1, 2 and 3-byte Avro longs, persistent and not,
 topics and user ids with ``%`` in them (the template is a ``%`` format), publications put in
-the same millisecond and in others, and batches at later times with the same put times."""
+the same millisecond and in others, batches at later times with the same put times, and a
+batch whose events fill more than one record."""
 
 from __future__ import annotations
 
@@ -31,8 +32,8 @@ from tests.unit.service.test_dispatcher import (
     register,
 )
 
-# SHA-256 of the run's activity record values (each with its length), as 9d7d07d wrote them
-RECORDED = "4795c813e4a88843540a781fd84ec1fcad1a997f5021a304c91acd0ed5285211"
+# SHA-256 of the run's activity record values (each with its length), as 3fe4827 wrote them
+RECORDED = "38c63a12307b1ad64078533200ef78cf8a2cccd62c495d19a15110fa5ced068d"
 
 
 def dispatcher(times: list[float], *, plans: bool) -> Dispatcher:
@@ -87,6 +88,7 @@ def run(d: Dispatcher, times: list[float]) -> list[bytes]:
             register("APP.P", "Per%cent/#"),
         ],
         *([*publications(n)] for n in range(6)),
+        [message for n in range(6, 36) for message in publications(n)],  # two records
     ]
     for n, batch in enumerate(batches):
         times[0] = 1_700_000_000.25 + (n // 2) * 0.004  # two batches in one millisecond

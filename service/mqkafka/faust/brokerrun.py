@@ -209,7 +209,7 @@ class FaustBrokerService(BrokerService):
         records are read again from the committed offsets)."""
         if not self._fresh:
             self._fresh = True
-            self.dispatcher.aborted()
+            self.dispatcher.aborted(rebalanced=True)
 
     def _refused(self, where: tuple[str, int, int], topic: str, error: BaseException) -> None:
         """A record Kafka refused for good: aiokafka commits the transaction without it."""

@@ -150,7 +150,9 @@ class Dispatcher:
         if self._on_commit is not None:
             self._on_commit()
 
-    def aborted(self) -> None:
+    def aborted(self, *, rebalanced: bool = False) -> None:
+        """Undo the open transaction's state effects; ``rebalanced``: the runtime aborted it
+        for a rebalance, its records to be read again by whoever holds them next."""
         if self.identity is not None:
             self.identity.aborted()
         undone = len(self.journal)
@@ -164,8 +166,9 @@ class Dispatcher:
             self.temporary_queues.give_back(self._forgetting)
             self._forgetting = set()
         self.metrics.aborts.inc()
-        # while Kafka is away the loop says the outage in its own lines: an abort is no news
-        level = logging.DEBUG if kafka_away() else logging.WARNING
+        # while Kafka is away the loop says the outage in its own lines, and a rebalance's
+        # abort is how exactly once hands records over: neither is news to an operator
+        level = logging.DEBUG if rebalanced or kafka_away() else logging.WARNING
         log.log(level, "transaction aborted; %d state change(s) undone", undone)
         if self._on_abort is not None:
             self._on_abort()

@@ -173,7 +173,8 @@ class Lane:
             self._commit()
         finally:
             self._io.release()
-        return INF
+        # noted while that commit was in flight: their first one woke no one
+        return gap if self.unsent and not self.closed else INF
 
     def _commit(self) -> None:
         if self.closed:

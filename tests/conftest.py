@@ -16,8 +16,14 @@ import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from mqkafka.kafka.localbroker import BrokerError, LocalBroker
+
+# Hypothesis's per-example deadline and too-slow check are timing assertions: on a loaded
+# machine (make test runs three workers beside Kafka) they failed tests whose code was right.
+settings.register_profile("mqk", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("mqk")
 
 
 @pytest.fixture(scope="session")

@@ -194,7 +194,7 @@ def test_what_another_process_got_is_never_shown_in_or_out_of_order(
     and, at once, the oldest message, outside syncpoint; the moment its MQGETs have
     returned, a browse from a third connection (and ``mqk browse``) shows exactly what is
     left, in order. Persistent messages: their non-syncpoint get is acknowledged before it
-    returns (a non-persistent one within getter.ACK_FLUSH, as the README says)."""
+    returns (a non-persistent one by the getter's keeper a moment later, as the README says)."""
     import subprocess
     import sys
 

@@ -192,8 +192,8 @@ def test_curdepth_asked_by_another_connection_does_not_count_what_one_got(
 ) -> None:
     """CURDEPTH is what is left to get, whoever asks: a connection that got nothing does not
     count the messages another connection got (outside syncpoint, or under it once
-    committed), though the getter sends a non-syncpoint MQGET's acknowledgement to Kafka
-    with its next poll, or within ACK_FLUSH."""
+    committed), though the getter's keeper thread sends a non-syncpoint MQGET's
+    acknowledgement to Kafka a moment after the get (getter.ACK_GAP)."""
     name = new_queue()
     getter, watcher = connect(), connect()
     queue = Queue(getter, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)

@@ -248,6 +248,19 @@ def consume_arrived(consumer: Any, most: int, wait: float) -> list[Any]:
     return records
 
 
+def seek_or_say(consumer: Any, tp: TopicPartition, logger: logging.Logger, what: str) -> None:
+    """Seek a partition, saying a failure. _STATE (the partition is not fetched yet: a lane
+    rejoining, a partition just assigned) is said at debug: its first fetch starts from its
+    committed offset, where every seek here goes back to."""
+    try:
+        consumer.seek(tp)
+    except KafkaException as error:
+        quiet = bool(error.args) and error.args[0].code() == KafkaError._STATE
+        (logger.debug if quiet else logger.warning)(
+            "%s failed for %s[%d]: %s", what, tp.topic, tp.partition, error
+        )
+
+
 def _settings(
     config: ClientConfig,
     role: Mapping[str, Any] | None,

@@ -425,7 +425,5 @@ class TransactionalLoop(OutageRecovery):
             key = (message.topic(), message.partition())
             lowest[key] = min(lowest.get(key, message.offset()), message.offset())
         for (topic, partition), offset in lowest.items():
-            try:
-                self.consumer.seek(TopicPartition(topic, partition, offset))
-            except KafkaException as error:
-                log.warning("seek after abort failed for %s[%d]: %s", topic, partition, error)
+            tp = TopicPartition(topic, partition, offset)
+            clients.seek_or_say(self.consumer, tp, log, "seek after abort")

@@ -399,16 +399,12 @@ class OutageRecovery:
             return  # partitions assigned later start from their committed offsets anyway
         for tp in self.consumer.committed(assigned, timeout=COMMITTED_WAIT):
             at = tp.offset if tp.offset >= 0 else clients.OFFSET_BEGINNING
-            try:
-                self.consumer.seek(TopicPartition(tp.topic, tp.partition, at))
-            except KafkaException as error:
-                # _STATE: the partition is not fetched yet (a lane rejoining after the outage);
-                # its first fetch starts from the committed offset, which is what is wanted
-                quiet = error.args and error.args[0].code() == KafkaError._STATE
-                (log.debug if quiet else log.warning)(
-                    "seek to the committed offset failed for %s[%d]: %s",
-                    tp.topic, tp.partition, error,
-                )  # fmt: skip
+            clients.seek_or_say(
+                self.consumer,
+                TopicPartition(tp.topic, tp.partition, at),
+                log,
+                "seek to the committed offset",
+            )
 
     def _heard_from_kafka(self) -> None:
         """Kafka answered (a commit, or metadata while idle): say so once if it was away."""

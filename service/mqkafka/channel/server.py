@@ -40,6 +40,7 @@ from mqkafka.channel.codec.segments import (
 )
 from mqkafka.channel.counters import ChannelCounters
 from mqkafka.channel.heartbeats import heartbeat_answer, take_heartbeats
+from mqkafka.channel.putstream import PutStream
 from mqkafka.channel.session import KNOWN_VERBS, Session
 from mqkafka.channel.settings import ListenerSettings
 from mqkafka.channel.tls import HANDSHAKE_TIMEOUT_S, server_context, subject_user
@@ -89,6 +90,7 @@ class ChannelConnection:
         self.conversations = 0  # conversations per socket agreed: 1, TSHM headers
         self._inbox = bytearray()  # bytes received and not yet read
         self._reading = threading.Lock()  # the reader: this thread, or (in a call) the beats'
+        self.put_stream = PutStream(self)  # runs of async MQPUTs, read in place
 
     # ---- bytes ----
 
@@ -256,6 +258,8 @@ class ChannelConnection:
     def _serve(self) -> None:
         flows = Reassembler(self.settings.max_flow)
         while True:
+            if self._inbox and self.put_stream.take(flows.pending):
+                continue
             header, body = self.read_segment(self.max_segment)
             if self.conversations:
                 self._follow(header)

@@ -1,0 +1,164 @@
+"""A stream of asynchronous MQPUTs taken straight from a connection's inbox.
+
+IBM's client sends async puts back to back without waiting, so one receive holds many of
+them. Each goes the plain way (read_segment: a Header; the Reassembler; Session.call: the
+API header, the verb's lookup, is_async_put, do_put) at ~6 us of the listener's thread
+besides the MQI's put; here the segments already whole in the inbox are read in place, one
+after the other, and put with the MQI's default MQPMO, as msgverbs' plain async put does.
+
+Only the common case is taken: a whole one-segment async MQPUT (TSH or TSHM) on a connected
+session's queue handle, whose MQPMO asks nothing but (no) syncpoint and whose MQMD and
+data length are sound. At the first segment that is anything else the stream stops and
+leaves it in the inbox, untouched, for the plain path, which says what is wrong with it;
+so the outcome (puts, async status, counters, the TSHM reply template) is the plain path's,
+as tests/unit/channel/test_channel_putstream.py checks segment stream by segment stream.
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Final, cast
+
+from mqkafka.channel.codec.mqstructs import PMO_KIND, parse_md_fast
+from mqkafka.channel.codec.segments import ChannelError, Flags1, SegType
+from mqkafka.channel.msgverbs import mqi_put_options
+from mqkafka.mq.errors import MQError
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.rules.structs import MD
+
+if TYPE_CHECKING:
+    from mqkafka.channel.server import ChannelConnection
+
+log = logging.getLogger(__name__)
+
+_TSH: Final = b"TSH "
+_TSHM: Final = b"TSHM"
+_MQPUT: Final = int(SegType.MQPUT)
+_WHOLE: Final = int(Flags1.FIRST | Flags1.LAST)
+_LENGTH: Final = struct.Struct(">I")
+_IDS: Final = struct.Struct(">II")
+_INT: Final = {order: struct.Struct(order + "i") for order in "<>"}
+_PMO: Final = {order: struct.Struct(order + "ii") for order in "<>"}  # Version, Options
+_ASYNC: Final = C.MQPMO_ASYNC_RESPONSE
+_SYNC: Final = C.MQPMO_SYNC_RESPONSE
+_PMO_SIZES: Final = {version: PMO_KIND.size(version) for version in (1, 2, 3)}
+_API: Final = 16
+
+
+class PutStream:
+    """One connection's reader of async put runs (its own thread's; the inbox read under
+    the connection's read lock, each put outside it, as the plain path's calls)."""
+
+    def __init__(self, connection: ChannelConnection) -> None:
+        self.connection = connection
+
+    def take(self, pending: bool) -> bool:
+        """Put the run of async MQPUTs at the inbox's head; False: none there (the plain
+        path reads the next segment). ``pending``: a flow is being reassembled (then the
+        plain path has the next segment, whatever it is)."""
+        conn = self.connection
+        session = conn.session
+        qmgr = session.qmgr
+        if pending or qmgr is None or not qmgr.is_connected:
+            return False
+        reading = conn._reading
+        async_puts = session.async_puts
+        calls = puts = 0
+        try:
+            while True:
+                with reading:  # the heartbeats' thread may read into the inbox in a call
+                    found = self._next(conn)
+                if found is None:
+                    break
+                queue, data, md, ids = found
+                if conn.conversations:
+                    self._follow(conn, ids)
+                    conn.busy_since = time.monotonic()  # as the plain path: beats answered
+                try:
+                    queue.put(data, md)
+                except MQError as error:
+                    log.debug("channel: async put to %s: %s", queue.name, error)
+                    async_puts.refused(int(error.comp), error.reason, queue.name,
+                                       conn.settings.qmgr)  # fmt: skip
+                    puts += error.comp < 2  # a warning is a put made
+                else:
+                    async_puts.succeeded()
+                    puts += 1
+                finally:
+                    conn.busy_since = None
+                calls += 1
+        finally:
+            if calls:
+                counters = conn.info.counters
+                counters.calls += calls
+                counters.puts += puts
+                counters.last_verb = "MQPUT"
+                counters.last_time = time.time()
+        return calls > 0
+
+    @staticmethod
+    def _next(conn: ChannelConnection) -> tuple[Queue, bytes, MD, tuple[int, int]] | None:
+        """The async put whole at the inbox's head, taken out of it; None: none there (the
+        inbox as it was)."""
+        inbox = conn._inbox
+        end = len(inbox)
+        if end < 28:
+            return None
+        struc_id = inbox[:4]
+        if struc_id == _TSH:
+            head = 28
+        elif struc_id == _TSHM:
+            head = 36
+        else:
+            return None
+        (length,) = _LENGTH.unpack_from(inbox, 4)
+        if length < head or length > conn.max_segment or end < length:
+            return None
+        h = head - 20  # the rest of the header: byte order, type, flags, ...
+        byte_order, seg_type, flags1 = inbox[h], inbox[h + 1], inbox[h + 2]
+        if seg_type != _MQPUT or flags1 & _WHOLE != _WHOLE or not 1 <= byte_order <= 2:
+            return None
+        order = ">" if byte_order == 1 else "<"
+        settings = conn.settings
+        if length - head > settings.max_flow or length - head < _API:
+            return None
+        queue = conn.session.handles.get(_INT[order].unpack_from(inbox, head + 12)[0])
+        if not isinstance(queue, Queue):
+            return None
+        rest = head + _API
+        try:  # an MQMD running past the segment is caught next, by its PMO's room
+            md, md_size = parse_md_fast(cast(bytes, inbox), order, rest)  # read only
+        except ChannelError:
+            return None  # the plain path says what is wrong
+        pmo_at = rest + md_size
+        if length - pmo_at < 12:
+            return None
+        version, options = _PMO[order].unpack_from(inbox, pmo_at + 4)
+        if options & _ASYNC == 0 or options & _SYNC or not 1 <= version <= 3:
+            return None
+        if mqi_put_options(options) & ~C.MQPMO_NO_SYNCPOINT:
+            return None
+        data_at = pmo_at + _PMO_SIZES[version] + 4
+        if length < data_at:
+            return None
+        (data_length,) = _INT[order].unpack_from(inbox, data_at - 4)
+        if data_length < 0 or data_length > settings.max_message or length - data_at < data_length:
+            return None
+        data = bytes(inbox[data_at : data_at + data_length])
+        # as the plain path's _follow on a channel with conversations: a TSH one's are (0, 0)
+        ids = _IDS.unpack_from(inbox, 8) if head == 36 else (0, 0)
+        del inbox[:length]
+        return queue, data, md, ids
+
+    @staticmethod
+    def _follow(conn: ChannelConnection, ids: tuple[int, int]) -> None:
+        template = conn.template
+        if (template.conversation, template.request) != ids:
+            conn.template = replace(template, conversation=ids[0], request=ids[1])
+
+
+__all__ = ["PutStream"]

@@ -7,8 +7,10 @@ the MQI's Kafka clients run in threads of their own), a round's CPU over its put
 
     python -m bench.bench_channel_asyncput --n 20000 --rounds 5 [--profile FILE]
 
-Each round is run twice, paired: the plain path (the put stream switched off: each segment
-through read_segment and Session.call), then with the put stream (module putstream).
+Each round is run three ways in turn: the plain path (the put stream switched off: each
+segment through read_segment and Session.call), the put stream (module putstream), and
+bench_channel's Python MQI put loop (256 bytes, a fresh non-persistent MD each) in the
+benchmark's own thread, whose CPU is compared with the connection thread's.
 
 ``--profile``: the connection's thread runs under cProfile for one more round, stats to FILE.
 """
@@ -24,6 +26,7 @@ import threading
 import time
 import uuid
 
+from tests.integration.channel.conftest import connect_qmgr
 from tests.integration.channel.rawclient import BIG, RawClient
 
 from bench.kafka_env import kafka
@@ -34,7 +37,7 @@ from mqkafka.channel.server import Listener
 from mqkafka.channel.settings import ListenerSettings
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.rules.structs import MD
 
 QUEUE = "BENCH.ASYNCPUT.Q"
@@ -75,7 +78,7 @@ def main() -> None:
     with kafka() as bootstrap:
         ns = f"b{uuid.uuid4().hex[:8]}."
         apply_catalogue(bootstrap, prefix=ns)
-        qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=ns)
+        qmgr = connect_qmgr(bootstrap, ns)  # a fresh catalogue may still elect its leader
         qmgr.define_queue(QUEUE, max_depth=10_000_000)
         settings = ListenerSettings(bootstrap, namespace=ns, port=0)
         listener = Listener(settings)
@@ -90,33 +93,52 @@ def main() -> None:
         assert async_status(client, hobj).succeeded == 2_000
         connection = next(iter(listener.connections.values()))
         stream_take = connection.put_stream.take
-        per_put: dict[str, list[float]] = {"plain": [], "stream": []}
-        rates: dict[str, list[float]] = {"plain": [], "stream": []}
+        ways = ("plain", "stream", "python")
+        per_put: dict[str, list[float]] = {way: [] for way in ways}  # the thread's CPU
+        per_put_all: dict[str, list[float]] = {way: [] for way in ways}  # the process's
+        rates: dict[str, list[float]] = {way: [] for way in ways}
+        py_queue = Queue(qmgr, QUEUE, C.MQOO_OUTPUT)
+        body = bytes(256)
         sent = 2_000
-        for index in range(args.rounds * 2):  # paired: the plain path, then the put stream
-            way = "plain" if index % 2 == 0 else "stream"
+        for index in range(args.rounds * 3):  # the plain path, the put stream, the Python MQI
+            way = ways[index % 3]
+            if way == "python":  # bench_channel's Python MQI loop, in this (its own) thread
+                cpu, all_cpu, began = time.thread_time(), time.process_time(), time.perf_counter()
+                for _ in range(args.n):
+                    py_queue.put(body, MD(Persistence=C.MQPER_NOT_PERSISTENT))
+                rates[way].append(args.n / (time.perf_counter() - began))
+                per_put[way].append((time.thread_time() - cpu) / args.n)
+                per_put_all[way].append((time.process_time() - all_cpu) / args.n)
+                continue
             connection.put_stream.take = stream_take if way == "stream" else _never  # type: ignore[method-assign]
             blob = put_segments(hobj, args.n, sent)
             sent += args.n
-            cpu, began = thread_cpu(thread), time.perf_counter()
+            cpu, all_cpu = thread_cpu(thread), time.process_time()
+            began = time.perf_counter()
             client.sock.sendall(blob)
             status = async_status(client, hobj)
             wall = time.perf_counter() - began
             per_put[way].append((thread_cpu(thread) - cpu) / args.n)
+            per_put_all[way].append((time.process_time() - all_cpu) / args.n)
             rates[way].append(args.n / wall)
             assert status.succeeded == args.n and status.failed == 0, status
+        py_queue.close()
         connection.put_stream.take = stream_take  # type: ignore[method-assign]
         if args.profile:
             profile_round(client, hobj, args.n, sent, args.profile)
         client.sock.close()
         listener.stop()
         qmgr.disconnect()
-    print(f"async MQPUT, {args.n} a round, {args.rounds} rounds each way, paired; "
+    print(f"async MQPUT, {args.n} a round, {args.rounds} rounds each way, in turn; "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    for way in ("plain", "stream"):
-        print(f"  {way:6} connection thread CPU a put (us): "
-              + " ".join(f"{c * 1e6:.1f}" for c in per_put[way])
+    print(
+        "  CPU a put, us (the putting thread: the listener's connection thread, or the Python"
+        " MQI's; and the whole process, Kafka's client threads included), medians"
+    )
+    for way in ways:
+        print(f"  {way:6} thread " + " ".join(f"{c * 1e6:.1f}" for c in per_put[way])
               + f"  median {statistics.median(per_put[way]) * 1e6:.1f};"
+              f" process median {statistics.median(per_put_all[way]) * 1e6:.1f};"
               f" puts a second (wall, noisy) median "
               f"{statistics.median(rates[way]):,.0f}")  # fmt: skip
 

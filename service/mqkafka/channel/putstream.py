@@ -47,6 +47,7 @@ _ASYNC: Final = C.MQPMO_ASYNC_RESPONSE
 _SYNC: Final = C.MQPMO_SYNC_RESPONSE
 _PMO_SIZES: Final = {version: PMO_KIND.size(version) for version in (1, 2, 3)}
 _API: Final = 16
+_new = object.__new__
 
 
 class PutStream:
@@ -55,6 +56,11 @@ class PutStream:
 
     def __init__(self, connection: ChannelConnection) -> None:
         self.connection = connection
+        # the last MQMD read: its bytes before and after the MsgId, the byte order, its
+        # size and fields (a stream's MQMDs differ in their MsgIds alone: the client's own)
+        self._md_key: tuple[bytes, bytes, str] = (b"", b"", "")
+        self._md_size = 0
+        self._md_fields: dict[str, object] = {}
 
     def take(self, pending: bool) -> bool:
         """Put the run of async MQPUTs at the inbox's head; False: none there (the plain
@@ -100,8 +106,7 @@ class PutStream:
                 counters.last_time = time.time()
         return calls > 0
 
-    @staticmethod
-    def _next(conn: ChannelConnection) -> tuple[Queue, bytes, MD, tuple[int, int]] | None:
+    def _next(self, conn: ChannelConnection) -> tuple[Queue, bytes, MD, tuple[int, int]] | None:
         """The async put whole at the inbox's head, taken out of it; None: none there (the
         inbox as it was)."""
         inbox = conn._inbox
@@ -130,10 +135,17 @@ class PutStream:
         if not isinstance(queue, Queue):
             return None
         rest = head + _API
-        try:  # an MQMD running past the segment is caught next, by its PMO's room
-            md, md_size = parse_md_fast(cast(bytes, inbox), order, rest)  # read only
-        except ChannelError:
-            return None  # the plain path says what is wrong
+        md = self._md_as_last(inbox, order, rest, length)
+        if md is not None:
+            md_size = self._md_size
+        else:
+            try:  # an MQMD running past the segment is caught next, by its PMO's room
+                md, md_size = parse_md_fast(cast(bytes, inbox), order, rest)  # read only
+            except ChannelError:
+                return None  # the plain path says what is wrong
+            at = rest + md_size
+            self._md_key = (bytes(inbox[rest : rest + 48]), bytes(inbox[rest + 72 : at]), order)
+            self._md_size, self._md_fields = md_size, dict(md.__dict__)
         pmo_at = rest + md_size
         if length - pmo_at < 12:
             return None
@@ -153,6 +165,21 @@ class PutStream:
         ids = _IDS.unpack_from(inbox, 8) if head == 36 else (0, 0)
         del inbox[:length]
         return queue, data, md, ids
+
+    def _md_as_last(self, inbox: bytearray, order: str, rest: int, length: int) -> MD | None:
+        """The MQMD at ``rest`` when it is the last one's but for its MsgId (the fields
+        parse_md_fast gave for it, without its key's copy and hash); else None."""
+        head, tail, last_order = self._md_key
+        end = rest + self._md_size
+        if order != last_order or end > length or inbox[rest + 72 : end] != tail:
+            return None
+        if inbox[rest : rest + 48] != head:
+            return None
+        md: MD = _new(MD)
+        fields = md.__dict__
+        fields.update(self._md_fields)
+        fields["MsgId"] = bytes(inbox[rest + 48 : rest + 72])
+        return md
 
     @staticmethod
     def _follow(conn: ChannelConnection, ids: tuple[int, int]) -> None:

@@ -66,6 +66,8 @@ class Put:
     pmo_version: int
     data: bytes
     flaw: str  # "", "split", "md_cut", "long_data"
+    priority: int = 0  # before the MsgId in the MQMD
+    correl_id: bytes = b""  # after it
 
 
 def _segment(seg_type: int, order: str, body: bytes, tshm: bool, ids: tuple[int, int],
@@ -83,8 +85,9 @@ def _api(order: str, hobj: int, rest: bytes) -> bytes:
 
 
 def _put_bytes(put: Put, tshm: bool, ids: tuple[int, int]) -> bytes:
-    md = md_bytes(MD(Format=b"MQSTR", MsgId=put.data[:24].ljust(24, b"\0")), put.order,
-                  put.md_version)  # fmt: skip
+    msg_id = put.data[:24].ljust(24, b"\0")
+    given = MD(Format=b"MQSTR", MsgId=msg_id, Priority=put.priority, CorrelId=put.correl_id)
+    md = md_bytes(given, put.order, put.md_version)
     if put.flaw == "md_cut":
         md = md[:100]
     pmo = new_struct(PMO_KIND, put.pmo_version, put.order, Options=put.options)
@@ -117,6 +120,8 @@ puts = st.builds(
     pmo_version=st.sampled_from([1, 2, 3]),
     data=st.sampled_from([b"ok", b"", b"R refused", b"W warned", b"x" * 300]),
     flaw=st.sampled_from([""] * 8 + ["split", "md_cut", "long_data"]),
+    priority=st.sampled_from([0, 0, 5]),
+    correl_id=st.sampled_from([b"", b"", b"C1".ljust(24, b"\0")]),
 )
 items = st.one_of(puts, st.sampled_from(["MQSTAT"]))
 

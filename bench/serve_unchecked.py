@@ -1,7 +1,7 @@
 """``mqk`` with issue 19 point 1's destination checks taken out, for ``bench_resilience``'s
 "checks" figure only: fan-out-1 throughput with and without them, side by side.
 
-Out: the per-record size check (``Dispatcher._records``), the size bound of a replayed plan
+Out: the per-record size check (``RecordFit.records``), the size bound of a replayed plan
 (its one compare stays; the bound is made unreachable), ``Outputs.fits`` (dead letters), the
 refresh of the topic limits (``describe_configs``) and the reserved-name check of a queue's
 topic. Run as ``python bench/serve_unchecked.py serve ...`` (the bench writes a wrapper).
@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 def uncheck() -> None:
     from mqkafka.engine.effects import Deliver
-    from mqkafka.service.dispatcher import Dispatcher
+    from mqkafka.service.fitting import RecordFit
     from mqkafka.service.limits import TopicLimits
     from mqkafka.service.outputs import Outputs
     from mqkafka.service.queues import QueueDirectory
@@ -40,8 +40,8 @@ def uncheck() -> None:
             topic = self._topics[queue] = queue_to_topic(queue, self._namespace)
         return topic
 
-    Dispatcher._records = records  # type: ignore[method-assign]
-    Dispatcher._max_value = lambda self, plan: 1 << 62  # type: ignore[method-assign]
+    RecordFit.records = records  # type: ignore[method-assign]
+    RecordFit.max_value = lambda self, plan: 1 << 62  # type: ignore[method-assign]
     Outputs.fits = lambda self, record: True  # type: ignore[method-assign]
     TopicLimits.refresh_if_due = lambda self: None  # type: ignore[method-assign]
     QueueDirectory.topic_of = topic_of  # type: ignore[method-assign]

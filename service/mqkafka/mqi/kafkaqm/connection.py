@@ -35,6 +35,7 @@ from mqkafka.mqi.kafkaqm import liveconnections as live
 from mqkafka.mqi.kafkaqm.admin import QueueAdmin
 from mqkafka.mqi.kafkaqm.getter import ACK_FLUSH, Getter
 from mqkafka.mqi.kafkaqm.heartbeat import Heartbeat, QueueUse
+from mqkafka.mqi.kafkaqm.keeper import KEEPER_TICK, Keeper
 from mqkafka.mqi.kafkaqm.logreader import Consumed, LogReader
 from mqkafka.mqi.kafkaqm.putlimits import DepthGate
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
@@ -71,7 +72,6 @@ from mqkafka.wire.names import validate_object_name
 log = logging.getLogger(__name__)
 
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
-KEEPER_TICK = 0.25
 _SYSTEM_PARTITIONS = {"SYSTEM.BROKER.CONTROL.QUEUE": 4, "SYSTEM.BROKER.DEFAULT.STREAM": 4}
 
 
@@ -158,10 +158,8 @@ class Connection:
         self.collected: deque[Callable[[], None]] = deque()
         self._provision_system_objects()
         self.beat()
-        self._stop = threading.Event()
-        self._wake = threading.Event()  # a getter's acceptances wait: the keeper commits them
-        self._keeper = threading.Thread(target=self._keep, name="mqk-mqi-keeper", daemon=True)
-        self._keeper.start()
+        self._next_beat = time.monotonic() + settings.heartbeat_interval
+        self._keeper = Keeper(self._keeper_round)
         self.connected = True
         live.add(self)
 
@@ -224,37 +222,21 @@ class Connection:
             except Exception as error:  # the object's own failure: nobody is left to tell
                 log.debug("closing a collected MQI object: %s", error)
 
-    def _keep(self) -> None:
-        next_beat = time.monotonic() + self.settings.heartbeat_interval
+    def _keeper_round(self) -> float:
+        """One round of the keeper thread (``keeper``): the seconds until work falls due."""
+        self.finish_collected()
+        with self._lock:
+            getters = [h.getter for h in self.handles.values() if h.getter is not None]
         due = KEEPER_TICK
-        while not self._stop.is_set():
-            if due < KEEPER_TICK:
-                self._stop.wait(due)  # acceptances due then: other wakes change nothing
-            else:
-                self._wake.wait(KEEPER_TICK)
-            self._wake.clear()
-            if self._stop.is_set():
-                return
-            due = KEEPER_TICK
-            try:
-                self.finish_collected()
-                with self._lock:
-                    getters = [h.getter for h in self.handles.values() if h.getter is not None]
-                for getter in getters:
-                    due = min(due, getter.flush())
-                self.producer.poll(0)  # serves the deliveries of asynchronous persistent puts
-                if time.monotonic() >= next_beat:
-                    next_beat = time.monotonic() + self.settings.heartbeat_interval
-                    self.beat(flush=False)
-                    if self.settings.reap:
-                        reap(self.replica, self.effects, me=self.id)
-            except Exception:  # the keeper must outlive one bad round
-                log.exception("MQI keeper round failed")
-
-    def _halt_keeper(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        self._keeper.join(10)
+        for getter in getters:
+            due = min(due, getter.flush())
+        self.producer.poll(0)  # serves the deliveries of asynchronous persistent puts
+        if time.monotonic() >= self._next_beat:
+            self._next_beat = time.monotonic() + self.settings.heartbeat_interval
+            self.beat(flush=False)
+            if self.settings.reap:
+                reap(self.replica, self.effects, me=self.id)
+        return due
 
     # ---- MQOPEN ----------------------------------------------------------------------
 
@@ -350,7 +332,7 @@ class Connection:
                 share_starts=lambda: self.admin.share_start(topic, group, partitions),
                 consumed=self.consumed_of(topic),
                 others_waiting=partial(self._other_getters, definition.name, hobj),
-                wake=self._wake.set,
+                wake=self._keeper.wake,
             )
         return handle
 
@@ -568,7 +550,7 @@ class Connection:
 
     def disconnect(self) -> None:
         self.require()
-        self._halt_keeper()  # the keeper first: it must not close collected objects meanwhile
+        self._keeper.halt()  # the keeper first: it must not close collected objects meanwhile
         try:
             if self.uow.active:
                 self.end_unit_of_work(commit=True)  # MQDISC commits (distributed platforms)
@@ -581,7 +563,7 @@ class Connection:
         finally:
             self.connected = False
             live.discard(self)
-            self._halt_keeper()
+            self._keeper.halt()
             for getter in self._orphans:
                 getter.close()
             self.producer.flush(30)
@@ -594,7 +576,7 @@ class Connection:
     def abandon(self) -> None:
         """Stop without a word, as a crash would (tests of liveness use it)."""
         self.connected = False
-        self._halt_keeper()
+        self._keeper.halt()
         self.replica.close()
 
 

@@ -529,17 +529,17 @@ class ListeningHandler:
         self.heard.append(txrecovery.kafka_away())
 
 
-def test_the_handler_hears_of_an_abort_after_the_loop_knows_kafka_is_away(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """So the dispatcher says the abort as part of the outage (a debug line), not as a second
-    warning beside the loop's "Kafka is away"."""
+def _loop_over(
+    monkeypatch: pytest.MonkeyPatch, producer: Any
+) -> tuple[Any, FakeConsumer, ListeningHandler]:
+    """A transactional loop on the control topic whose clients are ``producer`` and a fake
+    consumer, stopped (no pause before a retry)."""
     from mqkafka.kafka.txloop import TransactionalLoop
 
     consumer = FakeConsumer({}, [])
     consumer.consumer_group_metadata = lambda: None  # type: ignore[attr-defined]
     monkeypatch.setattr(clients, "consumer", lambda config, settings: consumer)
-    monkeypatch.setattr(clients, "producer", lambda config, settings: AwayProducer())
+    monkeypatch.setattr(clients, "producer", lambda config, settings: producer)
     handler = ListeningHandler()
     loop = TransactionalLoop(
         client=None,  # type: ignore[arg-type]
@@ -548,7 +548,16 @@ def test_the_handler_hears_of_an_abort_after_the_loop_knows_kafka_is_away(
         handler=handler,
         transactional_id="tx",
     )
-    loop.stop()  # no pause before the retry
+    loop.stop()
+    return loop, consumer, handler
+
+
+def test_the_handler_hears_of_an_abort_after_the_loop_knows_kafka_is_away(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """So the dispatcher says the abort as part of the outage (a debug line), not as a second
+    warning beside the loop's "Kafka is away"."""
+    loop, consumer, handler = _loop_over(monkeypatch, AwayProducer())
     assert not txrecovery.kafka_away()
     loop._process([Record(5)], handler)
     assert handler.heard == [True] and consumer.seeks == [("control", 0, 5)]
@@ -569,21 +578,7 @@ def test_a_rebalance_under_a_transaction_is_tried_again_quietly(
     """Kafka answered: the group moved on under the batch (each lane rejoins on its own after
     an outage; a worker joined). No "Kafka is away", no second "Kafka is back" at the next
     commit, the abort no news, the producer kept, and no retry counted against MAX_RETRIES."""
-    from mqkafka.kafka.txloop import TransactionalLoop
-
-    consumer = FakeConsumer({}, [])
-    consumer.consumer_group_metadata = lambda: None  # type: ignore[attr-defined]
-    monkeypatch.setattr(clients, "consumer", lambda config, settings: consumer)
-    monkeypatch.setattr(clients, "producer", lambda config, settings: RebalancedProducer())
-    handler = ListeningHandler()
-    loop = TransactionalLoop(
-        client=None,  # type: ignore[arg-type]
-        group_id="g",
-        topics=["control"],
-        handler=handler,
-        transactional_id="tx",
-    )
-    loop.stop()  # no pause before the retry
+    loop, _, handler = _loop_over(monkeypatch, RebalancedProducer())
     with caplog.at_level(logging.DEBUG):
         for _ in range(txrecovery.MAX_RETRIES + 2):
             loop._process([Record(5)], handler)

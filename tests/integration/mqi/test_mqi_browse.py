@@ -4,7 +4,8 @@ MQI browse, and ``mqk browse`` / the console (``query.messages.browse``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -15,6 +16,8 @@ from mqkafka.mqi import GMO, MD, PMO, MQMIError
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.query.messages import browse
+
+Getting = Callable[[str], str]  # a command to the getter process -> the bodies it got
 
 pytestmark = pytest.mark.kafka
 
@@ -187,6 +190,35 @@ qmgr.disconnect()
 """
 
 
+@contextmanager
+def getter_process(bootstrap: str, namespace: str, name: str, *mode: str) -> Iterator[Getting]:
+    """Another OS process running GETTER on queue ``name``: each command line it is given
+    gets messages ("next" or a MsgId in hex, space-separated) and answers their bodies; it
+    must end cleanly when its input closes."""
+    import subprocess
+    import sys
+
+    getter = subprocess.Popen(
+        [sys.executable, "-c", GETTER, bootstrap, namespace, name, *mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert getter.stdin is not None and getter.stdout is not None
+    stdin, stdout = getter.stdin, getter.stdout
+
+    def get(command: str) -> str:
+        stdin.write(command + "\n")
+        stdin.flush()
+        return stdout.readline().strip()
+
+    try:
+        yield get
+    finally:
+        stdin.close()
+        assert getter.wait(60) == 0
+
+
 def test_what_another_process_got_is_never_shown_in_or_out_of_order(
     connect: Connect, kafka_bootstrap: str, namespace: str
 ) -> None:
@@ -195,8 +227,6 @@ def test_what_another_process_got_is_never_shown_in_or_out_of_order(
     returned, a browse from a third connection (and ``mqk browse``) shows exactly what is
     left, in order. Persistent messages: their non-syncpoint get is acknowledged before it
     returns (a non-persistent one by the getter's keeper a moment later, as the README says)."""
-    import subprocess
-    import sys
 
     putter, browser = connect(), connect()
     name = f"APP.BROWSEOTHER{id(putter) % 100000}"
@@ -210,21 +240,7 @@ def test_what_another_process_got_is_never_shown_in_or_out_of_order(
     out.close()
     elsewhere = Queue(browser, name, C.MQOO_BROWSE)
     assert mqi_browse(elsewhere) == [b"m0", b"m1", b"m2", b"m3", b"m4"]
-    getter = subprocess.Popen(
-        [sys.executable, "-c", GETTER, kafka_bootstrap, namespace, name],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert getter.stdin is not None and getter.stdout is not None
-
-    def get(command: str) -> str:
-        assert getter.stdin is not None and getter.stdout is not None
-        getter.stdin.write(command + "\n")
-        getter.stdin.flush()
-        return getter.stdout.readline().strip()
-
-    try:
+    with getter_process(kafka_bootstrap, namespace, name) as get:
         # m1 out of order, then m0 at once (within the batching window of other gets)
         assert get(f"{ids[1].hex()} next") == "m1 m0"
         assert mqi_browse(elsewhere) == [b"m2", b"m3", b"m4"]
@@ -234,9 +250,6 @@ def test_what_another_process_got_is_never_shown_in_or_out_of_order(
         assert cli_browse(kafka_bootstrap, namespace, name) == [b"m2", b"m4"]
         assert get("next next") == "m2 m4"
         assert mqi_browse(elsewhere) == [] == cli_browse(kafka_bootstrap, namespace, name)
-    finally:
-        getter.stdin.close()
-        assert getter.wait(60) == 0
     elsewhere.close()
 
 
@@ -247,8 +260,6 @@ def test_a_non_persistent_get_by_another_process_is_hidden_once_its_keeper_commi
     no further MQI call: its keeper thread commits the acceptances at once (getter.ACK_GAP;
     milliseconds, bench/bench_browse_window.py), and from then on no browse shows them, in
     order or by MsgId, back to back or one at a time."""
-    import subprocess
-    import sys
 
     putter, browser = connect(), connect()
     name = f"APP.BROWSENP{id(putter) % 100000}"
@@ -263,21 +274,7 @@ def test_a_non_persistent_get_by_another_process_is_hidden_once_its_keeper_commi
     out.close()
     elsewhere = Queue(browser, name, C.MQOO_BROWSE)
     assert mqi_browse(elsewhere) == bodies
-    getter = subprocess.Popen(
-        [sys.executable, "-c", GETTER, kafka_bootstrap, namespace, name, "keeper"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert getter.stdin is not None and getter.stdout is not None
-
-    def get(command: str) -> str:
-        assert getter.stdin is not None and getter.stdout is not None
-        getter.stdin.write(command + "\n")
-        getter.stdin.flush()
-        return getter.stdout.readline().strip()
-
-    try:
+    with getter_process(kafka_bootstrap, namespace, name, "keeper") as get:
         assert get("next") == "n0"  # one, then nothing more from the getter
         assert mqi_browse(elsewhere) == bodies[1:]
         assert get(f"{ids[4].hex()} next") == "n4 n1"  # out of order, then the oldest
@@ -285,7 +282,4 @@ def test_a_non_persistent_get_by_another_process_is_hidden_once_its_keeper_commi
         assert cli_browse(kafka_bootstrap, namespace, name) == [b"n2", b"n3", b"n5"]
         assert get("next next next") == "n2 n3 n5"  # back to back
         assert mqi_browse(elsewhere) == [] == cli_browse(kafka_bootstrap, namespace, name)
-    finally:
-        getter.stdin.close()
-        assert getter.wait(60) == 0
     elsewhere.close()

@@ -12,21 +12,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 
-from mqkafka.activity.builder import ActivityRecorder
-from mqkafka.engine.context import CountingIds, EngineConfig, EngineContext
-from mqkafka.engine.state import EngineState
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.mqmd import MQPER
-from mqkafka.selectors import SelectorFilterPort
-from mqkafka.service.config import ServiceConfig
 from mqkafka.service.dispatcher import Dispatcher
-from mqkafka.service.metrics import Metrics
-from mqkafka.service.outputs import Outputs
-from mqkafka.service.queues import QueueDirectory
+from tests.unit.service import test_dispatcher
 from tests.unit.service.test_dispatcher import (
-    EveryTopicExists,
     Message,
-    NoReplica,
     activity_events,
     publish,
     register,
@@ -37,24 +28,8 @@ RECORDED = "38c63a12307b1ad64078533200ef78cf8a2cccd62c495d19a15110fa5ced068d"
 
 
 def dispatcher(times: list[float], *, plans: bool) -> Dispatcher:
-    filters = SelectorFilterPort()
-    queues = QueueDirectory(EveryTopicExists())
-    ctx = EngineContext(
-        config=EngineConfig(),
-        filters=filters,
-        queues=queues,
-        ids=CountingIds(),
-        clock=lambda: times[0],
-    )
-    return Dispatcher(
-        state=EngineState(filters=filters),
-        ctx=ctx,
-        replica=NoReplica(),  # type: ignore[arg-type]
-        outputs=Outputs(ServiceConfig(bootstrap="unused:9092"), queues),
-        metrics=Metrics(),
-        activity=ActivityRecorder("mqk-activity", "QM1", "w1"),
-        plans=plans,
-    )
+    """test_dispatcher's, with activity, on the run's moving clock (``times[0]``)."""
+    return test_dispatcher.dispatcher(plans=plans, clock=lambda: times[0])
 
 
 TOPICS = ["Sport/Soccer", "Sport/Tennis", "Weather/Rain", "Per%cent/%s%d", "Sport/%"]

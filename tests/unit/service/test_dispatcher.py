@@ -4,6 +4,7 @@ for record; an aborted batch leaves the state as it was."""
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,7 +78,13 @@ class NoReplica:
         return 0
 
 
-def dispatcher(*, plans: bool, limits: Any = None, activity: bool = True) -> Dispatcher:
+def dispatcher(
+    *,
+    plans: bool,
+    limits: Any = None,
+    activity: bool = True,
+    clock: Callable[[], float] = lambda: 1_700_000_000.25,
+) -> Dispatcher:
     filters = SelectorFilterPort()
     queues = QueueDirectory(EveryTopicExists())
     ctx = EngineContext(
@@ -85,7 +92,7 @@ def dispatcher(*, plans: bool, limits: Any = None, activity: bool = True) -> Dis
         filters=filters,
         queues=queues,
         ids=CountingIds(),
-        clock=lambda: 1_700_000_000.25,
+        clock=clock,
     )
     return Dispatcher(
         state=EngineState(filters=filters),

@@ -6,6 +6,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from confluent_kafka import AcknowledgeType, Consumer, Producer, ShareConsumer
@@ -49,7 +50,9 @@ def share_group(bootstrap: str, topic: str) -> str:
     return group
 
 
-def read_topic(bootstrap: str, topic: str, expect: int | None = None, timeout: float = 30) -> list:
+def read_topic(
+    bootstrap: str, topic: str, expect: int | None = None, timeout: float = 30
+) -> list[Any]:
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -167,7 +170,7 @@ def test_compacted_topic_keeps_only_the_last_value_per_key_and_tombstones_remove
     expected = {f"k{k}".encode(): b"v4" for k in range(10) if k != 3}
 
     deadline = time.monotonic() + 90
-    state: list = []
+    state: list[Any] = []
     while time.monotonic() < deadline:
         time.sleep(1)
         # A later record rolls the active segment (segment.ms elapsed), so the cleaner may run.
@@ -178,8 +181,7 @@ def test_compacted_topic_keeps_only_the_last_value_per_key_and_tombstones_remove
         if len(live) == len(expected) and dict(live) == expected:
             break
     values = [(m.key(), m.value()) for m in state if m.key() != b"roll"]
-    live = dict((k, v) for k, v in values if v is not None)
-    assert live == expected
+    assert dict((k, v) for k, v in values if v is not None) == expected
     assert len([k for k, v in values if v is not None]) == len(expected), "older values remain"
     assert all(v is None for k, v in values if k == b"k3")
 
@@ -202,7 +204,7 @@ def test_consume_arrived_hands_over_a_lone_record_without_waiting_out_its_wait(
     )
     consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
     try:
-        first: list = []
+        first: list[Any] = []
         deadline = time.monotonic() + 60
         while not first and time.monotonic() < deadline:  # joined, fetched
             first = [m for m in consume_arrived(consumer, 500, 1.0) if m.error() is None]

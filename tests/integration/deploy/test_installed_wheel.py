@@ -41,10 +41,12 @@ class Installed:
         clean["PATH"] = f"{self.venv / 'bin'}:{clean.get('PATH', '')}"
         return {**clean, "MQK_HOME": str(self.place / "home"), **extra}
 
-    def run(self, *args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, timeout: float = 120, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [str(self.venv / "bin" / args[0]), *args[1:]], capture_output=True, text=True,
-            env=self.env(**env), cwd=self.place, timeout=timeout, check=False,
+            env=self.env(**(env or {})), cwd=self.place, timeout=timeout, check=False,
         )  # fmt: skip
 
 
@@ -69,7 +71,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     steps = _dockerfile_install_steps()
-    assert steps and [w for w in steps[0] if w.endswith(".whl")], steps  # the wheel first
+    assert steps and any(w.endswith(".whl") for w in steps[0]), steps  # the wheel first
     for step in steps:
         args = [arg.replace("/wheels", str(wheels)) for arg in step[2:]]
         files = [w for arg in args if arg.endswith(".whl") for w in glob.glob(arg)]
@@ -136,18 +138,18 @@ def test_the_compose_service_from_the_wheel_provisions_itself_and_serves(
     )  # fmt: skip
     try:
         deadline = time.monotonic() + 120
-        while installed.run(*health, **env).returncode != 0:
+        while installed.run(*health, env=env).returncode != 0:
             assert service.poll() is None, log.read_text()
             assert time.monotonic() < deadline, log.read_text()
             time.sleep(0.5)
         assert "created SYSTEM.BROKER.CONTROL.QUEUE" in log.read_text()  # it provisioned itself
         queue = f"APP.{uuid.uuid4().hex[:8].upper()}"
         common = {"MQK_BOOTSTRAP_SERVERS": local_kafka}
-        subscribed = installed.run("mqk", "subscribe", "Deploy/#", "--queue", queue, **common)
+        subscribed = installed.run("mqk", "subscribe", "Deploy/#", "--queue", queue, env=common)
         assert subscribed.stdout.strip() == "ok", subscribed.stderr
-        published = installed.run("mqk", "publish", "Deploy/Wheel", "installed", **common)
+        published = installed.run("mqk", "publish", "Deploy/Wheel", "installed", env=common)
         assert published.stdout.strip() == "ok", published.stderr
-        listed = installed.run("mqk", "sub", "list", **common)
+        listed = installed.run("mqk", "sub", "list", env=common)
         assert queue in listed.stdout and "Deploy/#" in listed.stdout
         program = (
             "import mqkafka.mqi as pymqi\n"
@@ -158,7 +160,7 @@ def test_the_compose_service_from_the_wheel_provisions_itself_and_serves(
             "print(q.get(None, pymqi.MD(), gmo)[-9:].decode())\n"
             "q.close(); qmgr.disconnect()\n"
         )
-        got = installed.run("python", "-c", program, **common)
+        got = installed.run("python", "-c", program, env=common)
         assert got.returncode == 0, got.stderr
         assert got.stdout.strip() == "installed"  # the publication, after its RFH2
     finally:
@@ -178,7 +180,7 @@ def test_the_compose_console_from_the_wheel_serves_the_topic_tree(
     command[command.index("--host") + 1] = "127.0.0.1"  # the container's 0.0.0.0, here
     env = {k: str(v) for k, v in console["environment"].items()}
     env["MQK_BOOTSTRAP_SERVERS"] = local_kafka
-    applied = installed.run("mqk", "topics", "apply", **env)  # as the broker service does
+    applied = installed.run("mqk", "topics", "apply", env=env)  # as the broker service does
     assert applied.returncode == 0, applied.stderr
     log = installed.place / "console.log"
     process = subprocess.Popen(

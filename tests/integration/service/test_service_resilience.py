@@ -26,7 +26,9 @@ CONTROL = "SYSTEM.BROKER.CONTROL.QUEUE"
 STREAM = "SYSTEM.BROKER.DEFAULT.STREAM"
 
 
-def raw_put(bootstrap: str, namespace: str, queue: str, value: bytes, headers: list) -> None:
+def raw_put(
+    bootstrap: str, namespace: str, queue: str, value: bytes, headers: list[tuple[str, bytes]]
+) -> None:
     producer = Producer({"bootstrap.servers": bootstrap})
     producer.produce(queue_to_topic(queue, namespace), value=value, headers=headers)
     producer.flush(30)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 from confluent_kafka import KafkaError, KafkaException
@@ -18,27 +19,31 @@ from mqkafka.cli import ops, subs
         ("ab" * 24, b"\xab" * 24),
     ],
 )
-def test_a_correl_id_is_hex_of_at_most_24_bytes(text, expected):
+def test_a_correl_id_is_hex_of_at_most_24_bytes(text: str, expected: bytes) -> None:
     assert ops.correl_id(text) == expected
 
 
 @pytest.mark.parametrize(
     ("text", "says"), [("zz", "not hexadecimal"), ("ab" * 25, "at most 24"), ("abc", "not hex")]
 )
-def test_a_bad_correl_id_is_refused_by_the_parser(text, says):
+def test_a_bad_correl_id_is_refused_by_the_parser(text: str, says: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError, match=says):
         ops.correl_id(text)
 
 
-def test_a_bad_correl_id_on_the_command_line_is_a_usage_error(capsys):
+def test_a_bad_correl_id_on_the_command_line_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with pytest.raises(SystemExit) as exit_:
         cli.main(["subscribe", "A/#", "--queue", "Q", "--correl-id", "zz"])
     assert exit_.value.code == 2
     assert "--correl-id: 'zz' is not hexadecimal" in capsys.readouterr().err
 
 
-def test_kafka_that_does_not_answer_is_named_in_one_line(monkeypatch, capsys):
-    def unreachable(args):
+def test_kafka_that_does_not_answer_is_named_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def unreachable(args: argparse.Namespace) -> int:
         raise KafkaException(KafkaError(KafkaError._TRANSPORT, "Broker transport failure"))
 
     monkeypatch.setattr(subs, "sub_list", unreachable)
@@ -57,7 +62,9 @@ def test_kafka_that_does_not_answer_is_named_in_one_line(monkeypatch, capsys):
         (None, 3150, None),
     ],
 )
-def test_a_refused_filter_is_explained_where_it_is_wrong(flt, reason, says):
+def test_a_refused_filter_is_explained_where_it_is_wrong(
+    flt: str | None, reason: int, says: str | None
+) -> None:
     explained = ops.filter_error(flt, reason)
     if says is None:
         assert explained is None
@@ -65,7 +72,9 @@ def test_a_refused_filter_is_explained_where_it_is_wrong(flt, reason, says):
         assert explained is not None and explained.startswith("filter: ") and says in explained
 
 
-def test_a_diff_of_a_snapshot_that_is_not_there_names_those_that_are(tmp_path, capsys):
+def test_a_diff_of_a_snapshot_that_is_not_there_names_those_that_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = tmp_path / "tables" / "snapshots" / "subscriptions"
     (root / "snapshot=20261122T172328516987Z").mkdir(parents=True)
     argv = ["pipeline", "diff", "subscriptions", "20261122T172328516987Z", "NOPE"]
@@ -82,8 +91,13 @@ def test_a_diff_of_a_snapshot_that_is_not_there_names_those_that_are(tmp_path, c
         (cli.common.Interrupted(), []),  # the command said its own line already
     ],
 )
-def test_ctrl_c_gives_one_line_and_exit_code_130(monkeypatch, capsys, interrupt, said):
-    def interrupted(args):
+def test_ctrl_c_gives_one_line_and_exit_code_130(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    interrupt: BaseException,
+    said: list[str],
+) -> None:
+    def interrupted(args: argparse.Namespace) -> int:
         raise interrupt
 
     monkeypatch.setattr(subs, "sub_list", interrupted)

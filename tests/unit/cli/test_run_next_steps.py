@@ -20,7 +20,9 @@ BIN = Path("/repo/.venv/bin")
         ("/usr/local/bin/mqk", True),  # another install would talk about another home
     ],
 )
-def test_next_steps_name_the_home_and_the_virtualenv_when_needed(mqk_on_path, path_line):
+def test_next_steps_name_the_home_and_the_virtualenv_when_needed(
+    mqk_on_path: str | None, path_line: bool
+) -> None:
     steps = next_steps("127.0.0.1:9092", HOME, BIN, mqk_on_path)
     # `mqk stop` reads MQK_HOME: without it, it looks in ~/.mqk and stops nothing
     assert f"  export MQK_BOOTSTRAP_SERVERS=127.0.0.1:9092 MQK_HOME={HOME}" in steps

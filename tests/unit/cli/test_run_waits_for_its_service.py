@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -14,14 +15,14 @@ from mqkafka.cli.local import wait_until_ready
 READY_AFTER = 1.0  # seconds the stand-in service takes to start
 
 
-def start(log_path, script: str) -> tuple[subprocess.Popen[bytes], int]:
+def start(log_path: Path, script: str) -> tuple[subprocess.Popen[bytes], int]:
     with log_path.open("ab") as log:
         since = log.tell()
         proc = subprocess.Popen([sys.executable, "-c", script], stdout=log)
     return proc, since
 
 
-def test_an_older_ready_line_in_the_kept_log_is_not_this_start(tmp_path):
+def test_an_older_ready_line_in_the_kept_log_is_not_this_start(tmp_path: Path) -> None:
     log_path = tmp_path / "serve.log"
     log_path.write_text("broker ready in 2.05s: 0 subscriptions\nbroker stopped cleanly\n")
     script = (
@@ -39,7 +40,7 @@ def test_an_older_ready_line_in_the_kept_log_is_not_this_start(tmp_path):
         proc.wait()
 
 
-def test_a_service_that_exits_during_start_up_shows_its_own_log(tmp_path):
+def test_a_service_that_exits_during_start_up_shows_its_own_log(tmp_path: Path) -> None:
     log_path = tmp_path / "serve.log"
     log_path.write_text("broker ready in 2.05s (an earlier run)\n")
     proc, since = start(log_path, "print('cannot reach Kafka'); raise SystemExit(1)")

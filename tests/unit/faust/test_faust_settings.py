@@ -4,6 +4,8 @@ what aiokafka cannot do (never a worker that silently connects without the asked
 
 from __future__ import annotations
 
+from typing import Any
+
 import faust
 import pytest
 from faust.types.auth import AuthProtocol, SASLMechanism
@@ -44,7 +46,10 @@ def test_every_bootstrap_server_is_a_broker_url() -> None:
     ],
 )
 def test_security_settings_become_faust_credentials(
-    settings: dict[str, str], kind: type, protocol: AuthProtocol, mechanism: SASLMechanism | None
+    settings: dict[str, str],
+    kind: type[Any],
+    protocol: AuthProtocol,
+    mechanism: SASLMechanism | None,
 ) -> None:
     credentials = broker_credentials(ClientConfig("b:9092", {**settings, "linger.ms": "5"}))
     assert isinstance(credentials, kind)

@@ -451,7 +451,13 @@ def test_end_offsets_ask_through_a_new_admin_client_after_an_outage(
 ) -> None:
     """An admin client from before a broker's restart is answered FENCED_LEADER_EPOCH."""
     made: list[Any] = []
-    monkeypatch.setattr(clients, "admin", lambda config: made.append(UpAdmin()) or made[-1])
+
+    def fresh_admin(config: object) -> UpAdmin:
+        admin = UpAdmin()
+        made.append(admin)
+        return admin
+
+    monkeypatch.setattr(clients, "admin", fresh_admin)
     reader = compacted.CompactedReader.__new__(compacted.CompactedReader)
     reader.topics, reader.partitions = ("state",), [("state", 0)]
     reader._admin, reader._config, reader._fresh_admin = UpAdmin(), None, False  # type: ignore[assignment]

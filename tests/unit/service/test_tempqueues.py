@@ -24,7 +24,7 @@ class Catalogue:
         self.changes += 1
 
 
-def test_a_queue_that_leaves_the_catalogue_is_gone_once():
+def test_a_queue_that_leaves_the_catalogue_is_gone_once() -> None:
     catalogue = Catalogue("AMQ.A", "AMQ.B")
     watch = TemporaryQueueWatch(catalogue)
     assert watch.gone() == set()
@@ -33,7 +33,7 @@ def test_a_queue_that_leaves_the_catalogue_is_gone_once():
     assert watch.gone() == set()  # said once
 
 
-def test_an_unchanged_catalogue_is_not_read_again():
+def test_an_unchanged_catalogue_is_not_read_again() -> None:
     catalogue = Catalogue("AMQ.A")
     watch = TemporaryQueueWatch(catalogue)
     for _ in range(5):  # a batch each
@@ -41,13 +41,13 @@ def test_an_unchanged_catalogue_is_not_read_again():
     assert catalogue.reads == 1  # at the start only
 
 
-def test_queues_deleted_at_start_are_gone_at_the_first_batch():
+def test_queues_deleted_at_start_are_gone_at_the_first_batch() -> None:
     watch = TemporaryQueueWatch(Catalogue(), gone_at_start=["AMQ.OLD"])
     assert watch.gone() == {"AMQ.OLD"}
     assert watch.gone() == set()
 
 
-def test_names_given_back_after_an_abort_are_gone_again():
+def test_names_given_back_after_an_abort_are_gone_again() -> None:
     catalogue = Catalogue("AMQ.A")
     watch = TemporaryQueueWatch(catalogue)
     catalogue.change(drop="AMQ.A")

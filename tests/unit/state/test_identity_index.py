@@ -49,6 +49,9 @@ class CarolMayNotBrowse:
     def may_publish(self, user_id: str, namespace: Namespace, topic: str) -> bool:
         return True
 
+    def may_set_identity(self, sender: str, claimed: str) -> bool:
+        return True
+
 
 AUTHORITY = CarolMayNotBrowse()
 Key = tuple[str, str | None, str]  # queue, SubPoint, topic

@@ -41,6 +41,7 @@ from mqkafka.channel.codec.segments import (
 from mqkafka.channel.counters import ChannelCounters
 from mqkafka.channel.heartbeats import heartbeat_answer, take_heartbeats
 from mqkafka.channel.putstream import PutStream
+from mqkafka.channel.readahead import ReadAhead
 from mqkafka.channel.session import KNOWN_VERBS, Session
 from mqkafka.channel.settings import ListenerSettings
 from mqkafka.channel.tls import HANDSHAKE_TIMEOUT_S, server_context, subject_user
@@ -91,6 +92,7 @@ class ChannelConnection:
         self._inbox = bytearray()  # bytes received and not yet read
         self._reading = threading.Lock()  # the reader: this thread, or (in a call) the beats'
         self.put_stream = PutStream(self)  # runs of async MQPUTs, read in place
+        self.read_ahead = ReadAhead(self.push)  # messages pushed on REQUEST_MSGS
 
     # ---- bytes ----
 
@@ -154,6 +156,13 @@ class ChannelConnection:
                 self.sock.sendall(part)
                 self.info.counters.bytes_sent += len(part)
 
+    def push(self, template: Header, seg_type: int, body: bytes) -> None:
+        """A flow the listener starts (read ahead's), on ``template``'s conversation."""
+        with self._send_lock:
+            for part in split(template, seg_type, body, self.max_segment):
+                self.sock.sendall(part)
+                self.info.counters.bytes_sent += len(part)
+
     def send_status(self, code: int) -> None:
         order = self.template.order
         body = verbs.status_body(order, code)
@@ -188,6 +197,7 @@ class ChannelConnection:
             reason, lost = f"failed: {type(error).__name__}: {error}", True
             self._try_status(STATUS_PROTOCOL_GENERAL)
         finally:
+            self.read_ahead.stop_all()
             self.session.end(lost=lost)
             self.sock.close()
             log.info("channel: connection %s ended: %s", self.info.number, reason)
@@ -278,6 +288,8 @@ class ChannelConnection:
             # MQCONN on a busy listener, met one and the Java client failed on it)
             if self.conversations or first.seg_type == SegType.MQGET:
                 self.busy_since = time.monotonic()
+            if first.seg_type == SegType.MQCLOSE and self.read_ahead.streams:
+                self.read_ahead.stop(verbs.parse_api(request, first.order)[0].hobj)
             try:
                 reply = self.session.call(first.seg_type, first.order, request)
             finally:
@@ -303,6 +315,9 @@ class ChannelConnection:
                       body.hex())  # fmt: skip
             if header.flags1 & Flags1.CONFIRM_REQUEST:  # the client asks; else it answers
                 self._send_header(heartbeat_answer(self.template, header))
+            return False
+        if seg_type == SegType.REQUEST_MSGS:
+            self.read_ahead.request(header, body, self.session.queue)
             return False
         if seg_type == SegType.SOCKET_ACTION:
             return self._socket_action(header, body)  # the end of a TSHM channel's conversation

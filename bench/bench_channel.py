@@ -138,7 +138,11 @@ def main() -> None:
     )
     args = parser.parse_args()
     jars = client_jars()
-    with kafka() as bootstrap, tempfile.TemporaryDirectory() as classes:
+    with (
+        kafka() as bootstrap,
+        tempfile.TemporaryDirectory() as classes,
+        tempfile.TemporaryDirectory(prefix="mqk-bench-home-") as home,
+    ):
         if args.classes is not None:
             classes = str(args.classes.resolve())
         else:
@@ -153,6 +157,7 @@ def main() -> None:
             [sys.executable, "-m", "mqkafka.cli", "listen", "--bootstrap-servers", bootstrap,
              "--namespace", namespace, "--port", str(port), "--log-level", "WARNING",
              "--sharecnv", f"{ASYNC_CHANNEL}=1"],
+            env={**os.environ, "MQK_HOME": home},  # its status file: never the user's ~/.mqk
         )  # fmt: skip
         try:
             time.sleep(8)  # it defines the JMS queues, then listens

@@ -114,7 +114,9 @@ def of_namespace(
 
 
 def namespace_label(namespace: str) -> str:
-    return f"namespace {namespace}" if namespace else "no namespace"
+    """How an operator names it: ``""`` (no ``--namespace``, topics unprefixed) is the
+    default namespace."""
+    return f"namespace {namespace}" if namespace else "the default namespace"
 
 
 def running_listeners(home: Path, now: float | None = None) -> list[ListenerView]:
@@ -147,10 +149,8 @@ def format_listeners(
     here = socket.gethostname()
     lines = []
     if not views:
-        serving = {None: "", "": " without a namespace"}.get(
-            namespace, f" for namespace {namespace}"
-        )
-        lines.append(f"no mqk listen{serving} is running on this machine")
+        serving = "" if namespace is None else f" for {namespace_label(namespace)}"
+        lines.append(f"no mqk listen is running on this machine{serving}")
     for view in views:
         count = len(view.connections)
         where = f"pid {view.pid}" + (f" on {view.host}" if view.host not in ("", here) else "")
@@ -165,7 +165,7 @@ def format_listeners(
                          f"{c.bytes_sent} received {c.bytes_received}  "
                          f"{last_call(c, now)}")  # fmt: skip
     if others:
-        names = sorted({v.namespace or "(none)" for v in others})
+        names = sorted({v.namespace or "(default)" for v in others})
         lines.append(f"({len(others)} other listener{'' if len(others) == 1 else 's'}, of "
                      f"namespace{'' if len(names) == 1 else 's'} {', '.join(names)}: "
                      "--namespace shows them)")  # fmt: skip

@@ -134,8 +134,8 @@ def test_a_namespace_s_listeners_and_the_others(
     assert [v.namespace for v in kept] == mine and [v.namespace for v in rest] == others
     lines = format_listeners(kept, namespace=namespace, others=rest)
     if not mine:
-        assert lines[0] == "no mqk listen for namespace z. is running on this machine"
-    names = ", ".join(n or "(none)" for n in others)
+        assert lines[0] == "no mqk listen is running on this machine for namespace z."
+    names = ", ".join(n or "(default)" for n in others)
     assert (
         lines[-1]
         == f"({len(others)} other listeners, of namespaces {names}: --namespace shows them)"
@@ -181,8 +181,8 @@ def test_mqk_listen_status_prints_them(
     ("namespace", "line"),
     [
         (None, "no mqk listen is running on this machine"),
-        ("", "no mqk listen without a namespace is running on this machine"),
-        ("z.", "no mqk listen for namespace z. is running on this machine"),
+        ("", "no mqk listen is running on this machine for the default namespace"),
+        ("z.", "no mqk listen is running on this machine for namespace z."),
     ],
 )
 def test_no_listener_is_said_for_the_namespace_asked(namespace: str | None, line: str) -> None:

@@ -13,6 +13,7 @@ receive, and the latencies under that load).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import signal
 import subprocess
@@ -92,16 +93,17 @@ def main() -> None:
         apply_catalogue(bootstrap, prefix=namespace)
         common = ["--bootstrap-servers", bootstrap, "--namespace", namespace]
         mqk = [sys.executable, "-m", "mqkafka.cli"]
+        env = {**os.environ, "MQK_HOME": str(Path(classes) / "home")}  # never the user's ~/.mqk
         serve_log, listen_log = Path(classes) / "serve.log", Path(classes) / "listen.log"
         serve = subprocess.Popen(
             [*mqk, "serve", *common, "--instance-id", "bench", "--state-dir",
              str(Path(classes) / "state")],
-            stdout=subprocess.DEVNULL, stderr=serve_log.open("w"),
+            stdout=subprocess.DEVNULL, stderr=serve_log.open("w"), env=env,
         )  # fmt: skip
         port = free_port()
         listener = subprocess.Popen(
             [*mqk, "listen", *common, "--port", str(port)],
-            stdout=subprocess.DEVNULL, stderr=listen_log.open("w"),
+            stdout=subprocess.DEVNULL, stderr=listen_log.open("w"), env=env,
         )  # fmt: skip
         try:
             _started(serve_log, "broker ready")

@@ -20,13 +20,21 @@ The stream sends no more than the client asked for (bytes requested beyond those
 from __future__ import annotations
 
 import logging
+import struct
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from mqkafka.channel.codec import asyncget
 from mqkafka.channel.codec.mqstructs import md_bytes_fast
-from mqkafka.channel.codec.segments import Header, SegType
+from mqkafka.channel.codec.segments import (
+    STATUS_INVALID_HOBJ,
+    TSHM_LENGTH,
+    ChannelError,
+    Flags1,
+    Header,
+    SegType,
+)
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
@@ -37,7 +45,9 @@ from mqkafka.mqi.rules.structs import GMO, MD
 log = logging.getLogger(__name__)
 
 SLICE_MS = 200  # a stream's MQI wait at a time: how soon it sees a stop or a new request
-Send = Callable[[Header, int, bytes], None]
+MAX_MESSAGE = 104_857_600  # MQ's largest message: the client takes any size it is sent
+Send = Callable[[Header, int, bytes, int], None]  # template, type, body, flags 1
+_WHOLE = Flags1.FIRST | Flags1.LAST
 
 
 @dataclass
@@ -48,20 +58,30 @@ class Stream:
     template: Header  # TSHM on the request's conversation and request id
     request: asyncget.MsgRequest
     send: Send
-    sent_bytes: int = 0
+    max_segment: int
+    sent_bytes: int = 0  # MQMD and data of the messages sent
+    acked_bytes: int = 0  # of those, what the client said it received (each request adds)
     index: int = 0
+    check: bool = False  # the client asks whether a message is there now (its wait ended)
     stop: threading.Event = field(default_factory=threading.Event)
     wake: threading.Condition = field(default_factory=threading.Condition)
     thread: threading.Thread | None = None
 
     def update(self, request: asyncget.MsgRequest, template: Header) -> None:
         with self.wake:
+            if not request.selection:  # a later request keeps the first one's selection
+                request = replace(
+                    self.request, received=request.received, requested=request.requested,
+                    wait=request.wait, flags=request.flags, global_index=request.global_index,
+                )  # fmt: skip
+            self.acked_bytes += request.received
+            self.check = request.wait == 0 and request.global_index >= self.index
             self.request, self.template = request, template
             self.wake.notify()
 
     def _room(self) -> bool:
         request = self.request
-        return self.sent_bytes - request.received < request.requested
+        return self.sent_bytes - self.acked_bytes < request.requested
 
     def run(self) -> None:
         try:
@@ -85,12 +105,17 @@ class Stream:
         if request.match_options & asyncget.MATCH_CORREL_ID:
             md.CorrelId = request.correl_id
         options = (request.options | C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT) & ~C.MQGMO_SYNCPOINT
-        gmo = GMO(Options=options, WaitInterval=SLICE_MS, MatchOptions=request.match_options)
+        check = self.check
+        wait = 0 if check else SLICE_MS
+        gmo = GMO(Options=options, WaitInterval=wait, MatchOptions=request.match_options)
         order = self.template.order
         try:
-            data = self.queue.get(max(request.max_length, 0), md, gmo)
+            data = self.queue.get(MAX_MESSAGE, md, gmo)
         except MQMIError as error:
             if error.reason == RC.NO_MSG_AVAILABLE:
+                if check:
+                    self.check = False
+                    self._none(request)
                 return
             log.debug("channel: read ahead of %s: %s", self.queue.name, error)
             self.stop.wait(SLICE_MS / 1000)
@@ -106,9 +131,19 @@ class Stream:
             seg_length=len(data), select_index=request.select_index, reason=0,
             total_length=len(data), actual_length=len(data), resolved_queue=self.queue.name,
         )  # fmt: skip
-        body = head.to_bytes(order) + md_bytes + data
-        self.sent_bytes += len(data)
-        self.send(self.template, SegType.ASYNC_MESSAGE, body)
+        self.sent_bytes += len(md_bytes) + len(data)
+        self.check = False
+        room = self.max_segment - TSHM_LENGTH
+        for body, first, last in asyncget.async_segments(head, md_bytes, data, room, order):
+            flags = (Flags1.FIRST if first else 0) | (Flags1.LAST if last else 0)
+            self.send(self.template, SegType.ASYNC_MESSAGE, body, flags)
+
+    def _none(self, request: asyncget.MsgRequest) -> None:
+        """No message now: the client's check is answered with a notification."""
+        note = asyncget.Notification(
+            request.hobj, asyncget.NC_CLIENT_ASYNC_EMPTY, RC.NO_MSG_AVAILABLE
+        )
+        self.send(self.template, SegType.NOTIFICATION, note.to_bytes(self.template.order), _WHOLE)
 
 
 @dataclass
@@ -116,25 +151,43 @@ class ReadAhead:
     """One connection's streams, by object handle."""
 
     send: Send
+    max_segment: Callable[[], int]  # the connection's, agreed at its start
     streams: dict[int, Stream] = field(default_factory=dict)
 
-    def request(self, header: Header, body: bytes, queue_of: Callable[[int], Queue]) -> None:
+    def request(
+        self, header: Header, body: bytes, handle_of: Callable[[int], object | None]
+    ) -> None:
+        """A REQUEST_MSGS: the handle's stream starts, or hears the client's new request."""
         request = asyncget.parse_request(body, header.order)
-        log.debug("channel: REQUEST_MSGS %s", request)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("channel: REQUEST_MSGS hobj %d received %d requested %d wait %d flags "
+                      "%#x index %d", request.hobj, request.received, request.requested,
+                      request.wait, request.flags, request.global_index)  # fmt: skip
         template = replace(header, seg_type=SegType.ASYNC_MESSAGE)
         stream = self.streams.get(request.hobj)
         if stream is not None:
             stream.update(request, template)
             return
-        stream = Stream(queue_of(request.hobj), template, request, self.send)
+        queue = handle_of(request.hobj)
+        if not isinstance(queue, Queue):
+            raise ChannelError(STATUS_INVALID_HOBJ, f"REQUEST_MSGS for handle {request.hobj}")
+        stream = Stream(queue, template, request, self.send, self.max_segment())
         stream.thread = threading.Thread(
             target=stream.run, name=f"readahead-{request.hobj}", daemon=True
         )
         self.streams[request.hobj] = stream
         stream.thread.start()
 
+    def before(self, seg_type: int, request: bytes, order: str) -> None:
+        """Before a verb: MQCLOSE of a streamed handle ends its stream, MQDISC all of them
+        (what the MQI read and did not hand out then goes back with the handle)."""
+        if seg_type == SegType.MQDISC:
+            self.stop_all()
+        elif seg_type == SegType.MQCLOSE and len(request) >= 16:
+            self.stop(struct.unpack_from(order + "i", request, 12)[0])
+
     def stop(self, hobj: int) -> None:
-        """Before MQCLOSE of ``hobj``: its stream ends (its thread waits no longer)."""
+        """The stream of ``hobj`` ends (waits for its MQI call: one slice at most)."""
         stream = self.streams.pop(hobj, None)
         if stream is None:
             return

@@ -23,7 +23,7 @@ NOTIFICATION: version, Hobj, code, value.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from mqkafka.channel.codec.segments import STATUS_INVALID_DATA, ChannelError
@@ -130,6 +130,9 @@ def parse_request(body: bytes, order: str) -> MsgRequest:
     )  # fmt: skip
 
 
+_FIRST_HEAD: Final = {o: struct.Struct(o + "5iHH3i16sHB") for o in "<>"}
+
+
 @dataclass(frozen=True)
 class AsyncHeader:
     """The header of an ASYNC_MESSAGE's first segment (what precedes the MQMD)."""
@@ -150,20 +153,12 @@ class AsyncHeader:
 
     def to_bytes(self, order: str) -> bytes:
         name = self.resolved_queue.encode("latin-1")[:48]
-        pad = -(3 + len(name)) % 4
-        return (
-            struct.pack(
-                order + "5iHH3i16sHB", self.version, self.hobj, self.msg_index,
-                self.global_index, self.seg_length, self.seg_index, self.select_index,
-                self.reason, self.total_length, self.actual_length,
-                self.token[:16].ljust(16, b"\0"), self.status, len(name),
-            )  # fmt: skip
-            + name
-            + bytes(pad)
-        )
-
-
-_FIRST_HEAD: Final = {o: struct.Struct(o + "5iHH3i16sHB") for o in "<>"}
+        head = _FIRST_HEAD[order].pack(
+            self.version, self.hobj, self.msg_index, self.global_index, self.seg_length,
+            self.seg_index, self.select_index, self.reason, self.total_length,
+            self.actual_length, self.token[:16].ljust(16, b"\0"), self.status, len(name),
+        )  # fmt: skip
+        return head + name + bytes(-(3 + len(name)) % 4)
 
 
 def async_header_size(resolved_queue: str) -> int:
@@ -217,7 +212,33 @@ __all__ = [
     "MsgRequest",
     "Notification",
     "async_header_size",
+    "async_segments",
     "parse_async_header",
     "parse_notification",
     "parse_request",
 ]
+
+
+def async_segments(
+    head: AsyncHeader, md: bytes, data: bytes, room: int, order: str
+) -> list[tuple[bytes, bool, bool]]:
+    """One message as ASYNC_MESSAGE segment bodies of at most ``room`` bytes each, with
+    whether each is the first and the last: the first has the whole header and the MQMD, a
+    later one the 24-byte header; each one's segment length is the data it carries."""
+    first_fixed = async_header_size(head.resolved_queue) + len(md)
+    take = max(room - first_fixed, 0)
+    parts = [data[:take]]
+    later = max(room - ASYNC_FIXED, 1)
+    parts += [data[at : at + later] for at in range(take, len(data), later)]
+    out: list[tuple[bytes, bool, bool]] = []
+    last = len(parts) - 1
+    for index, part in enumerate(parts):
+        if index == 0:
+            body = replace(head, seg_length=len(part)).to_bytes(order) + md + part
+        else:
+            body = struct.pack(
+                order + "5iHH", head.version, head.hobj, head.msg_index, head.global_index,
+                len(part), index, head.select_index,
+            ) + part  # fmt: skip
+        out.append((body, index == 0, index == last))
+    return out

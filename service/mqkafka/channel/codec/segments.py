@@ -100,6 +100,7 @@ STATUS_INVALID_DATA: Final = 0x0C  # a structure that does not parse
 STATUS_SEGMENT_ERROR: Final = 0x0D  # segments out of order (FIRST/LAST)
 STATUS_ID_ERROR: Final = 0x0E  # not a TSH
 STATUS_PROTOCOL_GENERAL: Final = 0x10
+STATUS_INVALID_HOBJ: Final = 0x1D  # a flow naming an object handle that is not one
 STATUS_MESSAGE_LENGTH: Final = 0x12  # a flow beyond the message size
 STATUS_MAX_CONNS: Final = 37
 STATUS_CCSID_NOT_SUPPORTED: Final = 240

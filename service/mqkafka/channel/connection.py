@@ -1,0 +1,377 @@
+"""One client connection of the listener, in a thread of its own (module :mod:`.server`
+accepts them).
+
+The initial data is answered with the agreed values, the user id recorded, then every verb
+(reassembled from its segments) goes to the connection's :class:`Session` and the reply goes
+back in segments of the agreed size; on a channel with conversations the handles the client
+reads ahead from have streams of their own (module :mod:`.readahead`). Bad input (a
+malformed, truncated or oversized segment, an unknown segment type, a negotiation that cannot
+be agreed) ends that connection only, with a STATUS segment and one log line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import select
+import socket
+import ssl
+import struct
+import threading
+import time
+from dataclasses import dataclass, field, replace
+
+from mqkafka.channel.codec import initial, verbs
+from mqkafka.channel.codec.segments import (
+    STATUS_PROTOCOL_GENERAL,
+    STATUS_QM_TERMINATING,
+    STATUS_SEGMENT_TYPE,
+    ChannelError,
+    Flags1,
+    Header,
+    Reassembler,
+    SegType,
+    parse_header,
+    peek_length,
+    split,
+)
+from mqkafka.channel.counters import ChannelCounters
+from mqkafka.channel.heartbeats import heartbeat_answer, take_heartbeats
+from mqkafka.channel.putstream import PutStream
+from mqkafka.channel.readahead import ReadAhead
+from mqkafka.channel.session import KNOWN_VERBS, Session
+from mqkafka.channel.settings import ListenerSettings
+from mqkafka.channel.tls import HANDSHAKE_TIMEOUT_S, subject_user
+
+log = logging.getLogger(__name__)
+
+HANDSHAKE_LIMIT = 65_536  # the largest initial-data segment taken before sizes are agreed
+BEAT_S = 2.0  # a heartbeat this often while a verb waits (the client's patience: ~5 s)
+
+
+class Closed(Exception):
+    """The client closed its socket (or it broke)."""
+
+
+class Refused(Exception):
+    """A TLS handshake that failed, or a client certificate naming no user id."""
+
+
+@dataclass
+class ConnectionInfo:
+    """What an operator sees of one connection."""
+
+    number: int
+    peer: str
+    channel: str = ""
+    user: str = ""
+    appl: str = ""
+    since: float = field(default_factory=time.time)
+    counters: ChannelCounters = field(default_factory=ChannelCounters)
+
+
+class ChannelConnection:
+    def __init__(self, sock: socket.socket, info: ConnectionInfo, settings: ListenerSettings):
+        self.sock = sock
+        self.info = info
+        self.settings = settings
+        self.session = Session(settings)
+        self.template = Header(SegType.STATUS_DATA)
+        self.max_segment = settings.max_segment
+        self._send_lock = threading.Lock()
+        self.stopping = False
+        self.busy_since: float | None = None  # an MQGET in the MQI since then (its wait)
+        self.last_beat = 0.0
+        self.tls_user = ""  # the client certificate's user id: USERID_DATA cannot change it
+        self.conversations = 0  # conversations per socket agreed: 1, TSHM headers
+        self._inbox = bytearray()  # bytes received and not yet read
+        self._reading = threading.Lock()  # the reader: this thread, or (in a call) the beats'
+        self.put_stream = PutStream(self)  # runs of async MQPUTs, read in place
+        self.read_ahead = ReadAhead(
+            self.push, lambda: self.max_segment
+        )  # messages pushed on REQUEST_MSGS
+
+    # ---- bytes ----
+
+    def _read_exactly(self, size: int) -> bytes:
+        """``size`` bytes; a receive takes what has come (a segment's header and body in
+        one system call, not two: a Java MQPUT's round trip is ~100 us)."""
+        inbox = self._inbox
+        if len(inbox) < size:
+            self._fill(size)
+        out = bytes(inbox[:size])
+        del inbox[:size]
+        return out
+
+    def _fill(self, size: int) -> None:
+        """At least ``size`` bytes in the inbox."""
+        inbox = self._inbox
+        while len(inbox) < size:
+            chunk = self.sock.recv(max(size - len(inbox), 1 << 16))
+            if not chunk:
+                raise Closed
+            inbox += chunk
+            self.info.counters.bytes_received += len(chunk)
+
+    def read_segment(self, limit: int) -> tuple[Header, bytes]:
+        with self._reading:
+            inbox = self._inbox
+            if len(inbox) < 8:
+                self._fill(8)
+            length = peek_length(bytes(inbox[:8]), limit)
+            segment = self._read_exactly(length)  # header and body in one slice
+        header = parse_header(segment)
+        return header, segment[header.size :]
+
+    def answer_heartbeats(self) -> None:
+        """In a call on a channel with conversations: the client's HEARTBEAT requests that
+        have come meanwhile are answered now (module :mod:`.heartbeats` says why)."""
+        if isinstance(self.sock, ssl.SSLSocket) or not self._reading.acquire(blocking=False):
+            return  # a TLS record is read whole or not at all; the connection's thread reads
+        try:
+            if self.busy_since is None:
+                return
+            if select.select([self.sock], [], [], 0)[0]:
+                chunk = self.sock.recv(1 << 16)
+                self._inbox += chunk
+                self.info.counters.bytes_received += len(chunk)
+            for request in take_heartbeats(self._inbox):
+                self._send_header(heartbeat_answer(self.template, request))
+        except (OSError, ChannelError):
+            return  # this connection's thread meets the same when it reads
+        finally:
+            self._reading.release()
+
+    def _send_header(self, header: Header) -> None:
+        with contextlib.suppress(OSError), self._send_lock:
+            self.sock.sendall(header.to_bytes())
+            self.info.counters.bytes_sent += header.size
+
+    def send(self, seg_type: int, body: bytes) -> None:
+        with self._send_lock:
+            for part in split(self.template, seg_type, body, self.max_segment):
+                self.sock.sendall(part)
+                self.info.counters.bytes_sent += len(part)
+
+    def push(self, template: Header, seg_type: int, body: bytes, flags: int) -> None:
+        """A segment the listener starts (read ahead's), on ``template``'s conversation."""
+        with self._send_lock:
+            self.sock.sendall(template.bytes_for(seg_type, template.size + len(body), flags) + body)
+            self.info.counters.bytes_sent += template.size + len(body)
+
+    def send_status(self, code: int) -> None:
+        order = self.template.order
+        body = verbs.status_body(order, code)
+        flags = Flags1.FIRST | Flags1.LAST | Flags1.ERROR
+        header = self.template.for_body(SegType.STATUS_DATA, len(body), flags)
+        with self._send_lock:
+            self.sock.sendall(header.to_bytes() + body)
+            self.info.counters.bytes_sent += header.size + len(body)
+
+    # ---- the conversation ----
+
+    def run(self) -> None:
+        reason = "closed by the client"
+        lost = False
+        try:
+            self._tls_handshake()
+            self._handshake()
+            self._serve()
+        except ChannelError as error:
+            reason, lost = f"{error.detail} (status {error.status})", True
+            self._try_status(error.status)
+        except Refused as error:  # one line, no traceback: a port scan or a wrong certificate
+            log.warning("channel: connection %s from %s refused: %s", self.info.number,
+                        self.info.peer, error)  # fmt: skip
+            self.sock.close()
+            return
+        except Closed:
+            reason, lost = ("stopped" if self.stopping else "lost (socket closed)"), True
+        except OSError as error:
+            reason, lost = f"lost ({error.strerror or error})", True
+        except Exception as error:  # a bug of ours: this connection only, said in one line
+            reason, lost = f"failed: {type(error).__name__}: {error}", True
+            self._try_status(STATUS_PROTOCOL_GENERAL)
+        finally:
+            self.read_ahead.stop_all()
+            self.session.end(lost=lost)
+            self.sock.close()
+            log.info("channel: connection %s ended: %s", self.info.number, reason)
+
+    def _try_status(self, code: int) -> None:
+        with contextlib.suppress(OSError):
+            self.send_status(code)
+
+    def _tls_handshake(self) -> None:
+        """In the connection's thread: a slow or silent client holds up no one else."""
+        if not isinstance(self.sock, ssl.SSLSocket):
+            return
+        self.sock.settimeout(HANDSHAKE_TIMEOUT_S)
+        try:
+            self.sock.do_handshake()
+        except ssl.SSLError as error:
+            raise Refused(f"TLS handshake: {error.reason or error}") from None
+        except TimeoutError:
+            raise Refused("TLS handshake: timed out") from None
+        except OSError as error:
+            raise Refused(f"TLS handshake: {error.strerror or error}") from None
+        self.sock.settimeout(None)
+        if self.settings.tls is None or not self.settings.tls.maps_user:
+            return
+        cert = self.sock.getpeercert()
+        user = subject_user(cert.get("subject", ())) if cert else None  # type: ignore[arg-type]
+        if user is None:
+            raise Refused("the client certificate's subject has no CN (no user id)")
+        self.tls_user = self.info.user = self.session.user = user
+
+    def _handshake(self) -> None:
+        header, body = self.read_segment(HANDSHAKE_LIMIT)
+        self.template = Header(
+            SegType.INITIAL_DATA,
+            byte_order=header.byte_order,
+            encoding=header.encoding,
+            ccsid=header.ccsid,
+        )
+        if header.seg_type != SegType.INITIAL_DATA:
+            raise ChannelError(STATUS_SEGMENT_TYPE, f"first segment type {header.seg_type:#x}")
+        client = initial.parse_initial(body, header.order)
+        agreed, answer = initial.negotiate(
+            client,
+            header.order,
+            qmgr=self.settings.qmgr,
+            max_segment=self.settings.max_segment,
+            max_message=self.settings.max_message,
+            heartbeat=self.settings.heartbeat,
+            sharecnv=self.settings.sharecnv_of(client.channel),
+        )
+        self.info.channel = client.channel
+        self.session.ccsid = header.ccsid
+        self.send(SegType.INITIAL_DATA, answer)
+        self.max_segment = agreed.max_segment
+        self.conversations = agreed.sharecnv
+        if agreed.sharecnv:  # TSHM from now on, both ways (the client's first: conversation 1)
+            self.template = replace(self.template, multiplexed=True, conversation=1)
+
+    def _follow(self, header: Header) -> None:
+        """On a channel with conversations an answer is ``TSHM`` with the conversation and
+        request ids of the verb it answers (``TSHC`` segments have none: module
+        :mod:`.heartbeats`)."""
+        template = self.template
+        ids = (header.conversation, header.request)
+        if not header.common and (template.conversation, template.request) != ids:
+            self.template = replace(template, conversation=ids[0], request=ids[1])
+
+    def _serve(self) -> None:
+        flows = Reassembler(self.settings.max_flow)
+        while True:
+            if self._inbox and self.put_stream.take(flows.pending):
+                continue
+            header, body = self.read_segment(self.max_segment)
+            if self.conversations:
+                self._follow(header)
+            if header.seg_type < 0x80:  # channel-level: never more than one segment
+                if self._channel_flow(header, body):
+                    return  # the client's close
+                continue
+            if header.seg_type not in KNOWN_VERBS:
+                raise ChannelError(STATUS_SEGMENT_TYPE, f"segment type {header.seg_type:#x}")
+            whole = flows.add(header, body)
+            if whole is None:
+                continue
+            first, request = whole
+            # heartbeats only during an MQGET: on a channel without shared conversations the
+            # client expects them there alone (another verb slower than BEAT_S, such as an
+            # MQCONN on a busy listener, met one and the Java client failed on it)
+            if self.conversations or first.seg_type == SegType.MQGET:
+                self.busy_since = time.monotonic()
+            if self.read_ahead.streams:  # before MQCLOSE or MQDISC: the stream ends first
+                self.read_ahead.before(first.seg_type, request, first.order)
+            try:
+                reply = self.session.call(first.seg_type, first.order, request)
+            finally:
+                self.busy_since = None
+            if reply is None:  # an asynchronous put: not answered (module asyncput)
+                outcome = self.session.async_puts.last_header(first.order)
+                self.info.counters.verb(first.seg_type, first.order, outcome)
+                continue
+            self._answer(first, request, reply)
+
+    def _channel_flow(self, header: Header, body: bytes) -> bool:
+        """A channel-level segment between verbs; True: the client's close."""
+        seg_type = header.seg_type
+        if seg_type == SegType.USERID_DATA:
+            if not self.tls_user:  # else the certificate's subject decides
+                self.info.user = self.session.user = initial.parse_user(body)
+            return False  # the client does not wait for an answer
+        if seg_type == SegType.STATUS_DATA:
+            return True
+        if seg_type == SegType.HEARTBEAT:
+            log.debug("channel: connection %s HEARTBEAT flags %#x %s: %s", self.info.number,
+                      header.flags1, "TSHM" if header.multiplexed else "TSH",
+                      body.hex())  # fmt: skip
+            if header.flags1 & Flags1.CONFIRM_REQUEST:  # the client asks; else it answers
+                self._send_header(heartbeat_answer(self.template, header))
+            return False
+        if seg_type == SegType.REQUEST_MSGS:
+            self.read_ahead.request(header, body, self.session.handles.get)
+            return False
+        if seg_type == SegType.SOCKET_ACTION:
+            return self._socket_action(header, body)  # the end of a TSHM channel's conversation
+        raise ChannelError(STATUS_SEGMENT_TYPE, f"segment type {seg_type:#x}")
+
+    def _answer(self, first: Header, request: bytes, reply: bytes) -> None:
+        self.info.counters.verb(first.seg_type, first.order, reply)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("channel: connection %s %s: %d bytes -> CC %d RC %d", self.info.number,
+                      _name(first.seg_type), len(request), *struct.unpack_from(
+                          first.order + "ii", reply, 4))  # fmt: skip
+        if first.seg_type == SegType.MQCONN and self.session.connected:
+            # named before the client hears: a status it reads next shows the application
+            self.info.appl = self.session.appl_name
+            log.info("channel: connection %s from %s connected: channel %s, user %s, "
+                     "application %s", self.info.number, self.info.peer, self.info.channel,
+                     self.info.user or "-", self.info.appl or "-")  # fmt: skip
+        self.send(first.seg_type + 0x10, reply)  # after MQDISC the client's close follows
+
+    def _socket_action(self, header: Header, body: bytes) -> bool:
+        """True: the conversation ends (the client's close on a TSHM channel). A second
+        conversation cannot start: the listener offers one per socket."""
+        action = verbs.parse_socket_action(body, header.order)
+        if action.action == verbs.ACTION_END_CONVERSATION:
+            return True
+        if action.action == verbs.ACTION_START_CONVERSATION:
+            raise ChannelError(STATUS_SEGMENT_TYPE, "a second conversation on the socket")
+        log.debug("channel: connection %s SOCKET_ACTION %s", self.info.number, action)
+        return False
+
+    def beat_if_due(self, now: float) -> None:
+        """During a long MQGET (its wait) a heartbeat request every BEAT_S: the Java
+        client takes about 5 s of silence in a call as a broken connection (MQRC 2009, and
+        its later replies out of step), whatever heartbeat interval was agreed. The request
+        is an empty HEARTBEAT with CONFIRM_REQUEST; the client answers with an empty one."""
+        since = self.busy_since
+        if since is not None and self.conversations:
+            self.answer_heartbeats()
+            return
+        if since is None or now - max(since, self.last_beat) < BEAT_S:
+            return
+        self.last_beat = now
+        flags = Flags1.FIRST | Flags1.LAST | Flags1.CONFIRM_REQUEST
+        self._send_header(self.template.for_body(SegType.HEARTBEAT, 0, flags))
+
+    def stop(self) -> None:
+        """End this connection as a quiescing queue manager does; its thread finishes."""
+        self.stopping = True
+        self._try_status(STATUS_QM_TERMINATING)
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+
+
+def _name(seg_type: int) -> str:
+    try:
+        return SegType(seg_type).name
+    except ValueError:
+        return f"{seg_type:#x}"
+
+
+__all__ = ["BEAT_S", "ChannelConnection", "Closed", "ConnectionInfo", "Refused"]

@@ -1,11 +1,13 @@
 """One MQI connection (an hconn): its Kafka clients, its handles, its unit of work.
 
-The composition root of the client side. Connecting creates, in this order: the admin
-client, the two state topics if missing, the replica of the catalogue and the heartbeats
-(read to the end), the queue manager's system objects in the catalogue if missing, the
-producer, and the *keeper* thread, which every ``heartbeat_interval`` writes this
-connection's heartbeat, commits getters' waiting acknowledgements and reaps crashed
-connections (:mod:`mqkafka.mqi.kafkaqm.reaper`).
+The composition root of the client side. Connecting takes the admin client and the replica
+of the catalogue and the heartbeats (:mod:`mqkafka.mqi.kafkaqm.sharedclients`: the process's
+shared ones, or its own, made with the state topics if missing and read to the end), and
+provisions the queue manager's system objects in the catalogue if missing. Its producer and
+its *keeper* thread are made at first need (a put; a getter): the keeper commits getters'
+waiting acknowledgements and writes this connection's heartbeat every
+``heartbeat_interval``, which the shared clients' thread writes until then; that one reaps
+crashed connections (:mod:`mqkafka.mqi.kafkaqm.reaper`).
 
 MQOPEN and MQCLOSE decide with the pure lifecycle machine
 (:mod:`mqkafka.mqi.rules.lifecycle`) over the queue's state as :mod:`mqkafka.mqi.kafkaqm.queuestate`
@@ -26,26 +28,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from mqkafka.kafka import clients
-from mqkafka.kafka.clients import KafkaEdgeError
-from mqkafka.kafka.probe import KafkaUnusable, check_cluster
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm import liveconnections as live
 from mqkafka.mqi.kafkaqm.admin import QueueAdmin
 from mqkafka.mqi.kafkaqm.getter import ACK_FLUSH, Getter
 from mqkafka.mqi.kafkaqm.heartbeat import Heartbeat, QueueUse
-from mqkafka.mqi.kafkaqm.keeper import KEEPER_TICK, Keeper
+from mqkafka.mqi.kafkaqm.keeper import KEEPER_TICK
 from mqkafka.mqi.kafkaqm.logreader import Consumed, LogReader
+from mqkafka.mqi.kafkaqm.ondemand import OnDemand
 from mqkafka.mqi.kafkaqm.putlimits import DepthGate
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
 from mqkafka.mqi.kafkaqm.queuestate import Effects, assemble
-from mqkafka.mqi.kafkaqm.reaper import reap
-from mqkafka.mqi.kafkaqm.replica import StateReplica, ensure_state_topics
 from mqkafka.mqi.kafkaqm.settings import Settings
+from mqkafka.mqi.kafkaqm.sharedclients import acquire, provision_system_objects, release
 from mqkafka.mqi.kafkaqm.syncpoint import UnitOfWork
 from mqkafka.mqi.rules import cmqc as C
-from mqkafka.mqi.rules.catalogue import SYSTEM_DEFINITIONS, QueueDefinition
+from mqkafka.mqi.rules.catalogue import QueueDefinition
 from mqkafka.mqi.rules.dynamic import DynamicQName, create_dynamic_queue
 from mqkafka.mqi.rules.errors import failed
 from mqkafka.mqi.rules.lifecycle import (
@@ -72,7 +71,6 @@ from mqkafka.wire.names import validate_object_name
 log = logging.getLogger(__name__)
 
 INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
-_SYSTEM_PARTITIONS = {"SYSTEM.BROKER.CONTROL.QUEUE": 4, "SYSTEM.BROKER.DEFAULT.STREAM": 4}
 
 
 @dataclass
@@ -101,7 +99,7 @@ class Handle:
         return self.name.encode()
 
 
-class Connection:
+class Connection(OnDemand):
     """A connected hconn. Built by :func:`mqkafka.mqi.kafkaqm.queuemanager.connect`."""
 
     def __init__(self, settings: Settings, authority: DeleteAuthority = allow_all) -> None:
@@ -112,35 +110,12 @@ class Connection:
         # queue, so the queue manager processes its messages in the order they were put
         # (wire contract §2); with a CorrelId the key is the CorrelId (putmd.prepare).
         self.key = self.id.encode()
-        try:  # at once and in one line: a refused login, TLS to a plaintext port, no Kafka
-            check_cluster(settings.client, timeout=settings.admin_timeout)
-        except KafkaUnusable as error:
-            reason = RC.NOT_AUTHORIZED if "SASL" in str(error) else RC.Q_MGR_NOT_AVAILABLE
-            raise failed(reason, str(error)) from None
-        except KafkaEdgeError as error:
-            raise failed(RC.Q_MGR_NOT_AVAILABLE, str(error)) from None
-        self.admin = QueueAdmin(settings)
-        try:
-            ensure_state_topics(self.admin, settings)
-            self.replica = StateReplica(settings, self.admin)
-            self.replica.sync()
-        except MQError as error:
-            self.admin.close()
-            raise failed(
-                RC.Q_MGR_NOT_AVAILABLE, f"cannot reach the queue manager: {error}"
-            ) from None
+        self.clients = acquire(settings)
+        self.admin: QueueAdmin = self.clients.admin
+        self.replica = self.clients.replica
         self.effects = Effects(settings, self.admin, self.replica)
-        self.delivery_limit = self.admin.delivery_limit()
-        self.producer = clients.producer(
-            settings.client,
-            {
-                "acks": "all",
-                "enable.idempotence": True,
-                "linger.ms": 5,
-                "queue.buffering.max.messages": 1_000_000,
-                **settings.producer_config,
-            },
-        )
+        self.delivery_limit = self.clients.delivery_limit
+        self._on_demand()  # its producer and keeper thread, made at first need
         self.uow = UnitOfWork(settings, self.id)
         self.ids = IdSource()
         self.clock = PutClock()
@@ -156,25 +131,20 @@ class Connection:
         # collection: that runs wherever an allocation triggers it, perhaps in this connection's
         # own critical sections, where MQCLOSE would wait on a lock its own thread holds.
         self.collected: deque[Callable[[], None]] = deque()
-        self._provision_system_objects()
-        self.beat()
+        try:
+            self.replica.sync()  # what others defined a moment ago (a shared replica's too)
+            provision_system_objects(settings, self.admin, self.replica)
+            self.beat()
+        except MQError as error:
+            self.clients.spoil()
+            release(self.clients, self)
+            raise failed(
+                RC.Q_MGR_NOT_AVAILABLE, f"cannot reach the queue manager: {error}"
+            ) from None
         self._next_beat = time.monotonic() + settings.heartbeat_interval
-        self._keeper = Keeper(self._keeper_round)
         self.connected = True
         live.add(self)
-
-    # ---- system objects ------------------------------------------------------------------
-
-    def _provision_system_objects(self) -> None:
-        for definition in SYSTEM_DEFINITIONS:
-            if self.replica.lookup(definition.name) is not None:
-                continue
-            if not definition.is_model:
-                topic = self.settings.topic_of(definition.name)
-                if self.admin.partitions_of(topic) is None:
-                    partitions = _SYSTEM_PARTITIONS.get(definition.name, 1)
-                    self.admin.create_topic(topic, partitions)
-            self.replica.define(definition)
+        self.clients.join(self)
 
     # ---- heartbeats and the keeper thread ------------------------------------------------
 
@@ -196,13 +166,16 @@ class Connection:
     def beat(self, *, flush: bool = True) -> None:
         """Publish what this connection holds; with ``flush`` others see it on their next
         catalogue barrier."""
+        self._publish(self.uses(), flush=flush)
+
+    def _publish(self, uses: dict[str, QueueUse], *, flush: bool) -> None:
         beat = Heartbeat(
             self.id,
             self.settings.user,
             self.settings.appl_name,
             socket.gethostname(),
             os.getpid(),
-            self.uses(),
+            uses,
         )
         self.replica.write(
             self.settings.connections_topic, self.id.encode(), beat.encode(), wait=False
@@ -230,12 +203,11 @@ class Connection:
         due = KEEPER_TICK
         for getter in getters:
             due = min(due, getter.flush())
-        self.producer.poll(0)  # serves the deliveries of asynchronous persistent puts
+        if self._producer is not None:
+            self._producer.poll(0)  # serves the deliveries of asynchronous persistent puts
         if time.monotonic() >= self._next_beat:
             self._next_beat = time.monotonic() + self.settings.heartbeat_interval
             self.beat(flush=False)
-            if self.settings.reap:
-                reap(self.replica, self.effects, me=self.id)
         return due
 
     # ---- MQOPEN ----------------------------------------------------------------------
@@ -332,7 +304,7 @@ class Connection:
                 share_starts=lambda: self.admin.share_start(topic, group, partitions),
                 consumed=self.consumed_of(topic),
                 others_waiting=partial(self._other_getters, definition.name, hobj),
-                wake=self._keeper.wake,
+                wake=self.own_keeper().wake,
             )
         return handle
 
@@ -365,7 +337,7 @@ class Connection:
                     log.debug("settling another connection's acknowledgements: %s", error)
 
     def _settle(self, name: str, *, patience: float) -> None:
-        if len(self.producer):
+        if self.unsent_puts():
             # its puts are on the queue (not waiting longer on a producer another thread keeps
             # filling: its depth is a moving figure anyway)
             self.producer.flush(30 if patience < 0 else patience)
@@ -550,7 +522,7 @@ class Connection:
 
     def disconnect(self) -> None:
         self.require()
-        self._keeper.halt()  # the keeper first: it must not close collected objects meanwhile
+        self._halt_rounds()  # the keeper first: it must not close collected objects meanwhile
         try:
             if self.uow.active:
                 self.end_unit_of_work(commit=True)  # MQDISC commits (distributed platforms)
@@ -563,21 +535,21 @@ class Connection:
         finally:
             self.connected = False
             live.discard(self)
-            self._keeper.halt()
+            self._halt_rounds()
             for getter in self._orphans:
                 getter.close()
-            self.producer.flush(30)
+            if self._producer is not None:
+                self._producer.flush(30)
             self.uow.close()
             self.replica.write(self.settings.connections_topic, self.id.encode(), None, wait=False)
             self.replica.flush()
-            self.replica.close()
-            self.admin.close()
+            release(self.clients, self)
 
     def abandon(self) -> None:
         """Stop without a word, as a crash would (tests of liveness use it)."""
         self.connected = False
-        self._keeper.halt()
-        self.replica.close()
+        self._halt_rounds()
+        release(self.clients, self)
 
 
 __all__ = ["INPUT", "Connection", "Handle"]

@@ -18,6 +18,7 @@ twice, a topic already gone), so they agree without coordinating.
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 
 from mqkafka.mqi.kafkaqm.queuestate import Effects, assemble
 from mqkafka.mqi.kafkaqm.replica import StateReplica
@@ -26,11 +27,14 @@ from mqkafka.mqi.rules.lifecycle import ConnectionEnded, QMgrStarted, step
 log = logging.getLogger(__name__)
 
 
-def reap(replica: StateReplica, effects: Effects, *, me: str = "") -> list[str]:
-    """One pass; returns the names of the queues deleted or marked."""
+def reap(
+    replica: StateReplica, effects: Effects, *, me: str = "", ours: Collection[str] = ()
+) -> list[str]:
+    """One pass; returns the names of the queues deleted or marked. ``me`` and ``ours`` (the
+    connections whose heartbeats the caller sends) are never reaped by it."""
     touched: list[str] = []
     for connection in replica.connections.expired():
-        if connection == me:
+        if connection == me or connection in ours:
             continue
         log.info("connection %s stopped sending heartbeats: ending it", connection)
         for definition in replica.catalogue.created_by_connection(connection):

@@ -80,6 +80,9 @@ class Settings:
     # and the $MQK_KAFKA_<SETTING> variables
     kafka_config: Mapping[str, str] = field(default_factory=dict, repr=False)  # has secrets
     create_topics: bool = True  # create the MQI's system topics when missing
+    # share the admin client and the state replica with the process's other connections of
+    # the same Kafka settings (``sharedclients``): what a listener's many connections do
+    share_clients: bool = False
 
     def __post_init__(self) -> None:
         if not self.bootstrap_servers:

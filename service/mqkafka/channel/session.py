@@ -118,7 +118,8 @@ class Session:
         if self.connected:
             return verbs.reply_body(order, 1, RC.ALREADY_CONNECTED, 0, rest)
         self.appl_name = verbs.conn_appl_name(rest) or self.appl_name
-        options: dict[str, Any] = {"namespace": self.settings.namespace}
+        # the listener's connections share their Kafka clients (mqi/kafkaqm/sharedclients)
+        options: dict[str, Any] = {"namespace": self.settings.namespace, "share_clients": True}
         if self.user:
             options["user"] = self.user.encode()[: C.MQ_USER_ID_LENGTH].decode("latin-1")
         if self.appl_name:

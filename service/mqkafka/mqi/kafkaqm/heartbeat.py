@@ -13,13 +13,18 @@ clean MQDISC writes a tombstone. Every client replays that topic into a
 
 Time is the broker's: the topic uses LogAppendTime, and "now" is the newest timestamp seen
 (a client's own beats keep it moving), so no two machines' clocks are ever compared.
+
+A beat also carries the browse barrier's two maps (:mod:`.browsebarrier`): ``flush``, the
+queues this connection is about to browse with its request number, and ``flushed``, per
+requesting connection the highest request number this one answered. Both are left out of
+the record while empty, so a beat without them is the same bytes as before.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -67,6 +72,8 @@ class Heartbeat:
     host: str = ""
     pid: int = 0
     queues: Mapping[str, QueueUse] = field(default_factory=lambda: _frozen({}))
+    flush: Mapping[str, int] = field(default_factory=lambda: _numbers({}))  # queue -> request
+    flushed: Mapping[str, int] = field(default_factory=lambda: _numbers({}))  # requester -> no.
 
     def __post_init__(self) -> None:
         if not self.connection:
@@ -74,6 +81,8 @@ class Heartbeat:
         object.__setattr__(
             self, "queues", _frozen({q: u for q, u in self.queues.items() if not u.idle})
         )
+        object.__setattr__(self, "flush", _numbers(self.flush))
+        object.__setattr__(self, "flushed", _numbers(self.flushed))
 
     def encode(self) -> bytes:
         body = {
@@ -88,6 +97,10 @@ class Heartbeat:
                 for q, u in sorted(self.queues.items())
             },
         }
+        if self.flush:
+            body["flush"] = dict(sorted(self.flush.items()))
+        if self.flushed:
+            body["flushed"] = dict(sorted(self.flushed.items()))
         return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
     @classmethod
@@ -105,9 +118,29 @@ class Heartbeat:
                 str(body.get("host", "")),
                 int(body.get("pid", 0)),
                 queues,
+                dict(body.get("flush", {})),
+                dict(body.get("flushed", {})),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise MQError(RC.OBJECT_DAMAGED, f"heartbeat record: {error}") from None
+
+
+def _numbers(mapping: Mapping[str, int]) -> Mapping[str, int]:
+    """A frozen map of names to request numbers (> 0), checked (OBJECT_DAMAGED)."""
+    for name, number in mapping.items():
+        if not isinstance(name, str) or not isinstance(number, int) or isinstance(number, bool):
+            raise MQError(RC.OBJECT_DAMAGED, f"browse barrier entry {name!r}: {number!r}")
+        if number <= 0:
+            raise MQError(RC.OBJECT_DAMAGED, f"browse barrier number must be > 0: {number}")
+    return MappingProxyType(dict(mapping))
+
+
+@dataclass(frozen=True)
+class FlushRequest:
+    """A browsing connection's newest request: its number and the queues it names."""
+
+    number: int
+    queues: frozenset[str]
 
 
 class ConnectionTable:
@@ -125,6 +158,12 @@ class ConnectionTable:
         self._last: dict[str, float] = {}
         self._lock = threading.Lock()
         self.now = 0.0  # the newest broker timestamp seen
+        # the browse barrier: each requester's newest request, and per answering connection
+        # the highest number it answered per requester (the highest seen: answers only grow)
+        self._requests: dict[str, FlushRequest] = {}
+        self._flushed: dict[str, dict[str, int]] = {}
+        self.requests_seen = 0  # bumped on each new request: the keeper looks when it moves
+        self.on_request: Callable[[], None] = lambda: None  # wakes the keeper thread
 
     def apply(self, key: str, value: bytes | None, timestamp: float) -> None:
         """One record of the heartbeat topic; a damaged record counts as a bare beat."""
@@ -133,14 +172,41 @@ class ConnectionTable:
             with self._lock:
                 self._beats.pop(key, None)
                 self._last.pop(key, None)
+                self._requests.pop(key, None)
+                self._flushed.pop(key, None)
             return
         try:
             beat = Heartbeat.decode(value)
         except MQError:
             beat = Heartbeat(key)
+        fresh = False
         with self._lock:
             self._beats[key] = beat
             self._last[key] = max(timestamp, self._last.get(key, timestamp))
+            if beat.flush:
+                number = max(beat.flush.values())
+                known = self._requests.get(key)
+                if known is None or number > known.number:
+                    self._requests[key] = FlushRequest(number, frozenset(beat.flush))
+                    self.requests_seen += 1
+                    fresh = True
+            if beat.flushed:
+                answered = self._flushed.setdefault(key, {})
+                for requester, number in beat.flushed.items():
+                    answered[requester] = max(number, answered.get(requester, 0))
+        if fresh:
+            self.on_request()
+
+    def requests(self) -> dict[str, FlushRequest]:
+        """Every live requester's newest browse-barrier request."""
+        with self._lock:
+            pending = tuple(self._requests.items())
+        return {r: request for r, request in pending if self.alive(r)}
+
+    def flushed(self, connection: str, requester: str) -> int:
+        """The highest request number of ``requester`` that ``connection`` answered."""
+        with self._lock:
+            return self._flushed.get(connection, {}).get(requester, 0)
 
     def alive(self, connection: str) -> bool:
         last = self._last.get(connection)
@@ -177,4 +243,4 @@ class ConnectionTable:
         return len(self._beats)
 
 
-__all__ = ["ConnectionTable", "Heartbeat", "QueueUse"]
+__all__ = ["ConnectionTable", "FlushRequest", "Heartbeat", "QueueUse"]

@@ -33,6 +33,7 @@ from mqkafka.kafka.provision import (
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.admin import QueueAdmin, broken
+from mqkafka.mqi.kafkaqm.browsebarrier import request_seen
 from mqkafka.mqi.kafkaqm.cataloguereader import apply_catalogue_record
 from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable
 from mqkafka.mqi.kafkaqm.settings import Settings
@@ -75,6 +76,7 @@ class StateReplica:
         self.admin = admin
         self.catalogue = Catalogue()
         self.connections = ConnectionTable(settings.liveness_timeout)
+        self.connections.on_request = request_seen  # a browse elsewhere asks our getters
         self._topics = (settings.catalogue_topic, settings.connections_topic)
         self._cond = threading.Condition()
         self._stop = threading.Event()
@@ -155,6 +157,19 @@ class StateReplica:
                     raise MQError(RC.CONNECTION_BROKEN, "the catalogue did not catch up in time")
                 self._cond.wait(min(left, 0.5))
             self._check()
+
+    def wait_until(self, done: Callable[[], bool], timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds, looking again after each batch this replica
+        applies, until ``done()`` holds (the browse barrier's answers); whether it did."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not done():
+                self._check()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(min(left, 0.5))
+        return True
 
     def write(self, topic: str, key: bytes, value: bytes | None, *, wait: bool = True) -> None:
         """Write one record; with ``wait``, return once this replica has applied it."""

@@ -25,6 +25,7 @@ from functools import partial
 from typing import Any
 
 from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm.browsebarrier import before_browse
 from mqkafka.mqi.kafkaqm.connection import INPUT, Connection, Handle
 from mqkafka.mqi.kafkaqm.getter import Taken
 from mqkafka.mqi.kafkaqm.liveconnections import consumed_in_process, got_in_process
@@ -405,6 +406,7 @@ def _browse(
             # this process's getters' acknowledgements reach Kafka first, so that its lag
             # counts every message they got (issue 35: browse never shows a got message)
             conn.settle_acks(handle.name)
+            before_browse(conn, handle.name)  # and other processes' getters' (browsebarrier)
             reader = _reader(conn, handle)
             reader.rewind()
         else:

@@ -1,0 +1,308 @@
+"""The browse barrier: no browse shows a message whose MQGET returned before the browse began.
+
+A browse reads Kafka's per-record share state (:mod:`.logreader`), which Kafka writes before
+it answers an acknowledgement. A persistent message, and one got under syncpoint, is
+committed before MQGET (MQCMIT) returns; a non-persistent one got outside syncpoint is
+committed by the getter's keeper thread milliseconds after (:mod:`.getter`), because a
+commit before every MQGET returns ran 855 gets/s against 38,255 (bench/bench_browse_window.py).
+Within those milliseconds another process's browse showed the message. The barrier closes
+that window only when someone browses: each browse that begins asks the queue's getters in
+other processes to commit what they got, and waits for their answers.
+
+The protocol, over the heartbeats every connection already writes and reads (its two maps
+``flush`` and ``flushed``, :mod:`.heartbeat`):
+
+1. A browse begins at T (MQGMO_BROWSE_FIRST, or a handle's first browse). The browser syncs
+   its replica (everything written to the heartbeat topic before T is applied) and lists the
+   *getters*: other processes' live connections whose beat shows an input handle on the
+   queue. This process's own need no barrier: a browse hides what any connection of the
+   process got, committed or not (:mod:`.liveconnections`).
+2. No getter: the browse goes on (its cost: the sync). Otherwise the browser takes its next
+   request number n, puts ``{queue: n}`` in its beat's ``flush`` map and writes the beat,
+   waiting for Kafka's acknowledgement.
+3. Every process's replica thread applies the beat and wakes the process's answering thread
+   (``ConnectionTable.on_request``), which, for each of its connections that gets from a
+   named queue, commits every lane of those getters (waiting for a commit or a poll in
+   flight, never for the application's call) and then writes the connection's beat with
+   ``flushed`` ``{browser: n}``.
+4. The browser waits until each getter listed has answered n or more, no longer has the
+   queue open for input (MQCLOSE commits first), or is no longer alive; then it reads the
+   share state to its end and browses.
+
+Why it holds: an MQGET that returned before T noted its acceptance before returning
+(``Getter.accept``), so before the getter's connection applied the request (written after
+T), so before the answering thread's commit, which either carries it or waits for the commit in
+flight that does; the browser reads the share state after that commit was answered.
+
+Races, and what happens in each:
+
+- A getter that joined after the request: if any of its MQGETs returned before T, its
+  MQOPEN's beat (written and acknowledged before MQOPEN returned) is older than T, and the
+  sync of step 1 lists it. One that opened after T got nothing before T.
+- An MQGET that returns after its connection saw the request, or whose acceptance is noted
+  after the answering commit took the lane's acknowledgements: it returned after T, while
+  the browse runs. Shown or not, as MQ's browse may show a message got while it looks.
+- A poll carrying an acceptance (not confirmed when the poll returns): take() commits
+  before it polls, under the getter's lock that accept() holds, so a poll carries none.
+- A getter that dies, hangs, or runs a version without the barrier never answers: the
+  browser waits at most ``BARRIER_WAIT``, then browses anyway and logs a line naming the
+  connection (process and host): a message it got in its last milliseconds may show, as
+  without the barrier. Once its heartbeat expires it is not waited for; what a dead getter
+  acquired returns to the queue after Kafka's acquisition lock, as an uncommitted message.
+- Requests that cross (one connection browsing two queues, or two threads one queue): the
+  browser's map holds every queue it waits for; a getter answers the highest number it saw
+  after committing every queue of that beat's map; the table keeps the highest answer seen,
+  so a beat written late with an older map changes nothing.
+- A browser that dies while waiting: its request stays in its last beat until the beat
+  expires; getters answered it once and do nothing more.
+- No lease: a request is about one instant (T), so nothing expires mid-browse and getters
+  never turn strict. A lease ("getters commit before MQGET returns while a browse lease is
+  held") was the alternative: it would save the wait of a browse begun within a lease, but
+  costs every getter the strict rate (855 gets/s) while anybody browses, and a lease's
+  expiry compares two processes' clocks.
+
+Not covered: a later MQGMO_BROWSE_NEXT follows the share state as far as it has been
+fetched (milliseconds behind), so a message got after T may still show under a moving
+cursor; BROWSE_FIRST again is the barrier.
+
+Cost: nobody browsing, nothing (no request, no thread). A browse begun with
+getters elsewhere waits for one beat each way (bench/bench_browse_window.py measures it),
+and each getter commits once and writes one beat per browse begun.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import weakref
+from collections.abc import Mapping, Set
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from mqkafka.mq.errors import MQError
+from mqkafka.mqi.kafkaqm import liveconnections as live
+from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, FlushRequest, Heartbeat
+
+if TYPE_CHECKING:
+    from mqkafka.mqi.kafkaqm.connection import Connection
+
+log = logging.getLogger("mqkafka.mqi.kafkaqm.connection")  # the operator's lines: the MQI's
+
+BARRIER_WAIT = 5.0  # seconds a browse waits for the getters' answers before going on
+
+
+# ---- the protocol, pure ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GetterSeen:
+    """What a browser's table says of one getter it waits for."""
+
+    alive: bool
+    getting: bool  # its beat shows an input handle on the queue
+    answered: int  # the highest of this browser's request numbers it answered
+
+
+def owed(
+    requests: Mapping[str, FlushRequest], answered: Mapping[str, int], me: str
+) -> dict[str, FlushRequest]:
+    """The requests a connection has not yet answered (not its own)."""
+    return {
+        requester: request
+        for requester, request in requests.items()
+        if requester != me and request.number > answered.get(requester, 0)
+    }
+
+
+def to_commit(owing: Mapping[str, FlushRequest], getting: Set[str]) -> set[str]:
+    """The queues whose getters commit before the answer: named and got from here."""
+    named: set[str] = set()
+    for request in owing.values():
+        named |= request.queues
+    return named & set(getting)
+
+
+def answered_after(
+    answered: Mapping[str, int],
+    owing: Mapping[str, FlushRequest],
+    requests: Mapping[str, FlushRequest],
+) -> dict[str, int]:
+    """The answers a beat carries once ``owing`` is answered: only live requesters'."""
+    merged = {**answered, **{r: request.number for r, request in owing.items()}}
+    return {r: n for r, n in merged.items() if r in requests}
+
+
+def outstanding(seen: Mapping[str, GetterSeen], number: int) -> set[str]:
+    """The getters still to answer request ``number``."""
+    return {c for c, s in seen.items() if s.alive and s.getting and s.answered < number}
+
+
+def getter_seen(table: ConnectionTable, connection: str, queue: str, me: str) -> GetterSeen:
+    beat = table.heartbeat(connection)
+    use = beat.queues.get(queue) if beat is not None else None
+    getting = use is not None and bool(use.input_shared or use.input_exclusive)
+    return GetterSeen(table.alive(connection), getting, table.flushed(connection, me))
+
+
+# ---- each connection's part -------------------------------------------------------------
+
+
+class BrowseBarrier:
+    """One connection's requests as a browser and answers as a getter (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._number = 0
+        self._asking: dict[str, int] = {}  # queue -> request number, while waiting
+        self._answered: dict[str, int] = {}  # requester -> highest number answered
+        self._looked = 0  # the table's requests_seen at the last answer
+
+    def maps(self) -> tuple[dict[str, int], dict[str, int]]:
+        """The beat's ``flush`` and ``flushed`` maps."""
+        with self._lock:
+            return dict(self._asking), dict(self._answered)
+
+    def answer(self, conn: Connection) -> None:
+        """Step 3: commit the getters the new requests name, then answer."""
+        table = conn.replica.connections
+        seen = table.requests_seen
+        if seen == self._looked:
+            return
+        self._looked = seen  # before reading: a request applied meanwhile moves it again
+        requests = table.requests()
+        owing = owed(requests, self._answered, conn.id)
+        if not owing:
+            return
+        handles = list(conn.handles.values())
+        queues = to_commit(owing, {h.name for h in handles if h.getter is not None})
+        for handle in handles:
+            if handle.getter is None or handle.name not in queues:
+                continue
+            for lane in list(handle.getter.lanes):
+                try:
+                    lane.commit(sync=True)
+                except MQError as error:  # not acknowledged: the records come back
+                    log.warning("browse barrier: committing gets of %s: %s", handle.name, error)
+        with self._lock:
+            self._answered = answered_after(self._answered, owing, requests)
+        if queues:  # a connection that gets none of them is not waited for
+            self._beat(conn)
+
+    def before_browse(self, conn: Connection, queue: str) -> None:
+        """Steps 1, 2 and 4, before the browse reads the share state."""
+        conn.replica.sync()
+        table = conn.replica.connections
+        mine = {c.id for c in live.snapshot()}
+        getters = {
+            c
+            for c, use in table.uses(queue, exclude=conn.id)
+            if (use.input_shared or use.input_exclusive) and c not in mine
+        }
+        if not getters:
+            return
+        with self._lock:
+            self._number += 1
+            number = self._number
+            self._asking[queue] = number
+
+        def left() -> set[str]:
+            return outstanding({c: getter_seen(table, c, queue, conn.id) for c in getters}, number)
+
+        try:
+            self._beat(conn)
+            if not conn.replica.wait_until(lambda: not left(), BARRIER_WAIT):
+                for connection in sorted(left()):
+                    beat = table.heartbeat(connection)
+                    where = f"pid {beat.pid} on {beat.host}" if beat is not None else "?"
+                    log.warning(
+                        "browse of %s: connection %s (%s) did not confirm its gets within "
+                        "%.0f s; a message it got in its last moments may show",
+                        queue,
+                        connection,
+                        where,
+                        BARRIER_WAIT,
+                    )
+        finally:
+            with self._lock:
+                if self._asking.get(queue) == number:
+                    del self._asking[queue]
+
+    def _beat(self, conn: Connection) -> None:
+        """The connection's heartbeat with the barrier's maps, written and acknowledged. The
+        connection's own beats leave them out: the table keeps the highest request and
+        answer it saw, so a later beat without them takes nothing back."""
+        flush, flushed = self.maps()
+        beat = Heartbeat(
+            conn.id,
+            conn.settings.user,
+            conn.settings.appl_name,
+            socket.gethostname(),
+            os.getpid(),
+            conn.uses(),
+            flush,
+            flushed,
+        )
+        conn.replica.write(
+            conn.settings.connections_topic, conn.id.encode(), beat.encode(), wait=False
+        )
+        conn.replica.flush()
+
+
+_BARRIERS: weakref.WeakKeyDictionary[Connection, BrowseBarrier] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+_REQUESTED = threading.Event()
+_answerer: threading.Thread | None = None
+
+
+def barrier_of(conn: Connection) -> BrowseBarrier:
+    with _LOCK:
+        barrier = _BARRIERS.get(conn)
+        if barrier is None:
+            barrier = _BARRIERS[conn] = BrowseBarrier()
+        return barrier
+
+
+def before_browse(conn: Connection, queue: str) -> None:
+    """A browse of ``queue`` on ``conn`` begins: the getters elsewhere commit first."""
+    barrier_of(conn).before_browse(conn, queue)
+
+
+def request_seen() -> None:
+    """A replica applied a new request (``ConnectionTable.on_request``): the process's
+    answering thread looks at every connection, off the replica's thread (a commit may wait
+    for a poll in flight, and the replica's barriers must not)."""
+    global _answerer
+    _REQUESTED.set()
+    with _LOCK:
+        if _answerer is None:
+            _answerer = threading.Thread(target=_answer_all, name="mqk-mqi-barrier", daemon=True)
+            _answerer.start()
+
+
+def _answer_all() -> None:
+    while True:
+        _REQUESTED.wait()
+        _REQUESTED.clear()
+        for conn in live.snapshot():
+            if not conn.connected:
+                continue
+            try:
+                barrier_of(conn).answer(conn)
+            except Exception:  # that connection's trouble; the others still answer
+                log.exception("browse barrier: answering for connection %s", conn.id)
+
+
+__all__ = [
+    "BARRIER_WAIT",
+    "BrowseBarrier",
+    "GetterSeen",
+    "answered_after",
+    "barrier_of",
+    "before_browse",
+    "outstanding",
+    "owed",
+    "request_seen",
+    "to_commit",
+]

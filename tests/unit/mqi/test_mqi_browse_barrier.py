@@ -1,0 +1,156 @@
+"""The browse barrier's protocol, pure (issue 35 point 4): who owes an answer, what a getter
+commits before it answers, what its beat carries after, whom a browser still waits for, and
+how the connection table keeps requests and answers from the heartbeats."""
+
+from __future__ import annotations
+
+import pytest
+
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm.browsebarrier import (
+    GetterSeen,
+    answered_after,
+    outstanding,
+    owed,
+    to_commit,
+)
+from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, FlushRequest, Heartbeat, QueueUse
+
+
+def req(number: int, *queues: str) -> FlushRequest:
+    return FlushRequest(number, frozenset(queues))
+
+
+@pytest.mark.parametrize(
+    ("requests", "answered", "expected"),
+    [
+        ({}, {}, {}),
+        ({"b": req(1, "Q")}, {}, {"b": req(1, "Q")}),  # new: owed
+        ({"b": req(1, "Q")}, {"b": 1}, {}),  # answered already
+        ({"b": req(3, "Q")}, {"b": 2}, {"b": req(3, "Q")}),  # a newer one
+        ({"b": req(2, "Q")}, {"b": 5}, {}),  # an older one seen late: nothing
+        ({"me": req(1, "Q")}, {}, {}),  # its own request: never owed to itself
+        ({"b": req(1, "Q"), "c": req(4, "R")}, {"b": 1}, {"c": req(4, "R")}),
+    ],
+)
+def test_what_a_connection_owes(
+    requests: dict[str, FlushRequest], answered: dict[str, int], expected: dict[str, FlushRequest]
+) -> None:
+    assert owed(requests, answered, "me") == expected
+
+
+@pytest.mark.parametrize(
+    ("owing", "getting", "expected"),
+    [
+        ({}, {"Q"}, set()),
+        ({"b": req(1, "Q")}, {"Q"}, {"Q"}),
+        ({"b": req(1, "Q")}, {"R"}, set()),  # gets from another queue: nothing to commit
+        ({"b": req(1, "Q", "R")}, {"R", "S"}, {"R"}),
+        ({"b": req(1, "Q"), "c": req(2, "S")}, {"Q", "S"}, {"Q", "S"}),  # crossing requests
+    ],
+)
+def test_what_a_getter_commits_before_it_answers(
+    owing: dict[str, FlushRequest], getting: set[str], expected: set[str]
+) -> None:
+    assert to_commit(owing, getting) == expected
+
+
+@pytest.mark.parametrize(
+    ("answered", "owing", "requests", "expected"),
+    [
+        ({}, {"b": req(1, "Q")}, {"b": req(1, "Q")}, {"b": 1}),
+        ({"b": 1}, {"b": req(2, "Q")}, {"b": req(2, "Q")}, {"b": 2}),
+        ({"b": 1, "gone": 7}, {}, {"b": req(1, "Q")}, {"b": 1}),  # a requester gone: dropped
+        ({"b": 1}, {"c": req(3, "R")}, {"b": req(1, "Q"), "c": req(3, "R")}, {"b": 1, "c": 3}),
+    ],
+)
+def test_what_the_getters_beat_carries_after(
+    answered: dict[str, int],
+    owing: dict[str, FlushRequest],
+    requests: dict[str, FlushRequest],
+    expected: dict[str, int],
+) -> None:
+    assert answered_after(answered, owing, requests) == expected
+
+
+LIVE, DEAD = True, False
+GETS, CLOSED = True, False
+
+
+@pytest.mark.parametrize(
+    ("seen", "number", "waiting"),
+    [
+        ({}, 1, set()),
+        ({"g": GetterSeen(LIVE, GETS, 0)}, 1, {"g"}),  # not yet answered
+        ({"g": GetterSeen(LIVE, GETS, 1)}, 1, set()),  # answered
+        ({"g": GetterSeen(LIVE, GETS, 4)}, 3, set()),  # answered a later request: covers it
+        ({"g": GetterSeen(LIVE, GETS, 2)}, 3, {"g"}),  # answered an earlier one only
+        ({"g": GetterSeen(LIVE, CLOSED, 0)}, 1, set()),  # closed the queue: committed first
+        ({"g": GetterSeen(DEAD, GETS, 0)}, 1, set()),  # its heartbeat expired
+        ({"g": GetterSeen(LIVE, GETS, 1), "h": GetterSeen(LIVE, GETS, 0)}, 1, {"h"}),
+    ],
+)
+def test_whom_a_browser_still_waits_for(
+    seen: dict[str, GetterSeen], number: int, waiting: set[str]
+) -> None:
+    assert outstanding(seen, number) == waiting
+
+
+# ---- the maps on the heartbeat, and the table ----------------------------------------------
+
+
+def test_a_beat_without_the_maps_is_the_same_record_as_before() -> None:
+    plain = Heartbeat("c", "u", "a", "h", 1, {"Q": QueueUse(handles=1)})
+    assert b"flush" not in plain.encode()
+    both = Heartbeat("c", queues={"Q": QueueUse(handles=1)}, flush={"Q": 3}, flushed={"b": 2})
+    again = Heartbeat.decode(both.encode())
+    assert (dict(again.flush), dict(again.flushed)) == ({"Q": 3}, {"b": 2})
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"schema":1,"connection":"c","queues":{},"flush":{"Q":0}}',
+        b'{"schema":1,"connection":"c","queues":{},"flush":{"Q":"1"}}',
+        b'{"schema":1,"connection":"c","queues":{},"flushed":{"b":true}}',
+        b'{"schema":1,"connection":"c","queues":{},"flushed":[1]}',
+    ],
+)
+def test_a_damaged_map_is_object_damaged(raw: bytes) -> None:
+    with pytest.raises(MQError) as caught:
+        Heartbeat.decode(raw)
+    assert caught.value.reason == RC.OBJECT_DAMAGED
+
+
+def beat(
+    connection: str, flush: dict[str, int] | None = None, flushed: dict[str, int] | None = None
+) -> bytes:
+    queues = {"Q": QueueUse(handles=1, input_shared=1)}
+    return Heartbeat(connection, queues=queues, flush=flush or {}, flushed=flushed or {}).encode()
+
+
+def test_the_table_keeps_each_requesters_newest_request_and_wakes_once_per_request() -> None:
+    table = ConnectionTable(timeout=10.0)
+    woken: list[int] = []
+    table.on_request = lambda: woken.append(table.requests_seen)
+    table.apply("b", beat("b", flush={"Q": 1}), 100.0)
+    table.apply("b", beat("b"), 100.5)  # its plain beat: the request stays
+    table.apply("b", beat("b", flush={"Q": 1}), 101.0)  # the same again: no wake
+    assert table.requests() == {"b": req(1, "Q")}
+    table.apply("b", beat("b", flush={"Q": 1, "R": 2}), 102.0)
+    assert table.requests() == {"b": req(2, "Q", "R")}
+    assert woken == [1, 2]
+    table.apply("x", beat("x"), 120.0)  # b silent 18 s: dead, its request with it
+    assert table.requests() == {}
+
+
+def test_the_table_keeps_the_highest_answer_and_forgets_a_tombstone() -> None:
+    table = ConnectionTable(timeout=10.0)
+    table.apply("g", beat("g", flushed={"b": 3}), 100.0)
+    table.apply("g", beat("g", flushed={"b": 2}), 100.1)  # a beat written late: no step back
+    table.apply("g", beat("g"), 100.2)  # its plain beat: the answer stays
+    assert table.flushed("g", "b") == 3
+    assert table.flushed("g", "c") == 0
+    table.apply("g", None, 101.0)
+    assert table.flushed("g", "b") == 0

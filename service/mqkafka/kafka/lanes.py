@@ -18,14 +18,23 @@ killed and restarted is refused its instance id until its session ends (45 s by 
 ``UNRELEASED_INSTANCE_ID``), where the classic protocol gives it its partitions back at once.
 
 ``TopicLanes`` looks like one consumer to the transactional loop: what it consumes comes
-from every lane, a seek or a position goes to the lane of the topic.
+from every lane, a seek or a position goes to the lane of the topic. A lane the group fenced
+(its client's fatal error, met in a consume) is named by ``fenced()`` and replaced alone
+(``replace``): the other lanes stay members, holding their partitions. Replacing them too,
+unclosed, left each old one free to rejoin under the instance id of its successor and fence
+it in turn.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
+
+from mqkafka.kafka.clients import KafkaError, KafkaException
+
+_FATAL = KafkaError._FATAL
 
 
 def lane_instance_id(instance_id: str, topic: str, first: bool) -> str:
@@ -46,13 +55,19 @@ class TopicLanes:
     ) -> None:
         instance = settings.get("group.instance.id")
         self.topics = list(topics)
-        self.lanes: list[Any] = []
+        self._make = make
+        self._settings: dict[str, dict[str, Any]] = {}
         for i, topic in enumerate(self.topics):
             own = dict(settings)
             if instance:
                 own["group.instance.id"] = lane_instance_id(str(instance), topic, i == 0)
-            self.lanes.append(make(own))
+            self._settings[topic] = own
+        self.lanes: list[Any] = [make(self._settings[topic]) for topic in self.topics]
         self._of = dict(zip(self.topics, self.lanes, strict=True))
+        now = time.monotonic()
+        self.made_at = dict.fromkeys(self.topics, now)  # when each lane's client was made
+        self._fenced: set[str] = set()  # topics whose lane met a fatal error
+        self._subscribed: dict[str, Any] | None = None  # subscribe()'s keywords
         self._next = 0  # the lane asked first: turns, so no lane starves the others
 
     def lane_of(self, topic: str) -> Any:
@@ -60,8 +75,33 @@ class TopicLanes:
 
     def subscribe(self, topics: Sequence[str], on_assign: Any = None, **kw: Any) -> None:
         del topics  # each lane takes its own
+        self._subscribed = {"on_assign": on_assign, **kw}
         for topic, lane in self._of.items():
-            lane.subscribe([topic], on_assign=on_assign, **kw)
+            lane.subscribe([topic], **self._subscribed)
+
+    def fenced(self) -> list[str]:
+        """The topics whose lane met a fatal error (the group fenced it) since it was made."""
+        return [topic for topic in self.topics if topic in self._fenced]
+
+    def replace(self, topic: str) -> Any:
+        """A new client for ``topic``'s lane, with its settings (its instance id), subscribed
+        as the others are; returns the old one, for the caller to close."""
+        old = self._of[topic]
+        lane = self._make(self._settings[topic])
+        self.lanes[self.topics.index(topic)] = self._of[topic] = lane
+        self.made_at[topic] = time.monotonic()
+        self._fenced.discard(topic)
+        if self._subscribed is not None:
+            lane.subscribe([topic], **self._subscribed)
+        return old
+
+    def _took(self, lane: Any, got: list[Any]) -> list[Any]:
+        """``got``, from ``lane``: a fatal error among it names the lane fenced."""
+        for message in got:
+            error = message.error()
+            if error is not None and error.code() == _FATAL:
+                self._fenced.update(t for t, held in self._of.items() if held is lane)
+        return got
 
     def consume(self, num_messages: int = 1, timeout: float = -1) -> list[Any]:
         """What has arrived in every lane, up to ``num_messages``; when nothing has, waits up
@@ -74,21 +114,32 @@ class TopicLanes:
             room = num_messages - len(messages)
             if room <= 0:
                 break
-            messages += lanes[(start + i) % count].consume(room, 0)
+            lane = lanes[(start + i) % count]
+            messages += self._took(lane, lane.consume(room, 0))
         if messages or timeout == 0:
             return messages
         share = timeout / count if timeout > 0 else 0.1
         for i in range(count):
-            got = lanes[(start + i) % count].consume(num_messages, share)
+            lane = lanes[(start + i) % count]
+            got = lane.consume(num_messages, share)
             if got:
-                return list(got)
+                return self._took(lane, list(got))
         return messages
 
     def assignment(self) -> list[Any]:
         return [tp for lane in self.lanes for tp in lane.assignment()]
 
     def committed(self, partitions: list[Any], timeout: float = -1) -> list[Any]:
-        return list(self.lanes[0].committed(partitions, timeout=timeout))  # one group
+        """One group's offsets, asked of a lane not known fenced; one that turns out to be
+        is marked so (its successor asks next time)."""
+        lane = next((self._of[t] for t in self.topics if t not in self._fenced), self.lanes[0])
+        try:
+            return list(lane.committed(partitions, timeout=timeout))
+        except KafkaException as error:
+            failure = error.args[0] if error.args else None
+            if isinstance(failure, KafkaError) and failure.fatal():
+                self._fenced.update(t for t, held in self._of.items() if held is lane)
+            raise
 
     def seek(self, partition: Any) -> None:
         self._of[partition.topic].seek(partition)

@@ -32,7 +32,8 @@ from typing import Any
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
-from mqkafka.kafka.txcalls import TxCaller, close_in_background
+from mqkafka.kafka.lanes import TopicLanes
+from mqkafka.kafka.txcalls import CLOSE_WAIT, TxCaller, close_in_background
 
 log = logging.getLogger(__name__)
 
@@ -122,36 +123,55 @@ class OutageRecovery:
         its old one (the service was a member holding every partition and answered nothing).
         A new consumer cures that, as often as it recurs (a flapping broker, an outage long
         enough for two rejoins), unless it comes too soon (``_fenced_by_another``); at any
-        other time another worker took the id: the loop ends."""
-        if not self._outage_recent() or self._fenced_by_another():
+        other time another worker took the id: the loop ends. Of lanes (a consumer per
+        topic), only the fenced one is replaced (``TopicLanes.fenced``)."""
+        lanes = self.consumer if isinstance(self.consumer, TopicLanes) else None
+        fenced = lanes.fenced() if lanes is not None else []
+        made_at = min(lanes.made_at[t] for t in fenced) if lanes and fenced else None
+        if not self._outage_recent() or self._fenced_by_another(made_at):
             raise KafkaException(error)
         self._closing = [closed for closed in self._closing if not closed.done()]
         if len(self._closing) >= MAX_CLOSING:
             stuck = f"{error.str()} (and {MAX_CLOSING} consumers replaced before have not closed)"
             raise KafkaException(KafkaError(error.code(), stuck, fatal=True))
         self._replaced("a new consumer (the group fenced the old one after its own rejoin)")
-        # not waited for: fenced, it cannot rejoin and fence its successor
-        self._closing.append(close_in_background(self.consumer, wait=0))
+        if lanes is not None and fenced:
+            # only the fenced lanes: the others are members holding their partitions, and
+            # one left to close unwaited could rejoin under its successor's instance id
+            for topic in fenced:  # not waited for: fenced, it cannot rejoin
+                self._closing.append(close_in_background(lanes.replace(topic), wait=0))
+            self._consumer_renewed()
+            return
+        # the one consumer, or lanes none of which is known fenced: all of them go, waited for
+        # as long as a replaced consumer is (one still a member could rejoin and fence its
+        # successor), unless it is the fenced one (it cannot rejoin)
+        self._closing.append(close_in_background(self.consumer, wait=CLOSE_WAIT if lanes else 0))
         self._new_consumer()
 
-    def _fenced_by_another(self) -> bool:
-        """Whether the consumer in use was fenced within one session of its making. Its own
-        rejoin can fence it only after its session ran out (``session.timeout.ms`` without
-        the coordinator), so self-fencings are at least a session apart however often the
-        broker flaps; another worker with this instance id fences it within a join and a
-        heartbeat (a few seconds). Spaced so, renewals stay bounded in rate, and in number by
-        the outage's window (``_outage_recent``)."""
+    def _fenced_by_another(self, made_at: float | None = None) -> bool:
+        """Whether the consumer in use (or, given ``made_at``, the lane fenced) was fenced
+        within one session of its making. Its own rejoin can fence it only after its session
+        ran out (``session.timeout.ms`` without the coordinator), so self-fencings are at
+        least a session apart however often the broker flaps; another worker with this
+        instance id fences it within a join and a heartbeat (a few seconds). Spaced so,
+        renewals stay bounded in rate, and in number by the outage's window
+        (``_outage_recent``)."""
         session = float(self._consumer_settings.get("session.timeout.ms", 10_000)) / 1000.0
-        return time.monotonic() - self._consumer_at < session
+        return time.monotonic() - (self._consumer_at if made_at is None else made_at) < session
+
+    def _consumer_renewed(self) -> None:
+        """The consumer, or some of its lanes, replaced: reading resumes from the committed
+        offsets, and a producer whose transaction may carry a replaced member goes too."""
+        self._resync = self.transactional
+        self._renew = self._renew or (self.transactional and not self._producer_fresh)
 
     def _new_consumer(self) -> None:
         self.consumer = self._make_consumer()
         self._consumer_at = time.monotonic()
         self.consumer.subscribe(self.topics, on_assign=self._assigned)
-        self._resync = self.transactional
         # a producer whose transaction carried the old member's id goes too; one initialised
         # since its last transaction (the recovery's, a moment ago) has nothing of it
-        self._renew = self._renew or (self.transactional and not self._producer_fresh)
+        self._consumer_renewed()
 
     def _replaced(self, what: str) -> None:
         """A client replaced: said with Kafka's return while an outage lasts; in its own line

@@ -17,11 +17,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,9 +31,12 @@ from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaError, NewTopic
+from mqkafka.kafka.lanes import TopicLanes, lane_instance_id
 from mqkafka.kafka.localbroker import BrokerError, LocalBroker, port_in_use
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.kafka.txcalls import close_in_background
+from mqkafka.kafka.txloop import TransactionalLoop
+from mqkafka.kafka.txrecords import OutRecord
 from mqkafka.mq.commands import DEFAULT_STREAM
 from mqkafka.mq.mqmd import MQMD, MQPER
 from mqkafka.wire.headers import mqmd_to_headers
@@ -269,3 +274,112 @@ def test_a_consumer_fenced_by_a_successor_with_its_instance_id_is_closed(
         closed.result(120)  # a close that hung would leave this future undone
     finally:
         successor.close()
+
+
+class _Echo:
+    """A loop's handler: each record's value to ``out``."""
+
+    def __init__(self, out: str) -> None:
+        self.out = out
+
+    def handle(self, batch: Sequence[Any]) -> list[OutRecord]:
+        return [OutRecord(self.out, m.value()) for m in batch]
+
+
+def _members(admin: Any, group: str) -> dict[str, str]:
+    """The group's static members as Kafka sees them: instance id -> member id."""
+    found = admin.describe_consumer_groups([group], request_timeout=10)[group].result(15)
+    return {m.group_instance_id: m.member_id for m in found.members or []}
+
+
+def test_a_fenced_lane_is_replaced_alone_and_the_other_lanes_keep_their_membership(
+    broker: LocalBroker,
+) -> None:
+    """A lane (a consumer per input topic) the group fenced after its own rejoin is replaced
+    by a new client with its instance id; the other lanes stay the members they were (the
+    same member ids, their partitions kept), and the loop serves every topic after. The
+    whole lane set was replaced before, the unfenced lanes left to close unwaited: still
+    members, each could rejoin under its successor's instance id and fence it."""
+    info = broker.info()
+    assert info is not None
+    config = ClientConfig(info.bootstrap)
+    tag = uuid.uuid4().hex[:6]
+    control, stream, out = f"lc-{tag}", f"ls-{tag}", f"lo-{tag}"
+    admin = clients.admin(config)
+    for topic in (control, stream, out):
+        admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(60)
+    group = f"g-{tag}"
+    loop = TransactionalLoop(
+        client=config, group_id=group, topics=[control, stream], handler=_Echo(out),
+        transactional_id=f"tx-{tag}", instance_id="w", lane_per_topic=True,
+    )  # fmt: skip
+    lanes = loop.consumer
+    assert isinstance(lanes, TopicLanes)
+    failed: list[BaseException] = []
+    running = threading.Thread(target=_run_catching, args=(loop, failed), daemon=True)
+    running.start()
+    intruder = None
+    try:
+        assert wait_until(lambda: len(lanes.assignment()) == 2, 120), failed
+        before = _members(admin, group)
+        stream_id = lane_instance_id("w", stream, False)
+        assert set(before) == {"w", stream_id}
+        # the outage the fence belongs to, and a lane made a session ago: its own rejoin's
+        loop._back_at = time.monotonic()
+        lanes.made_at[stream] -= 60.0
+        loop._consumer_at -= 60.0
+        kept, fenced = lanes.lane_of(control), lanes.lane_of(stream)
+        intruder = clients.consumer(config, {"group.id": group, "group.instance.id": stream_id,
+                                             "partition.assignment.strategy":
+                                             "cooperative-sticky"})  # fmt: skip
+        intruder.subscribe([stream])  # takes the lane's instance id: the lane is fenced
+
+        def replaced() -> bool:
+            intruder.consume(10, 0.1)  # served, it joins
+            return loop.consumer.lane_of(stream) is not fenced
+
+        assert wait_until(replaced, 120), failed
+
+        def rejoined() -> bool:  # the loop's lane for the stream is the member with its id
+            lane = loop.consumer.lane_of(stream)
+            return bool(_members(admin, group).get(stream_id) == lane.memberid())
+
+        assert wait_until(rejoined, 120), failed
+        after = _members(admin, group)
+        assert loop.consumer.lane_of(control) is kept and after["w"] == before["w"], failed
+        assert not failed and running.is_alive()
+        producer = clients.producer(config)
+        for topic in (control, stream):
+            producer.produce(topic, f"after-{topic}".encode())
+        assert producer.flush(60) == 0
+        reader = clients.consumer(
+            config,
+            {
+                "group.id": f"r-{tag}",
+                "isolation.level": "read_committed",
+                "auto.offset.reset": "earliest",
+            },
+        )
+        reader.subscribe([out])
+        seen: set[bytes] = set()
+
+        def both_served() -> bool:
+            seen.update(m.value() for m in reader.consume(10, 0.5) if m.error() is None)
+            return {f"after-{t}".encode() for t in (control, stream)} <= seen
+
+        try:
+            assert wait_until(both_served, 120), (seen, failed)
+        finally:
+            reader.close()
+    finally:
+        loop.stop()
+        running.join(60)
+        if intruder is not None:
+            close_in_background(intruder, wait=0)
+
+
+def _run_catching(loop: TransactionalLoop, failed: list[BaseException]) -> None:
+    try:
+        loop.run()
+    except BaseException as error:  # the test's to see
+        failed.append(error)

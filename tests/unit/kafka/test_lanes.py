@@ -8,8 +8,20 @@ from typing import Any
 
 import pytest
 
-from mqkafka.kafka.clients import TopicPartition
+from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 from mqkafka.kafka.lanes import TopicLanes, lane_instance_id
+
+
+class Record(str):
+    """A record as a lane hands it out: here its name, and no error."""
+
+    def error(self) -> KafkaError | None:
+        return None
+
+
+class Fatal(Record):
+    def error(self) -> KafkaError | None:
+        return KafkaError(KafkaError._FATAL, "fenced by a newer instance", fatal=True)
 
 
 class FakeLane:
@@ -22,14 +34,21 @@ class FakeLane:
         self.waits: list[float] = []
         self.seeks: list[tuple[str, int, int]] = []
         self.closed = False
+        self.fatal = False  # committed() raises the fatal error of a fenced client
 
     def subscribe(self, topics: list[str], on_assign: Any = None) -> None:
         self.subscribed = topics
+        self.on_assign = on_assign
 
-    def consume(self, count: int, timeout: float) -> list[str]:
+    def consume(self, count: int, timeout: float) -> list[Record]:
         self.waits.append(timeout)
         taken, self.waiting = self.waiting[:count], self.waiting[count:]
-        return taken
+        return [name if isinstance(name, Record) else Record(name) for name in taken]
+
+    def committed(self, partitions: list[TopicPartition], timeout: float) -> list[TopicPartition]:
+        if self.fatal:
+            raise KafkaException(KafkaError(KafkaError._FATAL, "fenced", fatal=True))
+        return partitions
 
     def seek(self, tp: TopicPartition) -> None:
         self.seeks.append((tp.topic, tp.partition, tp.offset))
@@ -110,6 +129,36 @@ def test_seeks_go_to_the_topics_lane_and_offsets_go_with_their_lanes_metadata() 
         "metadata of STREAM": [("STREAM", 0), ("STREAM", 3)],
         "metadata of CONTROL": [("CONTROL", 0)],
     }
+
+
+def test_a_lane_whose_client_meets_a_fatal_error_is_named_fenced_and_replaced_alone() -> None:
+    """A fenced lane is replaced by a client with its own settings (its instance id),
+    subscribed as it was; the other lanes keep their clients, still members holding their
+    partitions (replaced too, unclosed, an old one could rejoin and fence its successor)."""
+    made = lanes("CONTROL", "STREAM")
+    control, stream = made.lane_of("CONTROL"), made.lane_of("STREAM")
+    control.waiting = [Fatal("fenced")]
+    stream.waiting = ["s1"]
+    assert made.consume(10, 0) == ["fenced", "s1"]  # the loop sees the error itself
+    assert made.fenced() == ["CONTROL"]
+    made_before = made.made_at["CONTROL"]
+    old = made.replace("CONTROL")
+    new = made.lane_of("CONTROL")
+    assert old is control and new is not control and made.lane_of("STREAM") is stream
+    assert new.settings == control.settings and new.subscribed == ["CONTROL"]
+    assert new.on_assign is control.on_assign
+    assert made.lanes == [new, stream] and made.fenced() == []
+    assert made.made_at["CONTROL"] >= made_before
+
+
+def test_offsets_are_read_through_a_lane_not_known_fenced_and_one_found_so_is_named() -> None:
+    made = lanes("CONTROL", "STREAM")
+    made.lane_of("CONTROL").fatal = True
+    asked = [TopicPartition("STREAM", 0)]
+    with pytest.raises(KafkaException):
+        made.committed(asked)
+    assert made.fenced() == ["CONTROL"]
+    assert made.committed(asked) == asked  # the stream's lane answers meanwhile
 
 
 def test_close_closes_every_lane() -> None:

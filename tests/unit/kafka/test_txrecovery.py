@@ -17,6 +17,7 @@ import pytest
 
 from mqkafka.kafka import clients, compacted, txrecovery
 from mqkafka.kafka.clients import KafkaError, KafkaException, RepeatFilter, TopicPartition
+from mqkafka.kafka.lanes import TopicLanes
 from mqkafka.kafka.txrecovery import OutageRecovery
 
 
@@ -227,6 +228,36 @@ def test_a_consumer_fenced_within_a_session_of_its_making_ends_the_loop() -> Non
 
 
 PRODUCER_FENCED = KafkaError(KafkaError._FENCED, "Producer fenced by newer instance", fatal=True)
+
+
+def test_only_the_fenced_lane_is_replaced_and_the_others_keep_their_clients() -> None:
+    """Lanes (a consumer per topic): the one the group fenced is replaced and closed, the
+    others stay as they are, members holding their partitions. All of them were replaced,
+    the unfenced ones left to close unwaited: each could rejoin under its successor's
+    instance id and fence it, which within a session of its making ends the loop."""
+    made: list[ClosingConsumer] = []
+
+    def lane(settings: dict[str, Any]) -> ClosingConsumer:
+        made.append(ClosingConsumer([]))
+        return made[-1]
+
+    lanes = TopicLanes(lane, {"group.instance.id": "w"}, ["control", "stream"])
+    lanes.subscribe(["control", "stream"])
+    control, stream = made
+    loop = Loop(lanes)
+    loop._away_since = time.monotonic()
+    lanes.made_at = dict.fromkeys(lanes.topics, time.monotonic() - 60.0)
+    stream._fetched = [FakeMessage(FENCED)]
+    assert lanes.consume(10, 0)[0].error() is FENCED
+    loop._consumer_fenced(FENCED)
+    assert loop.consumer is lanes and lanes.lane_of("control") is control
+    assert lanes.lane_of("stream") is made[2] and loop._resync and loop._renew
+    loop._closing[0].result(30)  # a wait for the close thread, not a time measured
+    assert stream.closed.is_set() and not control.closed.is_set()
+    made[2]._fetched = [FakeMessage(FENCED)]  # the new lane fenced within its session
+    lanes.consume(10, 0)
+    with pytest.raises(KafkaException):
+        loop._consumer_fenced(FENCED)
 
 
 def test_a_producer_fenced_by_the_outage_is_renewed_each_time() -> None:

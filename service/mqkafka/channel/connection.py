@@ -153,11 +153,11 @@ class ChannelConnection:
                 self.sock.sendall(part)
                 self.info.counters.bytes_sent += len(part)
 
-    def push(self, template: Header, seg_type: int, body: bytes, flags: int) -> None:
-        """A segment the listener starts (read ahead's), on ``template``'s conversation."""
+    def push(self, segments: bytes) -> None:
+        """Whole segments the listener starts (read ahead's), sent at once."""
         with self._send_lock:
-            self.sock.sendall(template.bytes_for(seg_type, template.size + len(body), flags) + body)
-            self.info.counters.bytes_sent += template.size + len(body)
+            self.sock.sendall(segments)
+            self.info.counters.bytes_sent += len(segments)
 
     def send_status(self, code: int) -> None:
         order = self.template.order

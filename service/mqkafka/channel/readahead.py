@@ -39,15 +39,18 @@ from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi.kafkaqm.queue import Queue
-from mqkafka.mqi.rules.errors import MQMIError
 from mqkafka.mqi.rules.structs import GMO, MD
 
 log = logging.getLogger(__name__)
 
 SLICE_MS = 200  # a stream's MQI wait at a time: how soon it sees a stop or a new request
 MAX_MESSAGE = 104_857_600  # MQ's largest message: the client takes any size it is sent
-Send = Callable[[Header, int, bytes, int], None]  # template, type, body, flags 1
-_WHOLE = Flags1.FIRST | Flags1.LAST
+BATCH_BYTES = 65_536  # segments sent at once: messages got while more are there at once
+Send = Callable[[bytes], None]  # whole segments, sent at once
+_FIRST = int(Flags1.FIRST)
+_LAST = int(Flags1.LAST)
+_ASYNC = int(SegType.ASYNC_MESSAGE)
+_NOTIFICATION = int(SegType.NOTIFICATION)
 
 
 @dataclass
@@ -60,7 +63,7 @@ class Stream:
     send: Send
     max_segment: int
     sent_bytes: int = 0  # MQMD and data of the messages sent
-    acked_bytes: int = 0  # of those, what the client said it received (each request adds)
+    acked_bytes: int = 0  # what the client said it received (each request adds its share)
     index: int = 0
     check: bool = False  # the client asks whether a message is there now (its wait ended)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -68,6 +71,8 @@ class Stream:
     thread: threading.Thread | None = None
 
     def update(self, request: asyncget.MsgRequest, template: Header) -> None:
+        """A later REQUEST_MSGS: bytes received since the last, the bytes wanted now; with
+        wait 0 and no message sent since the last the client's own has seen, a check."""
         with self.wake:
             if not request.selection:  # a later request keeps the first one's selection
                 request = replace(
@@ -80,8 +85,7 @@ class Stream:
             self.wake.notify()
 
     def _room(self) -> bool:
-        request = self.request
-        return self.sent_bytes - self.acked_bytes < request.requested
+        return self.sent_bytes - self.acked_bytes < self.request.requested
 
     def run(self) -> None:
         try:
@@ -91,59 +95,75 @@ class Stream:
                         self.wake.wait(SLICE_MS / 1000)
                 if self.stop.is_set():
                     return
-                self._one()
+                self._pump()
         except OSError as error:
             log.debug("channel: read ahead of %s ended: %s", self.queue.name, error)
         except Exception:  # a bug of ours: the stream ends, the connection goes on
             log.exception("channel: read ahead of %s failed", self.queue.name)
 
-    def _one(self) -> None:
-        request = self.request
-        md = MD()
-        if request.match_options & asyncget.MATCH_MSG_ID:
-            md.MsgId = request.msg_id
-        if request.match_options & asyncget.MATCH_CORREL_ID:
-            md.CorrelId = request.correl_id
-        options = (request.options | C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT) & ~C.MQGMO_SYNCPOINT
-        check = self.check
+    def _pump(self) -> None:
+        """Messages got and sent while the client has room: the first get waits a slice,
+        the next ones take only what is there at once, and go out together."""
+        request, check = self.request, self.check
+        options = request.options | C.MQGMO_WAIT
+        match = request.match_options
         wait = 0 if check else SLICE_MS
-        gmo = GMO(Options=options, WaitInterval=wait, MatchOptions=request.match_options)
-        order = self.template.order
-        try:
-            data = self.queue.get(MAX_MESSAGE, md, gmo)
-        except MQMIError as error:
-            if error.reason == RC.NO_MSG_AVAILABLE:
-                if check:
-                    self.check = False
-                    self._none(request)
-                return
-            log.debug("channel: read ahead of %s: %s", self.queue.name, error)
-            self.stop.wait(SLICE_MS / 1000)
-            return
-        except MQError as error:
-            log.debug("channel: read ahead of %s: %s", self.queue.name, error)
-            self.stop.wait(SLICE_MS / 1000)
-            return
+        out: list[bytes] = []
+        size = 0
+        while True:
+            md = MD()
+            if match & asyncget.MATCH_MSG_ID:
+                md.MsgId = request.msg_id
+            if match & asyncget.MATCH_CORREL_ID:
+                md.CorrelId = request.correl_id
+            gmo = GMO(Options=options, WaitInterval=wait, MatchOptions=match)
+            try:
+                data = self.queue.get(MAX_MESSAGE, md, gmo)
+            except MQError as error:
+                if error.reason != RC.NO_MSG_AVAILABLE:
+                    log.debug("channel: read ahead of %s: %s", self.queue.name, error)
+                    self.stop.wait(SLICE_MS / 1000)
+                elif check and not out:
+                    out.append(self._empty(request))
+                break
+            wait = 0
+            size += self._segments(request, md, data, out)
+            if size >= BATCH_BYTES or not self._room() or self.stop.is_set():
+                break
+        if out:
+            self.check = False
+            self.send(b"".join(out))
+
+    def _segments(self, request: asyncget.MsgRequest, md: MD, data: bytes, out: list[bytes]) -> int:
+        """One message's ASYNC_MESSAGE segments added to ``out``; their length."""
+        template = self.template
         self.index += 1
-        md_bytes = md_bytes_fast(md, order, request.md_version or 2)
+        md_bytes = md_bytes_fast(md, template.order, request.md_version or 2)
+        self.sent_bytes += len(md_bytes) + len(data)
         head = asyncget.AsyncHeader(
             hobj=request.hobj, msg_index=self.index, global_index=self.index,
             seg_length=len(data), select_index=request.select_index, reason=0,
             total_length=len(data), actual_length=len(data), resolved_queue=self.queue.name,
         )  # fmt: skip
-        self.sent_bytes += len(md_bytes) + len(data)
-        self.check = False
         room = self.max_segment - TSHM_LENGTH
-        for body, first, last in asyncget.async_segments(head, md_bytes, data, room, order):
-            flags = (Flags1.FIRST if first else 0) | (Flags1.LAST if last else 0)
-            self.send(self.template, SegType.ASYNC_MESSAGE, body, flags)
+        size = 0
+        for body, first, last in asyncget.async_segments(
+            head, md_bytes, data, room, template.order
+        ):
+            flags = (_FIRST if first else 0) | (_LAST if last else 0)
+            out.append(template.bytes_for(_ASYNC, template.size + len(body), flags) + body)
+            size += template.size + len(body)
+        return size
 
-    def _none(self, request: asyncget.MsgRequest) -> None:
-        """No message now: the client's check is answered with a notification."""
+    def _empty(self, request: asyncget.MsgRequest) -> bytes:
+        """The answer to the client's check when no message is there: NOTIFICATION 15
+        (client async empty), which its MQGET returns as MQRC 2033."""
+        template = self.template
         note = asyncget.Notification(
             request.hobj, asyncget.NC_CLIENT_ASYNC_EMPTY, RC.NO_MSG_AVAILABLE
-        )
-        self.send(self.template, SegType.NOTIFICATION, note.to_bytes(self.template.order), _WHOLE)
+        ).to_bytes(template.order)
+        head = template.bytes_for(_NOTIFICATION, template.size + len(note), _FIRST | _LAST)
+        return head + note
 
 
 @dataclass

@@ -1,0 +1,88 @@
+// MQGET per second through `mqk listen` with IBM's MQ classes for Java, with read ahead
+// (MQOO_READ_AHEAD on a channel the listener offers SHARECNV 1) and without (one round trip a
+// get, on a SHARECNV 0 channel). Arguments: host port readAheadChannel plainChannel queue count
+// size warmup rounds. The messages are put first (asynchronously, untimed), then got; the
+// first `warmup` of each kind are not timed (the JIT compiles the client meanwhile). Prints,
+// for each round, "RAGET <rate>" and "GET <rate>", and "ORDER OK" when every message read
+// ahead came once and in the order put.
+
+import com.ibm.mq.MQGetMessageOptions;
+import com.ibm.mq.MQMessage;
+import com.ibm.mq.MQPutMessageOptions;
+import com.ibm.mq.MQQueue;
+import com.ibm.mq.MQQueueManager;
+import com.ibm.mq.constants.CMQC;
+import java.util.Hashtable;
+
+public class ReadAheadBench {
+    public static void main(String[] args) throws Exception {
+        String queue = args[4];
+        int n = Integer.parseInt(args[5]);
+        int size = Integer.parseInt(args[6]);
+        int warmup = Integer.parseInt(args[7]);
+        int rounds = Integer.parseInt(args[8]);
+        MQQueueManager ra = connect(args, args[2]);
+        MQQueueManager plain = connect(args, args[3]);
+        MQGetMessageOptions gmo = new MQGetMessageOptions();
+        gmo.options = CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT;
+        gmo.waitInterval = 10_000;
+        boolean inOrder = true;
+        puts(ra, queue, size, warmup);
+        inOrder &= gets(ra, queue, CMQC.MQOO_READ_AHEAD, gmo, warmup, null);
+        puts(ra, queue, size, warmup);
+        gets(plain, queue, CMQC.MQOO_NO_READ_AHEAD, gmo, warmup, null);
+        for (int round = 0; round < rounds; round++) {
+            puts(ra, queue, size, n);
+            long[] took = new long[1];
+            inOrder &= gets(ra, queue, CMQC.MQOO_READ_AHEAD, gmo, n, took);
+            System.out.printf("RAGET %.1f%n", n / (took[0] / 1e9));
+            puts(ra, queue, size, n);
+            gets(plain, queue, CMQC.MQOO_NO_READ_AHEAD, gmo, n, took);
+            System.out.printf("GET %.1f%n", n / (took[0] / 1e9));
+        }
+        if (inOrder) System.out.println("ORDER OK");
+        ra.disconnect();
+        plain.disconnect();
+    }
+
+    static MQQueueManager connect(String[] args, String channel) throws Exception {
+        Hashtable<String, Object> props = new Hashtable<>();
+        props.put(CMQC.HOST_NAME_PROPERTY, args[0]);
+        props.put(CMQC.PORT_PROPERTY, Integer.parseInt(args[1]));
+        props.put(CMQC.CHANNEL_PROPERTY, channel);
+        props.put(CMQC.TRANSPORT_PROPERTY, CMQC.TRANSPORT_MQSERIES_CLIENT);
+        return new MQQueueManager("QM1", props);
+    }
+
+    static void puts(MQQueueManager qm, String queue, int size, int n) throws Exception {
+        MQQueue q = qm.accessQueue(queue, CMQC.MQOO_OUTPUT);
+        MQPutMessageOptions pmo = new MQPutMessageOptions();
+        pmo.options = CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_ASYNC_RESPONSE;
+        byte[] body = new byte[size];
+        for (int i = 0; i < n; i++) {
+            MQMessage m = new MQMessage();
+            m.persistence = CMQC.MQPER_NOT_PERSISTENT;
+            m.writeInt(i);
+            m.write(body, 0, Math.max(size - 4, 0));
+            q.put(m, pmo);
+        }
+        qm.getAsyncStatus();  // answered once every put is done
+        q.close();
+    }
+
+    // true when the n messages came in the order put (their first int counts up from 0)
+    static boolean gets(MQQueueManager qm, String queue, int readAhead, MQGetMessageOptions gmo,
+                        int n, long[] took) throws Exception {
+        MQQueue q = qm.accessQueue(queue, CMQC.MQOO_INPUT_AS_Q_DEF | readAhead);
+        boolean inOrder = true;
+        long start = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            MQMessage m = new MQMessage();
+            q.get(m, gmo);
+            if (m.readInt() != i) inOrder = false;
+        }
+        if (took != null) took[0] = System.nanoTime() - start;
+        q.close();
+        return inOrder;
+    }
+}

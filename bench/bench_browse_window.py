@@ -2,6 +2,7 @@
 and what acknowledging it sooner costs the MQGET rate; prints figures (issue 35).
 
     python -m bench.bench_browse_window [--n 20000] [--rounds 2] [--gets 15] [--gaps 0.01]
+        [--browsed 40000] [--only-browsed]
 
 Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one. A browse reads
 Kafka's per-record share state, which Kafka writes before it answers an acknowledgement: the
@@ -35,22 +36,43 @@ commit's round trip at p99 153 ms (the window is about two of them plus ACK_GAP)
 moved 4x between rounds of one setting (28,498 and 13,095 gets/s for the chosen one in
 an earlier run); the CPU per get did not. Times across the two processes are ``time.time()``
 on the one machine.
+
+Then, since the browse barrier (mqi/kafkaqm/browsebarrier.py: a browse that begins asks the
+getters elsewhere to commit first), side by side and interleaved: a getter in another
+process gets ``--browsed`` non-persistent messages flat out alone, while this process
+browses again and again (BROWSE_FIRST and nine BROWSE_NEXT) through the barrier, and while
+it browses as before the barrier; its gets/s, the barrier's wait per browse begun, and the
+messages a browse showed whose MQGET had returned before the browse began
+(``--only-browsed`` runs this part alone). 40,000 messages, 3 rounds, load average 18-24:
+
+    getter            gets/s   browses  barrier median, p99   shown after their MQGET returned
+    alone             27,097
+    browsed           20,275         9  49.8, 86.9 ms         0  (0 0 0 in the rounds)
+    no barrier        14,292        13  -                     2  (0 20 2 in the rounds)
+
+A browser that loops flat out takes CPU from a getter on two cores either way: the rates of
+the browsed runs moved 11,065-23,924 (barrier) and 10,513-33,238 (none) between rounds; the
+barrier costs the getter one commit and one heartbeat per browse begun. Nobody browsing,
+it costs nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
 import time
 import uuid
+from typing import Any
 
 from bench.bench_mqi_kafka import MAX_DEPTH
 from bench.kafka_env import kafka
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, MQMIError
+from mqkafka.mqi.kafkaqm import browsebarrier
 from mqkafka.mqi.kafkaqm import getter as getter_module
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
@@ -212,6 +234,113 @@ def windows(
     )
 
 
+# A getter in another process for the browse barrier's side by side: on "go" it gets every
+# message flat out (non-persistent, outside syncpoint) and answers its rate and, per body,
+# when its MQGET returned.
+GETTER_RUN = """
+import json, sys, time
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi import CMQC as C, GMO, MD, MQMIError
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+
+bootstrap, namespace, name = sys.argv[1:4]
+qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
+queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
+gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=15000)
+queue.get(None, MD(), gmo)  # joining the share group is not measured
+print("ready", flush=True)
+sys.stdin.readline()
+gmo.WaitInterval = 1000
+returned, start = [], time.time()
+while True:
+    try:
+        body = queue.get(None, MD(), gmo)
+    except MQMIError as error:
+        if error.reason != RC.NO_MSG_AVAILABLE:
+            raise
+        break
+    returned.append((body.decode(), time.time()))
+print(json.dumps([len(returned) / (returned[-1][1] - start), returned]), flush=True)
+queue.close()
+qmgr.disconnect()
+"""
+
+
+def browse_oldest(queue: Queue, count: int) -> list[str]:
+    """BROWSE_FIRST and BROWSE_NEXT up to ``count`` messages (the oldest: those just got)."""
+    shown: list[str] = []
+    option = C.MQGMO_BROWSE_FIRST
+    while len(shown) < count:
+        try:
+            shown.append(queue.get(None, MD(), GMO(Options=option)).decode())
+        except MQMIError as error:
+            if error.reason != RC.NO_MSG_AVAILABLE:
+                raise
+            break
+        option = C.MQGMO_BROWSE_NEXT
+    return shown
+
+
+def browsed_getter(
+    qmgr: QueueManager, bootstrap: str, n: int, browsing: bool, barrier_on: bool = True
+) -> tuple[float, int, float, float, int]:
+    """Another process gets ``n`` messages flat out, with this process browsing again and
+    again meanwhile (through the barrier or, ``barrier_on`` false, as before it) or not: its
+    gets/s; the browses begun, their barrier's median and p99 wait (ms), and the messages a
+    browse showed whose MQGET had returned before it began."""
+    name = f"BENCH.BARRIER.{uuid.uuid4().hex[:8].upper()}"
+    qmgr.define_queue(name, max_depth=MAX_DEPTH)
+    fill(qmgr, name, [b"g%07d" % i for i in range(n)], False)
+    browser = Queue(qmgr, name, C.MQOO_BROWSE)
+    browse_oldest(browser, 1)  # the browse's reader made before the run
+    waits: list[float] = []
+    barrier = browsebarrier.BrowseBarrier.before_browse
+
+    def timed(self: browsebarrier.BrowseBarrier, conn: Any, queue: str) -> None:
+        began = time.perf_counter()
+        barrier(self, conn, queue)
+        waits.append(time.perf_counter() - began)
+
+    namespace = qmgr.connection.settings.namespace
+    proc = subprocess.Popen(
+        [sys.executable, "-c", GETTER_RUN, bootstrap, namespace, name],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    browses: list[tuple[float, list[str]]] = []
+
+    def skipped(self: browsebarrier.BrowseBarrier, conn: Any, queue: str) -> None:
+        return None  # as before the barrier
+
+    patched = timed if barrier_on else skipped
+    browsebarrier.BrowseBarrier.before_browse = patched  # type: ignore[method-assign]
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        while browsing:
+            began = time.time()
+            shown = browse_oldest(browser, 10)
+            browses.append((began, shown))
+            if not shown:
+                break
+        rate, pairs = json.loads(proc.stdout.readline())
+    finally:
+        browsebarrier.BrowseBarrier.before_browse = barrier  # type: ignore[method-assign]
+        proc.stdin.close()
+        proc.wait(60)
+        browser.close()
+    returned = dict(pairs)
+    late = sum(1 for began, shown in browses for b in shown if returned.get(b, began) < began)
+    waits.sort()
+    p99 = waits[int(len(waits) * 0.99)] if waits else 0.0
+    median = statistics.median(waits) if waits else 0.0
+    return rate, len(browses), median * 1000, p99 * 1000, late
+
+
 def say(
     got: float,
     cpu: float,
@@ -231,12 +360,41 @@ def say(
     )
 
 
+def side_by_side(qmgr: QueueManager, bootstrap: str, n: int, rounds: int) -> None:
+    """Another process's gets/s alone, while this one browses again and again through the
+    barrier, and while it browses as before the barrier (interleaved: the load moves)."""
+    print(f"a getter in another process, {n:,} non-persistent messages flat out:")
+    modes = {"alone": (False, True), "browsed": (True, True), "no barrier": (True, False)}
+    rows: dict[str, list[tuple[float, int, float, float, int]]] = {m: [] for m in modes}
+    for _ in range(rounds):
+        for label, (browsing, barrier_on) in modes.items():
+            row = browsed_getter(qmgr, bootstrap, n, browsing, barrier_on)
+            rows[label].append(row)
+            print(f"  {label:<10} {say_browsed(*row)}", flush=True)
+    print("  medians:")
+    for label, kept in rows.items():
+        rate, browses, median, p99, late = [statistics.median(c) for c in zip(*kept, strict=True)]
+        print(f"  {label:<10} {say_browsed(rate, int(browses), median, p99, int(late))}")
+
+
+def say_browsed(rate: float, browses: int, median: float, p99: float, late: int) -> str:
+    if not browses:
+        return f"{rate:>7,.0f} gets/s"
+    waited = f"barrier median {median:5.1f} ms, p99 {p99:5.1f} ms; " if median else ""
+    return (
+        f"{rate:>7,.0f} gets/s; {browses} browses begun, {waited}"
+        f"shown after their MQGET returned: {late}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--gets", type=int, default=15)
     parser.add_argument("--gaps", default=f"{getter_module.ACK_GAP},{getter_module.ACK_FLUSH}")
+    parser.add_argument("--browsed", type=int, default=40_000, help="messages per browsed run")
+    parser.add_argument("--only-browsed", action="store_true", help="the side by side alone")
     args = parser.parse_args()
     settings = [(f"gap {float(gap):g} s", float(gap), False) for gap in args.gaps.split(",")]
     settings.append(("persistent", getter_module.ACK_GAP, True))
@@ -245,7 +403,8 @@ def main() -> None:
         qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
         print(f"Kafka at {bootstrap}; {args.n:,} gets per rate, {args.gets} idle gets per window")
         results: dict[str, list[tuple[float, ...]]] = {label: [] for label, *_ in settings}
-        for _ in range(args.rounds):  # settings interleaved: the machine's load moves
+        side_by_side(qmgr, bootstrap, args.browsed, args.rounds)
+        for _ in range(0 if args.only_browsed else args.rounds):  # interleaved: the load moves
             for label, gap, persistent in settings:
                 saved = getter_module.ACK_GAP
                 getter_module.ACK_GAP = gap
@@ -258,6 +417,8 @@ def main() -> None:
                 print(f"  {label:<12} {say(got, cpu, *window)}", flush=True)
         print("medians over rounds:")
         for label, rows in results.items():
+            if not rows:
+                continue
             cols = [statistics.median(col) for col in zip(*rows, strict=True)]
             print(f"  {label:<12} {say(*cols)}")
         qmgr.disconnect()

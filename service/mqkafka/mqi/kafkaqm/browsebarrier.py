@@ -233,6 +233,8 @@ class BrowseBarrier:
         """The connection's heartbeat with the barrier's maps, written and acknowledged. The
         connection's own beats leave them out: the table keeps the highest request and
         answer it saw, so a later beat without them takes nothing back."""
+        if not conn.connected:
+            return  # its tombstone may be written: a beat now would bring it back
         flush, flushed = self.maps()
         beat = Heartbeat(
             conn.id,

@@ -135,6 +135,8 @@ class SharedClients:
                     member.pool_round()
                 except MQError as error:  # that connection's to report, at its next call
                     log.debug("heartbeat of connection %s: %s", member.id, error)
+                except Exception:  # not the others' beats too
+                    log.exception("heartbeat of connection %s failed", member.id)
         return self.settings.heartbeat_interval / 8
 
     def _reap_round(self) -> float:

@@ -1,21 +1,24 @@
-"""The listener's memory and threads with idle JMS v6 connections (issue 33's figure); prints
-figures.
+"""The listener's memory, threads and idle CPU with idle JMS v6 connections (issue 33's
+figure); prints figures.
 
-    python -m bench.bench_channel_idle [--connections 200]
+    python -m bench.bench_channel_idle [--steps 50,100,200] [--settle 10]
 
 Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one. Needs Maven and
-a JDK (IBM's client from Maven Central, as bench_channel). One JVM opens ``--connections``
-JMS connections (migration mode, each started with one session) through ``mqk listen`` and
-holds them; the listener's resident memory and thread count are read from /proc before and
-while they are held, beside the client connections (sockets) it serves. If the client gives
-up part way (a busy machine: each connection's MQI costs CPU even idle, and MQCONN slows as
-they add up), the figures at the most sockets seen are printed with the error.
+a JDK (IBM's client from Maven Central, as bench_channel). One JVM opens JMS connections
+(migration mode, each started with one session) through ``mqk listen`` up to each count of
+``--steps`` in turn and holds them; at each count, once settled, the listener's resident
+memory and thread count are read from /proc, with the CPU it spent over ``--settle`` seconds
+of holding them idle and the client connections (sockets) it serves. A JMS v6 connection
+opens more than one socket, each its own MQCONN. If the client gives up part way (a busy
+machine), the rows so far and the figures at the most sockets seen are printed with the
+error.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import subprocess
 import sys
@@ -23,6 +26,7 @@ import tempfile
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 from devsupport.javaclient import client_jars, compile_programs, java_command
@@ -33,6 +37,7 @@ from mqkafka.kafka.localbroker import free_port
 from mqkafka.kafka.provision import apply_catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def process_figures(pid: int) -> tuple[float, int]:
@@ -41,6 +46,27 @@ def process_figures(pid: int) -> tuple[float, int]:
         line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
     )
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["Threads"])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU ``pid`` has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def sockets_served(log: Path) -> int:
+    text = log.read_text(errors="replace")
+    return text.count("connected: channel") - text.count("ended:")
+
+
+@dataclass(frozen=True)
+class Row:
+    connections: int
+    sockets: int
+    mb: float
+    threads: int
+    cpu: float  # the listener's CPU share (1.0 = one core) while they are held idle
+    opened: float  # seconds the client took to open this step's connections
 
 
 class Sampler:
@@ -57,24 +83,54 @@ class Sampler:
         while not self._stop.wait(1.0):
             self.sample()
 
-    def sample(self) -> tuple[int, float, int]:
-        text = self.log.read_text(errors="replace")
-        sockets = text.count("connected: channel") - text.count("ended:")
+    def sample(self) -> None:
+        sockets = sockets_served(self.log)
         with contextlib.suppress(OSError):
             mb, threads = process_figures(self.pid)
             if sockets >= self.peak[0]:
                 self.peak = (sockets, mb, threads)
-        return self.peak
 
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
 
 
+def held(pid: int, log: Path, connections: int, opened: float, settle: float) -> Row:
+    """The listener's figures once ``connections`` are open: CPU over ``settle`` seconds."""
+    time.sleep(3)  # each connection's first rounds done
+    cpu_before, began = cpu_seconds(pid), time.monotonic()
+    time.sleep(settle)
+    cpu = (cpu_seconds(pid) - cpu_before) / (time.monotonic() - began)
+    mb, threads = process_figures(pid)
+    return Row(connections, sockets_served(log), mb, threads, cpu, opened)
+
+
+def report(rows: list[Row]) -> None:
+    print(f"{'JMS conns':>9} {'sockets':>7} {'RSS MB':>8} {'threads':>7} {'idle CPU':>8} "
+          f"{'opened in':>9} {'MB/conn':>7} {'thr/conn':>8}")  # fmt: skip
+    base = rows[0]
+    for row in rows:
+        n = row.connections
+        per_mb = f"{(row.mb - base.mb) / n:7.2f}" if n else f"{'':7}"
+        per_thr = f"{(row.threads - base.threads) / n:8.1f}" if n else f"{'':8}"
+        print(f"{n:9d} {row.sockets:7d} {row.mb:8.1f} {row.threads:7d} {row.cpu:7.0%} "
+              f"{row.opened:8.1f}s {per_mb} {per_thr}")  # fmt: skip
+    if len(rows) > 2:  # the slope between the first and last counts: no start-up costs in it
+        first, last = rows[1], rows[-1]
+        span = last.connections - first.connections
+        sockets = max(last.sockets - first.sockets, 1)
+        print(f"marginal, {first.connections} -> {last.connections} connections: "
+              f"{(last.mb - first.mb) / span * 1024:.0f} kB and "
+              f"{(last.threads - first.threads) / span:.1f} threads a JMS connection, "
+              f"{(last.mb - first.mb) / sockets * 1024:.0f} kB a socket")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--connections", type=int, default=200)
+    parser.add_argument("--steps", default="50,100,200", help="connection counts, in turn")
+    parser.add_argument("--settle", type=float, default=10.0, help="seconds of idle CPU read")
     args = parser.parse_args()
+    steps = [int(s) for s in args.steps.split(",")]
     jars = client_jars()
     with kafka() as bootstrap, tempfile.TemporaryDirectory() as classes:
         compile_programs(jars, Path(classes), [ROOT / "bench/java/JmsIdleBench.java"])
@@ -85,52 +141,51 @@ def main() -> None:
         listener = subprocess.Popen(
             [sys.executable, "-m", "mqkafka.cli", "listen", "--bootstrap-servers", bootstrap,
              "--namespace", namespace, "--port", str(port), "--max-connections",
-             str(args.connections * 4 + 10)],
+             str(max(steps) * 4 + 10)],
             stdout=subprocess.DEVNULL, stderr=log.open("w"),
         )  # fmt: skip
         java: subprocess.Popen[str] | None = None
+        rows: list[Row] = []
+        failure = ""
         try:
             _started(log, "listening on")
-            time.sleep(2)
-            before = process_figures(listener.pid)
+            rows.append(held(listener.pid, log, 0, 0.0, args.settle))
             sampler = Sampler(listener.pid, log)
-            began = time.monotonic()
             java = subprocess.Popen(
                 java_command(jars, Path(classes), "JmsIdleBench", "127.0.0.1", str(port),
-                             str(args.connections)),
+                             args.steps),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=classes,
             )  # fmt: skip
-            assert java.stdout is not None
-            ready = java.stdout.readline().strip()
-            opened = time.monotonic() - began
-            if not ready.startswith("READY"):
-                sampler.stop()
-                sockets, mb, threads = sampler.peak
-                raise SystemExit(
-                    f"the JMS program gave up after {time.monotonic() - began:.0f} s (see its "
-                    f"error above); the listener at its most: {sockets} client connections "
-                    f"(sockets), {mb:.1f} MB resident, {threads} threads (before: "
-                    f"{before[0]:.1f} MB, {before[1]} threads)"
-                )
-            time.sleep(5)  # settled: each connection's MQI threads started
+            assert java.stdin is not None and java.stdout is not None
+            for count in steps:
+                began = time.monotonic()
+                ready = java.stdout.readline().strip()
+                if ready != f"READY {count}":
+                    sockets, mb, threads = sampler.peak
+                    failure = (
+                        f"the JMS program gave up on the way to {count} connections after "
+                        f"{time.monotonic() - began:.0f} s (see its error above); the listener "
+                        f"at its most: {sockets} client connections (sockets), {mb:.1f} MB "
+                        f"resident, {threads} threads"
+                    )
+                    break
+                rows.append(held(listener.pid, log, count, time.monotonic() - began, args.settle))
+                java.stdin.write("next\n")
+                java.stdin.flush()
             sampler.stop()
-            sockets, *_ = sampler.sample()
-            held = process_figures(listener.pid)
         finally:
             if java is not None:
                 if java.stdin is not None:
-                    java.stdin.close()
-                java.wait(120)
+                    with contextlib.suppress(OSError):
+                        java.stdin.close()
+                java.wait(300)
             listener.send_signal(signal.SIGTERM)
-            listener.wait(120)
-        count = args.connections
-        print(f"{count} idle JMS v6 connections (one session each), opened in {opened:.1f} s, "
-              f"{sockets} client connections (sockets) served")  # fmt: skip
-        print(f"listener before: {before[0]:7.1f} MB resident, {before[1]:5d} threads")
-        print(f"listener held:   {held[0]:7.1f} MB resident, {held[1]:5d} threads")
-        grown = held[0] - before[0]
-        print(f"per JMS connection: {grown / count:.2f} MB, {(held[1] - before[1]) / count:.1f} "
-              f"threads; per socket: {grown / max(sockets, 1):.2f} MB")  # fmt: skip
+            listener.wait(300)
+        print(f"idle JMS v6 connections (one session each) through mqk listen, {os.cpu_count()} "
+              f"CPUs; idle CPU over {args.settle:.0f} s held")  # fmt: skip
+        report(rows)
+        if failure:
+            raise SystemExit(failure)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,13 @@
-// Idle JMS v6 (migration mode) connections through `mqk listen`: opens `count` connections,
-// each started with one session (what an idle application holds), prints "READY <count>",
-// then holds them until its standard input closes. Arguments: host port count
+// Idle JMS v6 (migration mode) connections through `mqk listen`: opens connections up to each
+// count of a comma-separated list in turn, each started with one session (what an idle
+// application holds), printing "READY <count>" at each and waiting for a line on its standard
+// input before the next; holds them all until its standard input closes.
+// Arguments: host port counts (e.g. 50,100,200)
 
 import com.ibm.mq.jms.MQConnectionFactory;
 import com.ibm.msg.client.wmq.WMQConstants;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.util.ArrayList;
 import java.util.List;
 import javax.jms.Connection;
@@ -18,17 +22,21 @@ public class JmsIdleBench {
         cf.setChannel("DEV.APP.SVRCONN");
         cf.setQueueManager("QM1");
         cf.setStringProperty(WMQConstants.WMQ_PROVIDER_VERSION, "6");
-        int count = Integer.parseInt(args[2]);
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         List<Connection> held = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            Connection c = cf.createConnection();
-            c.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            c.start();
-            held.add(c);
+        for (String step : args[2].split(",")) {
+            int count = Integer.parseInt(step.trim());
+            while (held.size() < count) {
+                Connection c = cf.createConnection();
+                c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                c.start();
+                held.add(c);
+            }
+            System.out.println("READY " + held.size());
+            System.out.flush();
+            if (in.readLine() == null) break;
         }
-        System.out.println("READY " + held.size());
-        System.out.flush();
-        while (System.in.read() >= 0) { }
+        while (in.readLine() != null) { }
         for (Connection c : held) c.close();
     }
 }

@@ -22,7 +22,12 @@ from every lane, a seek or a position goes to the lane of the topic. A lane the 
 (its client's fatal error, met in a consume) is named by ``fenced()`` and replaced alone
 (``replace``): the other lanes stay members, holding their partitions. Replacing them too,
 unclosed, left each old one free to rejoin under the instance id of its successor and fence
-it in turn.
+it in turn. So is a lane that stays out of the group (``unjoined``): after a broker's restart
+one lane's client (the control queue's) was left with no broker to ask (librdkafka 2.16: its
+re-bootstrap during the outage decommissioned the coordinator, and then "no broker available
+for coordinator query" for minutes), while the stream's lane rejoined and served: the group
+stable without the control queue's lane, and no command answered. Questions for any lane
+(metadata, the group's committed offsets) go to the lanes that are members first.
 """
 
 from __future__ import annotations
@@ -67,6 +72,7 @@ class TopicLanes:
         now = time.monotonic()
         self.made_at = dict.fromkeys(self.topics, now)  # when each lane's client was made
         self._fenced: set[str] = set()  # topics whose lane met a fatal error
+        self._unjoined_since: dict[str, float] = {}  # lanes seen without a member id, since
         self._subscribed: dict[str, Any] | None = None  # subscribe()'s keywords
         self._next = 0  # the lane asked first: turns, so no lane starves the others
 
@@ -91,9 +97,29 @@ class TopicLanes:
         self.lanes[self.topics.index(topic)] = self._of[topic] = lane
         self.made_at[topic] = time.monotonic()
         self._fenced.discard(topic)
+        self._unjoined_since.pop(topic, None)
         if self._subscribed is not None:
             lane.subscribe([topic], **self._subscribed)
         return old
+
+    def unjoined(self, longer_than: float, now: float | None = None) -> list[str]:
+        """The topics whose lane has held no member id (it is no member of the group) through
+        the watch's last ``longer_than`` seconds; ``watch_again`` restarts the watch."""
+        now = time.monotonic() if now is None else now
+        late = []
+        for topic, lane in self._of.items():
+            if lane.memberid():
+                self._unjoined_since.pop(topic, None)
+            elif now - self._unjoined_since.setdefault(topic, now) >= longer_than:
+                late.append(topic)
+        return late
+
+    def watch_again(self) -> None:
+        self._unjoined_since.clear()
+
+    def _members_first(self, lanes: Iterable[Any]) -> list[Any]:
+        """``lanes``, those holding a member id first: they can reach Kafka."""
+        return sorted(lanes, key=lambda lane: not lane.memberid())
 
     def _took(self, lane: Any, got: list[Any]) -> list[Any]:
         """``got``, from ``lane``: a fatal error among it names the lane fenced."""
@@ -130,16 +156,31 @@ class TopicLanes:
         return [tp for lane in self.lanes for tp in lane.assignment()]
 
     def committed(self, partitions: list[Any], timeout: float = -1) -> list[Any]:
-        """One group's offsets, asked of a lane not known fenced; one that turns out to be
-        is marked so (its successor asks next time)."""
-        lane = next((self._of[t] for t in self.topics if t not in self._fenced), self.lanes[0])
-        try:
-            return list(lane.committed(partitions, timeout=timeout))
-        except KafkaException as error:
-            failure = error.args[0] if error.args else None
-            if isinstance(failure, KafkaError) and failure.fatal():
-                self._fenced.update(t for t, held in self._of.items() if held is lane)
-            raise
+        """The one group's offsets, from the first lane that answers (members first, none
+        known fenced; each given a share of ``timeout``); one found fenced is marked so."""
+        asked = [self._of[t] for t in self.topics if t not in self._fenced] or self.lanes
+        return list(self._first_answer(asked, "committed", partitions, timeout=timeout))
+
+    def list_topics(self, *args: Any, timeout: float = -1, **kw: Any) -> Any:
+        """Metadata from the first lane that answers (members first)."""
+        return self._first_answer(self.lanes, "list_topics", *args, timeout=timeout, **kw)
+
+    def _first_answer(self, lanes: list[Any], call: str, *args: Any, timeout: float,
+                      **kw: Any) -> Any:  # fmt: skip
+        ordered = self._members_first(lanes)
+        share = timeout / len(ordered) if timeout > 0 else timeout
+        failed: KafkaException | None = None
+        for lane in ordered:
+            try:
+                return getattr(lane, call)(*args, timeout=share, **kw)
+            except KafkaException as error:
+                failure = error.args[0] if error.args else None
+                if isinstance(failure, KafkaError) and failure.fatal():
+                    self._fenced.update(t for t, held in self._of.items() if held is lane)
+                    raise
+                failed = error
+        assert failed is not None
+        raise failed
 
     def seek(self, partition: Any) -> None:
         self._of[partition.topic].seek(partition)
@@ -151,9 +192,6 @@ class TopicLanes:
 
     def get_watermark_offsets(self, partition: Any, **kw: Any) -> Any:
         return self._of[partition.topic].get_watermark_offsets(partition, **kw)
-
-    def list_topics(self, *args: Any, **kw: Any) -> Any:
-        return self.lanes[0].list_topics(*args, **kw)
 
     def commit(self, offsets: list[Any], asynchronous: bool = True) -> None:
         for topic, part in self.by_topic(offsets):

@@ -230,6 +230,7 @@ class TransactionalLoop(OutageRecovery):
             while not self._stop.is_set():
                 if not self._joined and time.monotonic() - subscribed > JOIN_WAIT:
                     self._assigned(self.consumer, [])  # a member with nothing to do is ready
+                self._watch_lanes()
                 if (self._renew or self._resync) and not self._recovered():
                     continue
                 batch = self._next_batch()

@@ -35,6 +35,9 @@ class FakeLane:
         self.seeks: list[tuple[str, int, int]] = []
         self.closed = False
         self.fatal = False  # committed() raises the fatal error of a fenced client
+        self.member: str | None = "member"  # its member id; None: no member of the group
+        self.answers = True  # whether it reaches Kafka (list_topics, committed)
+        self.asked: list[str] = []
 
     def subscribe(self, topics: list[str], on_assign: Any = None) -> None:
         self.subscribed = topics
@@ -46,9 +49,21 @@ class FakeLane:
         return [name if isinstance(name, Record) else Record(name) for name in taken]
 
     def committed(self, partitions: list[TopicPartition], timeout: float) -> list[TopicPartition]:
+        self.asked.append("committed")
         if self.fatal:
             raise KafkaException(KafkaError(KafkaError._FATAL, "fenced", fatal=True))
+        if not self.answers:
+            raise KafkaException(KafkaError(KafkaError._TIMED_OUT, "no broker"))
         return partitions
+
+    def list_topics(self, topic: str, timeout: float) -> str:
+        self.asked.append("list_topics")
+        if not self.answers:
+            raise KafkaException(KafkaError(KafkaError._TRANSPORT, "no broker"))
+        return f"metadata from {self.subscribed[0]}"
+
+    def memberid(self) -> str | None:
+        return self.member
 
     def seek(self, tp: TopicPartition) -> None:
         self.seeks.append((tp.topic, tp.partition, tp.offset))
@@ -159,6 +174,42 @@ def test_offsets_are_read_through_a_lane_not_known_fenced_and_one_found_so_is_na
         made.committed(asked)
     assert made.fenced() == ["CONTROL"]
     assert made.committed(asked) == asked  # the stream's lane answers meanwhile
+
+
+def test_kafka_is_asked_through_the_lanes_that_are_members_first() -> None:
+    """A lane whose client lost its brokers (no member id) answers nothing: metadata and the
+    group's committed offsets come from a member lane, and from the others if it fails."""
+    made = lanes("CONTROL", "STREAM")
+    control, stream = made.lane_of("CONTROL"), made.lane_of("STREAM")
+    control.member, control.answers = None, False
+    asked = [TopicPartition("CONTROL", 0)]
+    assert made.list_topics("CONTROL", timeout=5) == "metadata from STREAM"
+    assert made.committed(asked, timeout=5) == asked
+    assert control.asked == []
+    stream.answers, control.answers = False, True
+    assert made.list_topics("CONTROL", timeout=5) == "metadata from CONTROL"
+    control.answers = False
+    with pytest.raises(KafkaException):
+        made.committed(asked, timeout=5)
+
+
+def test_a_lane_that_holds_no_member_id_through_the_watch_is_named_unjoined() -> None:
+    made = lanes("CONTROL", "STREAM")
+    control = made.lane_of("CONTROL")
+    control.member = None
+    assert made.unjoined(70.0, now=1000.0) == []  # first seen so
+    assert made.unjoined(70.0, now=1060.0) == []
+    assert made.unjoined(70.0, now=1070.0) == ["CONTROL"]
+    made.watch_again()  # Kafka away: counted from its return
+    assert made.unjoined(70.0, now=1080.0) == []
+    control.member = "rejoined"  # a member again: the watch starts over when it is not
+    assert made.unjoined(70.0, now=1200.0) == []
+    control.member = None
+    assert made.unjoined(70.0, now=1210.0) == []
+    assert made.unjoined(70.0, now=1280.0) == ["CONTROL"]
+    made.replace("CONTROL")  # a new client: watched afresh
+    made.lane_of("CONTROL").member = None
+    assert made.unjoined(70.0, now=1290.0) == []
 
 
 def test_close_closes_every_lane() -> None:

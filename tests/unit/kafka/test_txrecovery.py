@@ -260,6 +260,58 @@ def test_only_the_fenced_lane_is_replaced_and_the_others_keep_their_clients() ->
         loop._consumer_fenced(FENCED)
 
 
+class MemberConsumer(ClosingConsumer):
+    def __init__(self) -> None:
+        super().__init__([])
+        self.member: str | None = "member"
+
+    def memberid(self) -> str | None:
+        return self.member
+
+
+def test_a_lane_out_of_the_group_with_kafka_answering_is_replaced_in_one_line(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A lane whose client holds no member id for a rebalance timeout and a session while
+    Kafka answers is no member and not joining (the control queue's lane, its client left
+    with no broker after a restart: no command answered for minutes): a new client takes its
+    place, said in one line; while Kafka is away it is not counted against it."""
+    made: list[MemberConsumer] = []
+
+    def lane(settings: dict[str, Any]) -> MemberConsumer:
+        made.append(MemberConsumer())
+        return made[-1]
+
+    lanes = TopicLanes(lane, {"group.instance.id": "w"}, ["control", "stream"])
+    loop = Loop(lanes)
+    loop._consumer_settings |= {"max.poll.interval.ms": 60_000}
+    control, stream = made
+    control.member = None
+    loop._watch_lanes()  # seen without a member id from now
+    loop._away_since = time.monotonic()
+    lanes._unjoined_since["control"] -= 100.0  # as if a while ago
+    loop._lanes_watched -= txrecovery.LANE_WATCH_EVERY
+    loop._watch_lanes()  # Kafka away: the watch starts again at its return
+    assert lanes.lane_of("control") is control
+    loop._away_since = None
+    loop._lanes_watched -= txrecovery.LANE_WATCH_EVERY
+    loop._watch_lanes()
+    lanes._unjoined_since["control"] -= 69.0
+    loop._lanes_watched -= txrecovery.LANE_WATCH_EVERY
+    loop._watch_lanes()
+    assert lanes.lane_of("control") is control  # 69 s: a rebalance could still answer it
+    lanes._unjoined_since["control"] -= 1.0
+    loop._lanes_watched -= txrecovery.LANE_WATCH_EVERY
+    with caplog.at_level(logging.WARNING):
+        loop._watch_lanes()
+    assert lanes.lane_of("control") is made[2] and lanes.lane_of("stream") is stream
+    loop._closing[0].result(30)  # a wait for the close thread, not a time measured
+    assert control.closed.is_set() and loop._resync and loop._renew
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert said == ["the consumer of control has been no member of the group for 70s with "
+                    "Kafka answering: a new one takes its place"]  # fmt: skip
+
+
 def test_a_producer_fenced_by_the_outage_is_renewed_each_time() -> None:
     """The coordinator aborts a transaction an outage held open past its timeout and fences
     its producer; a broker that flaps does it again to the new one: renewed each time (it

@@ -22,12 +22,9 @@ from every lane, a seek or a position goes to the lane of the topic. A lane the 
 (its client's fatal error, met in a consume) is named by ``fenced()`` and replaced alone
 (``replace``): the other lanes stay members, holding their partitions. Replacing them too,
 unclosed, left each old one free to rejoin under the instance id of its successor and fence
-it in turn. So is a lane that stays out of the group (``unjoined``): after a broker's restart
-one lane's client (the control queue's) was left with no broker to ask (librdkafka 2.16: its
-re-bootstrap during the outage decommissioned the coordinator, and then "no broker available
-for coordinator query" for minutes), while the stream's lane rejoined and served: the group
-stable without the control queue's lane, and no command answered. Questions for any lane
-(metadata, the group's committed offsets) go to the lanes that are members first.
+it in turn. So is a lane that stays out of the group (``unjoined``, ``lanewatch``). Questions
+any lane can answer (metadata, the group's committed offsets) go to the members first: a
+lane out of the group may be a client that lost its brokers.
 """
 
 from __future__ import annotations

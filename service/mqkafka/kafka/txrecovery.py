@@ -33,6 +33,7 @@ from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 from mqkafka.kafka.lanes import TopicLanes
+from mqkafka.kafka.lanewatch import MAX_CLOSING, LaneWatch
 from mqkafka.kafka.txcalls import CLOSE_WAIT, TxCaller, close_in_background
 
 log = logging.getLogger(__name__)
@@ -73,15 +74,9 @@ TX_TIMEOUT = 10.0
 # run on a helper thread and are given up after this long: the producer is then abandoned
 # (left to its stuck thread, never destroyed under it) and a new one takes over.
 TX_GIVE_UP = TX_TIMEOUT + 5.0
-# Replaced consumers whose close has not returned, at most. A fenced consumer's close returns
-# at once (librdkafka 2.16, the broker up: a few ms), so this many still closing means
-# librdkafka is stuck: a further fence ends the loop rather than piling up clients and their
-# threads (a restarted process starts clean).
-MAX_CLOSING = 4
-LANE_WATCH_EVERY = 5.0  # seconds between looks at whether every lane is a member of the group
 
 
-class OutageRecovery:
+class OutageRecovery(LaneWatch):
     # the loop's own, set by TransactionalLoop.__init__
     topics: list[str]
     transactional: bool
@@ -110,7 +105,6 @@ class OutageRecovery:
     _failing_since: float | None  # recovery steps failing with Kafka answering, since
     _took_over: list[str]  # clients replaced during this outage: said with its end
     _away_warned = False  # this outage's start was said as a warning: so is its end
-    _lanes_watched = 0.0  # when the lanes were last looked at (monotonic)
 
     def _assigned(self, consumer: Any, partitions: list[Any]) -> None:
         raise NotImplementedError  # the loop's
@@ -149,32 +143,6 @@ class OutageRecovery:
         # successor), unless it is the fenced one (it cannot rejoin)
         self._closing.append(close_in_background(self.consumer, wait=CLOSE_WAIT if lanes else 0))
         self._new_consumer()
-
-    def _watch_lanes(self) -> None:
-        """Every lane a member of the group, or replaced: one that has held no member id for
-        a rebalance timeout and a session with Kafka answering (not said away) is no member
-        and not joining (a join is answered within the rebalance timeout), however it came
-        to be so (``lanes``: a client that lost its brokers for good); a new client for it
-        joins in its place, said in one line."""
-        lanes = self.consumer
-        now = time.monotonic()
-        if not isinstance(lanes, TopicLanes) or now - self._lanes_watched < LANE_WATCH_EVERY:
-            return
-        self._lanes_watched = now
-        if self._away_since is not None or clients.kafka_away_since() is not None:
-            lanes.watch_again()  # counted from Kafka's return
-            return
-        settings = self._consumer_settings
-        grace = (int(settings.get("max.poll.interval.ms", 300_000))
-                 + int(settings.get("session.timeout.ms", 10_000))) / 1000.0  # fmt: skip
-        self._closing = [closed for closed in self._closing if not closed.done()]
-        for topic in lanes.unjoined(grace, now):
-            if len(self._closing) >= MAX_CLOSING:
-                return  # librdkafka stuck in closes: not piled up (a fence ends the loop)
-            log.warning("the consumer of %s has been no member of the group for %.0fs with "
-                        "Kafka answering: a new one takes its place", topic, grace)  # fmt: skip
-            self._closing.append(close_in_background(lanes.replace(topic), wait=0))
-            self._consumer_renewed()
 
     def _fenced_by_another(self, made_at: float | None = None) -> bool:
         """Whether the consumer in use (or, given ``made_at``, the lane fenced) was fenced

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from mqkafka.kafka import clients, compacted, txrecovery
+from mqkafka.kafka import clients, compacted, lanewatch, txrecovery
 from mqkafka.kafka.clients import KafkaError, KafkaException, RepeatFilter, TopicPartition
 from mqkafka.kafka.lanes import TopicLanes
 from mqkafka.kafka.txrecovery import OutageRecovery
@@ -206,7 +206,7 @@ def test_a_consumer_fenced_by_its_own_rejoins_is_replaced_each_time_in_an_outage
     ended with exit 3 at the second), and the fenced ones are closed."""
     loop = _fenced_loop(monkeypatch)
     fenced = []
-    for _ in range(txrecovery.MAX_CLOSING + 2):
+    for _ in range(lanewatch.MAX_CLOSING + 2):
         fenced.append(loop.consumer)
         loop._consumer_fenced(FENCED)
         assert loop.consumer is not fenced[-1] and loop._resync
@@ -290,18 +290,18 @@ def test_a_lane_out_of_the_group_with_kafka_answering_is_replaced_in_one_line(
     loop._watch_lanes()  # seen without a member id from now
     loop._away_since = time.monotonic()
     lanes._unjoined_since["control"] -= 100.0  # as if a while ago
-    loop._lanes_watched -= txrecovery.LANE_WATCH_EVERY
+    loop._lanes_watched -= lanewatch.LANE_WATCH_EVERY
     loop._watch_lanes()  # Kafka away: the watch starts again at its return
     assert lanes.lane_of("control") is control
     loop._away_since = None
-    loop._lanes_watched -= txrecovery.LANE_WATCH_EVERY
+    loop._lanes_watched -= lanewatch.LANE_WATCH_EVERY
     loop._watch_lanes()
     lanes._unjoined_since["control"] -= 69.0
-    loop._lanes_watched -= txrecovery.LANE_WATCH_EVERY
+    loop._lanes_watched -= lanewatch.LANE_WATCH_EVERY
     loop._watch_lanes()
     assert lanes.lane_of("control") is control  # 69 s: a rebalance could still answer it
     lanes._unjoined_since["control"] -= 1.0
-    loop._lanes_watched -= txrecovery.LANE_WATCH_EVERY
+    loop._lanes_watched -= lanewatch.LANE_WATCH_EVERY
     with caplog.at_level(logging.WARNING):
         loop._watch_lanes()
     assert lanes.lane_of("control") is made[2] and lanes.lane_of("stream") is stream
@@ -348,7 +348,7 @@ def test_a_fenced_consumer_is_closed_without_waiting_for_its_close(
     loop = _fenced_loop(monkeypatch)
     release = threading.Event()
     try:
-        for _ in range(txrecovery.MAX_CLOSING):
+        for _ in range(lanewatch.MAX_CLOSING):
             stuck = ClosingConsumer([], release)
             loop.consumer = stuck
             loop._consumer_fenced(FENCED)  # returns while its close waits

@@ -30,14 +30,38 @@ from pathlib import Path
 
 from devsupport.javaclient import client_jars, compile_programs, java_command
 
-from bench.bench_channel import python_rates
+from bench.bench_channel import cpu_between, run_sampled
 from bench.kafka_env import kafka
 from mqkafka.kafka.localbroker import free_port
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi import GMO, MD
+from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
 ROOT = Path(__file__).resolve().parents[1]
 READ_AHEAD_CHANNEL = "BENCH.RA.SVRCONN"  # offered SHARECNV 1
 PLAIN_CHANNEL = "DEV.APP.SVRCONN"  # SHARECNV 0: a round trip a get
+
+
+def python_gets(
+    qmgr: QueueManager, name: str, n: int, body: bytes, warmup: int, rounds: int
+) -> tuple[list[float], list[float]]:
+    """The Python MQI's get loop: its rate and its process's CPU seconds a get, per round
+    (each round's messages put first, untimed)."""
+    queue = Queue(qmgr, name, C.MQOO_OUTPUT | C.MQOO_INPUT_AS_Q_DEF)
+    gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=10_000)
+    rates: list[float] = []
+    cpus: list[float] = []
+    for count in [warmup] + [n] * rounds:
+        for _ in range(count):
+            queue.put(body, MD(Persistence=C.MQPER_NOT_PERSISTENT))
+        began, cpu = time.perf_counter(), time.process_time()
+        for _ in range(count):
+            queue.get(len(body), MD(), gmo)
+        rates.append(count / (time.perf_counter() - began))
+        cpus.append((time.process_time() - cpu) / count)
+    queue.close()
+    return rates[1:], cpus[1:]
 
 
 def _line(label: str, rounds: list[float], python: float) -> str:
@@ -72,25 +96,32 @@ def main() -> None:
             time.sleep(8)  # it defines the JMS queues, then listens
             load = os.getloadavg()[0]
             body = bytes(args.size)
-            _, py_get = python_rates(qmgr, py_queue, args.n, body, args.warmup, args.rounds)
+            py_get, cpu_per_get = python_gets(
+                qmgr, py_queue, args.n, body, args.warmup, args.rounds
+            )
             command = java_command(
                 jars, Path(classes), "ReadAheadBench", "127.0.0.1", str(port),
                 READ_AHEAD_CHANNEL, PLAIN_CHANNEL, java_queue, str(args.n), str(args.size),
                 str(args.warmup), str(args.rounds),
             )  # fmt: skip
-            done = subprocess.run(command, capture_output=True, text=True, cwd=classes,
-                                  timeout=1800, check=False)  # fmt: skip
+            done, samples = run_sampled(command, classes, listener.pid)
             if done.returncode != 0:
                 raise SystemExit(f"ReadAheadBench failed:\n{(done.stdout + done.stderr)[-3000:]}")
-            _, more = python_rates(qmgr, py_queue, args.n, body, args.warmup // 4, args.rounds)
-            py_get += more
+            more, more_cpu = python_gets(
+                qmgr, py_queue, args.n, body, args.warmup // 4, args.rounds
+            )
+            py_get, cpu_per_get = py_get + more, cpu_per_get + more_cpu
         finally:
             listener.send_signal(signal.SIGTERM)
             listener.wait(30)
             qmgr.disconnect()
-        java: dict[str, list[float]] = {"RAGET": [], "GET": []}
-        for verb, rate in re.findall(r"^(RAGET|GET) ([\d.]+)$", done.stdout, re.M):
+        java: dict[str, list[float]] = {"RAGET": [], "GET": [], "RACPU": [], "CPU": []}
+        for verb, rate in re.findall(r"^(RAGET|GET|RACPU|CPU) ([\d.]+)$", done.stdout, re.M):
             java[verb].append(float(rate))
+        listener_cpu: dict[str, list[float]] = {"RA": [], "": []}
+        for kind, began, ended in re.findall(r"^(RA|)WINDOW (\d+) (\d+)$", done.stdout, re.M):
+            spent = cpu_between(samples, 1, int(began), int(ended))
+            listener_cpu[kind].append(spent / args.n * 1e6)
         print(f"{args.n} messages of {args.size} bytes, non-persistent, outside syncpoint, one "
               f"connection each, after {args.warmup} untimed; medians of {args.rounds} rounds "
               f"(Python: {args.rounds} before the Java ones, {args.rounds} after); "
@@ -102,6 +133,12 @@ def main() -> None:
         each = "  ".join(f"{r:,.0f}" for r in py_get)
         print(f"MQGET  Python MQI                     {python:>9,.0f} msg/s "
               f"({1e6 / python:6.1f} us)   rounds {each}")  # fmt: skip
+        for kind, label in (("RA", "read ahead"), ("", "no read ahead")):
+            print(f"       CPU a get, {label}: listener "
+                  f"{statistics.median(listener_cpu[kind]):.1f} us + IBM's Java client "
+                  f"{statistics.median(java[kind + 'CPU']):.1f} us")  # fmt: skip
+        print(f"       CPU a get, Python MQI: {statistics.median(cpu_per_get) * 1e6:.1f} us "
+              f"(its process, Kafka client threads included)")  # fmt: skip
         print(
             "       read-ahead messages once each and in order: "
             + ("yes" if "ORDER OK" in done.stdout else "NO")

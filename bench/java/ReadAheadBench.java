@@ -4,7 +4,9 @@
 // size warmup rounds. The messages are put first (asynchronously, untimed), then got; the
 // first `warmup` of each kind are not timed (the JIT compiles the client meanwhile). Prints,
 // for each round, "RAGET <rate>" and "GET <rate>", and "ORDER OK" when every message read
-// ahead came once and in the order put.
+// ahead came once and in the order put. Each timed phase also prints "RAWINDOW|WINDOW <from>
+// <to>" (epoch ms: the bench reads the listener's CPU time in it) and "RACPU|CPU <us>": this
+// JVM's CPU time a get.
 
 import com.ibm.mq.MQGetMessageOptions;
 import com.ibm.mq.MQMessage;
@@ -34,15 +36,27 @@ public class ReadAheadBench {
         for (int round = 0; round < rounds; round++) {
             puts(ra, queue, size, n);
             long[] took = new long[1];
+            long cpu = cpu(), began = System.currentTimeMillis();
             inOrder &= gets(ra, queue, CMQC.MQOO_READ_AHEAD, gmo, n, took);
             System.out.printf("RAGET %.1f%n", n / (took[0] / 1e9));
+            System.out.printf("RAWINDOW %d %d%n", began, System.currentTimeMillis());
+            System.out.printf("RACPU %.1f%n", (cpu() - cpu) / 1e3 / n);
             puts(ra, queue, size, n);
+            cpu = cpu();
+            began = System.currentTimeMillis();
             gets(plain, queue, CMQC.MQOO_NO_READ_AHEAD, gmo, n, took);
             System.out.printf("GET %.1f%n", n / (took[0] / 1e9));
+            System.out.printf("WINDOW %d %d%n", began, System.currentTimeMillis());
+            System.out.printf("CPU %.1f%n", (cpu() - cpu) / 1e3 / n);
         }
         if (inOrder) System.out.println("ORDER OK");
         ra.disconnect();
         plain.disconnect();
+    }
+
+    static long cpu() {  // this JVM's CPU time, ns
+        return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     static MQQueueManager connect(String[] args, String channel) throws Exception {

@@ -19,10 +19,11 @@ The stream sends no more than the client asked for (bytes requested beyond those
 
 from __future__ import annotations
 
+import itertools
 import logging
 import struct
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from mqkafka.channel.codec import asyncget
@@ -58,21 +59,23 @@ class Stream:
     """One handle's read ahead: what the client asked, what was sent."""
 
     queue: Queue
-    template: Header  # TSHM on the request's conversation and request id
+    template: Header  # TSHM on the conversation and request id of the client's requests
     request: asyncget.MsgRequest
     send: Send
     max_segment: int
+    next_global: Callable[[], int]  # the connection's message count (all its handles)
     sent_bytes: int = 0  # MQMD and data of the messages sent
     acked_bytes: int = 0  # what the client said it received (each request adds its share)
     index: int = 0
-    check: bool = False  # the client asks whether a message is there now (its wait ended)
+    check: Header | None = None  # a check to answer, on its own request id
     stop: threading.Event = field(default_factory=threading.Event)
     wake: threading.Condition = field(default_factory=threading.Condition)
     thread: threading.Thread | None = None
 
     def update(self, request: asyncget.MsgRequest, template: Header) -> None:
-        """A later REQUEST_MSGS: bytes received since the last, the bytes wanted now; with
-        wait 0 and no message sent since the last the client's own has seen, a check."""
+        """A later REQUEST_MSGS: bytes received since the last, the bytes wanted now. A
+        check (flag 0x02: the application's wait ended with nothing read ahead) comes on a
+        request id of its own and waits for its answer there; messages go on the first's."""
         with self.wake:
             if not request.selection:  # a later request keeps the first one's selection
                 request = replace(
@@ -80,8 +83,11 @@ class Stream:
                     wait=request.wait, flags=request.flags, global_index=request.global_index,
                 )  # fmt: skip
             self.acked_bytes += request.received
-            self.check = request.wait == 0 and request.global_index >= self.index
-            self.request, self.template = request, template
+            if request.flags & asyncget.FLAG_CHECK:
+                self.check = template
+            else:
+                self.template = template
+            self.request = request
             self.wake.notify()
 
     def _room(self) -> bool:
@@ -91,7 +97,7 @@ class Stream:
         try:
             while not self.stop.is_set():
                 with self.wake:
-                    while not self._room() and not self.stop.is_set():
+                    while not (self._room() or self.check or self.stop.is_set()):
                         self.wake.wait(SLICE_MS / 1000)
                 if self.stop.is_set():
                     return
@@ -107,10 +113,10 @@ class Stream:
         request, check = self.request, self.check
         options = request.options | C.MQGMO_WAIT
         match = request.match_options
-        wait = 0 if check else SLICE_MS
+        wait = 0 if check is not None else SLICE_MS
         out: list[bytes] = []
         size = 0
-        while True:
+        while self._room():
             md = MD()
             if match & asyncget.MATCH_MSG_ID:
                 md.MsgId = request.msg_id
@@ -123,25 +129,28 @@ class Stream:
                 if error.reason != RC.NO_MSG_AVAILABLE:
                     log.debug("channel: read ahead of %s: %s", self.queue.name, error)
                     self.stop.wait(SLICE_MS / 1000)
-                elif check and not out:
-                    out.append(self._empty(request))
                 break
             wait = 0
             size += self._segments(request, md, data, out)
-            if size >= BATCH_BYTES or not self._room() or self.stop.is_set():
+            if size >= BATCH_BYTES or self.stop.is_set():
                 break
+        if check is not None:  # answered, after any message got meanwhile
+            out.append(self._empty(request, check))
+            with self.wake:
+                if self.check is check:
+                    self.check = None
         if out:
-            self.check = False
             self.send(b"".join(out))
 
     def _segments(self, request: asyncget.MsgRequest, md: MD, data: bytes, out: list[bytes]) -> int:
         """One message's ASYNC_MESSAGE segments added to ``out``; their length."""
         template = self.template
         self.index += 1
+        global_index = self.next_global()
         md_bytes = md_bytes_fast(md, template.order, request.md_version or 2)
         self.sent_bytes += len(md_bytes) + len(data)
         head = asyncget.AsyncHeader(
-            hobj=request.hobj, msg_index=self.index, global_index=self.index,
+            hobj=request.hobj, msg_index=self.index, global_index=global_index,
             seg_length=len(data), select_index=request.select_index, reason=0,
             total_length=len(data), actual_length=len(data), resolved_queue=self.queue.name,
         )  # fmt: skip
@@ -155,10 +164,10 @@ class Stream:
             size += template.size + len(body)
         return size
 
-    def _empty(self, request: asyncget.MsgRequest) -> bytes:
+    def _empty(self, request: asyncget.MsgRequest, template: Header) -> bytes:
         """The answer to the client's check when no message is there: NOTIFICATION 15
-        (client async empty), which its MQGET returns as MQRC 2033."""
-        template = self.template
+        (client async empty) on the check's request id; its MQGET returns MQRC 2033 (on
+        the other request id the client takes it for a failure)."""
         note = asyncget.Notification(
             request.hobj, asyncget.NC_CLIENT_ASYNC_EMPTY, RC.NO_MSG_AVAILABLE
         ).to_bytes(template.order)
@@ -173,6 +182,7 @@ class ReadAhead:
     send: Send
     max_segment: Callable[[], int]  # the connection's, agreed at its start
     streams: dict[int, Stream] = field(default_factory=dict)
+    counted: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     def request(
         self, header: Header, body: bytes, handle_of: Callable[[int], object | None]
@@ -191,7 +201,9 @@ class ReadAhead:
         queue = handle_of(request.hobj)
         if not isinstance(queue, Queue):
             raise ChannelError(STATUS_INVALID_HOBJ, f"REQUEST_MSGS for handle {request.hobj}")
-        stream = Stream(queue, template, request, self.send, self.max_segment())
+        stream = Stream(
+            queue, template, request, self.send, self.max_segment(), self.counted.__next__
+        )
         stream.thread = threading.Thread(
             target=stream.run, name=f"readahead-{request.hobj}", daemon=True
         )

@@ -6,7 +6,9 @@ sent to this listener): integers in the segment's byte order, no API header.
 
 REQUEST_MSGS, 40 bytes, 64 and the match ids with selection: version, Hobj, bytes received,
 bytes requested, the largest message the client takes, MQGMO options, wait interval, queue
-status, request flags (0x10: a selection follows), global message index; with selection:
+status, request flags (0x10: a selection follows; 0x02, as the client sends it when its
+application's wait ends with nothing read ahead: answer now), global message index; with
+selection:
 selection index (2 bytes), MQMD version (2), CCSID, encoding, message sequence number, offset,
 match options, then a MsgId (24) and a CorrelId (24), GroupId (24) and message token (16)
 each present when the match options name it.
@@ -31,6 +33,7 @@ from mqkafka.channel.codec.segments import STATUS_INVALID_DATA, ChannelError
 REQUEST_FIXED: Final = 40
 SELECTION_FIXED: Final = 64
 FLAG_SELECTION: Final = 0x10
+FLAG_CHECK: Final = 0x02  # the client's wait ended: answer on this request's id (observed)
 ASYNC_FIXED: Final = 24  # a later segment's header; the first adds 31 and the name
 MATCH_MSG_ID: Final = 0x01
 MATCH_CORREL_ID: Final = 0x02
@@ -205,6 +208,7 @@ def parse_notification(body: bytes, order: str) -> Notification:
 
 
 __all__ = [
+    "FLAG_CHECK",
     "FLAG_SELECTION",
     "NC_CLIENT_ASYNC_EMPTY",
     "NC_MESSAGE_TOO_LARGE",

@@ -1,0 +1,134 @@
+// Read ahead (MQOO_READ_AHEAD) with the IBM MQ classes for Java against `mqk listen` on a
+// channel it offers SHARECNV 1: one line per check ("CHECK <name> OK" or "CHECK <name> FAIL
+// <why>"), read by test_channel_readahead.py.
+// Arguments: host port channel queue count closeQueue browseQueue
+
+import com.ibm.mq.MQException;
+import com.ibm.mq.MQGetMessageOptions;
+import com.ibm.mq.MQMessage;
+import com.ibm.mq.MQPutMessageOptions;
+import com.ibm.mq.MQQueue;
+import com.ibm.mq.MQQueueManager;
+import com.ibm.mq.constants.CMQC;
+import java.nio.charset.StandardCharsets;
+import java.util.Hashtable;
+
+public class ReadAheadCheck {
+    interface Check { void run() throws Exception; }
+
+    static MQQueueManager qm;
+    static final int BIG = 70_000;  // beyond a segment: an ASYNC_MESSAGE in several
+
+    public static void main(String[] args) throws Exception {
+        Hashtable<String, Object> props = new Hashtable<>();
+        props.put(CMQC.HOST_NAME_PROPERTY, args[0]);
+        props.put(CMQC.PORT_PROPERTY, Integer.parseInt(args[1]));
+        props.put(CMQC.CHANNEL_PROPERTY, args[2]);
+        props.put(CMQC.TRANSPORT_PROPERTY, CMQC.TRANSPORT_MQSERIES_CLIENT);
+        String queue = args[3];
+        int count = Integer.parseInt(args[4]);
+        String closeQueue = args[5];
+        String browseQueue = args[6];
+        check("connect", () -> qm = new MQQueueManager("QM1", props));
+        if (qm == null) return;
+        check("read_ahead_once_in_order", () -> {
+            // small messages and, every 100th, one larger than a segment
+            for (int i = 0; i < count; i++) put(queue, "ra-" + i, i % 100 == 99 ? BIG : 0);
+            MQQueue q = qm.accessQueue(queue, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_READ_AHEAD);
+            for (int i = 0; i < count; i++) {
+                MQMessage m = new MQMessage();
+                q.get(m, gmo(5000));
+                String text = text(m);
+                int extra = i % 100 == 99 ? BIG : 0;
+                if (!text.equals("ra-" + i) || m.getMessageLength() != text.length() + extra) {
+                    throw new Exception("message " + i + " was " + text + " of "
+                        + m.getMessageLength() + " bytes");
+                }
+            }
+            expectReason(() -> q.get(new MQMessage(), gmo(500)), 2033);  // nothing more
+            put(queue, "late", 0);  // a message put after the check still comes
+            MQMessage late = new MQMessage();
+            q.get(late, gmo(5000));
+            if (!text(late).equals("late")) throw new Exception("late: " + text(late));
+            q.close();
+        });
+        check("close_with_messages_read_ahead", () -> {
+            // the client holds messages its application never gets: MQCLOSE discards them,
+            // the rest (never sent) stays on the queue for the next getter
+            for (int i = 0; i < 200; i++) put(closeQueue, "c-" + i, 1000);
+            MQQueue q = qm.accessQueue(closeQueue, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_READ_AHEAD);
+            for (int i = 0; i < 3; i++) {
+                MQMessage m = new MQMessage();
+                q.get(m, gmo(5000));
+                if (!text(m).equals("c-" + i)) throw new Exception("message " + i + ": " + text(m));
+            }
+            q.close();
+        });
+        check("browse_on_the_channel", () -> {
+            for (int i = 0; i < 3; i++) put(browseQueue, "b-" + i, 0);
+            MQQueue q = qm.accessQueue(browseQueue, CMQC.MQOO_BROWSE | CMQC.MQOO_INPUT_AS_Q_DEF);
+            MQGetMessageOptions browse = gmo(5000);
+            browse.options |= CMQC.MQGMO_BROWSE_FIRST;
+            for (int i = 0; i < 3; i++) {
+                MQMessage m = new MQMessage();
+                q.get(m, browse);
+                if (!text(m).equals("b-" + i)) throw new Exception("browsed " + text(m));
+                browse.options = (browse.options & ~CMQC.MQGMO_BROWSE_FIRST)
+                    | CMQC.MQGMO_BROWSE_NEXT;
+            }
+            for (int i = 0; i < 3; i++) {  // browsing took nothing away
+                MQMessage m = new MQMessage();
+                q.get(m, gmo(5000));
+                if (!text(m).equals("b-" + i)) throw new Exception("got " + text(m));
+            }
+            q.close();
+        });
+        check("disconnect", () -> qm.disconnect());
+    }
+
+    static MQGetMessageOptions gmo(int wait) {
+        MQGetMessageOptions gmo = new MQGetMessageOptions();
+        gmo.options = CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT;
+        gmo.waitInterval = wait;
+        return gmo;
+    }
+
+    static void put(String queue, String text, int extra) throws Exception {
+        MQMessage m = new MQMessage();
+        m.persistence = CMQC.MQPER_NOT_PERSISTENT;
+        m.write(text.getBytes(StandardCharsets.US_ASCII));
+        if (extra > 0) m.write(new byte[extra]);
+        MQPutMessageOptions pmo = new MQPutMessageOptions();
+        pmo.options = CMQC.MQPMO_NO_SYNCPOINT;
+        qm.put(queue, m, pmo);
+    }
+
+    // the text before the first zero byte
+    static String text(MQMessage m) throws Exception {
+        byte[] all = new byte[m.getDataLength()];
+        m.readFully(all);
+        int end = 0;
+        while (end < all.length && all[end] != 0) end++;
+        return new String(all, 0, end, StandardCharsets.US_ASCII);
+    }
+
+    static void expectReason(Check call, int reason) throws Exception {
+        try {
+            call.run();
+        } catch (MQException e) {
+            if (e.reasonCode == reason) return;
+            throw new Exception("reason " + e.reasonCode + ", expected " + reason);
+        }
+        throw new Exception("no error, expected " + reason);
+    }
+
+    static void check(String name, Check body) {
+        try {
+            body.run();
+            System.out.println("CHECK " + name + " OK");
+        } catch (Exception e) {
+            System.out.println("CHECK " + name + " FAIL " + e);
+        }
+        System.out.flush();
+    }
+}

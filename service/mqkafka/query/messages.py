@@ -28,6 +28,7 @@ from mqkafka.kafka.clients import (
 from mqkafka.kafka.groups import SHARE_GROUP_PREFIX, reader_group
 from mqkafka.kafka.recordcount import committed_records
 from mqkafka.mq.errors import MQError
+from mqkafka.mqi.kafkaqm.browsevisitor import visit
 from mqkafka.query.render import QueueMessageView, render_body, view_message
 from mqkafka.wire.headers import mqmd_from_headers
 from mqkafka.wire.names import queue_to_topic
@@ -143,6 +144,7 @@ def browse(
         if metadata is None or metadata.error is not None or not metadata.partitions:
             raise UnknownQueue(queue)
         partitions = sorted(metadata.partitions)
+        visit(config, namespace, queue)  # getters elsewhere commit first (mqi browsebarrier)
         starts, got, done = _starts(config, namespace, topic, len(partitions))
         consumer.assign(
             [TopicPartition(topic, p, starts.get(p, OFFSET_BEGINNING)) for p in partitions]

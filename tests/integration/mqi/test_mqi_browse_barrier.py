@@ -1,6 +1,7 @@
 """The browse barrier over the real broker (issue 35 point 4): another OS process gets
-non-persistent messages outside syncpoint flat out while this one browses again and again;
-no browse shows a message whose MQGET had returned before the browse began.
+non-persistent messages outside syncpoint flat out while this one browses again and again
+(the MQI's browse and ``mqk browse``'s, in turn); no browse shows a message whose MQGET had
+returned before the browse began.
 
 Both processes stamp ``time.time()`` (one machine, one clock): the getter after each MQGET
 returned, the browser before each MQGMO_BROWSE_FIRST. The check is the order of those
@@ -16,11 +17,13 @@ from collections.abc import Callable
 
 import pytest
 
+from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, MQMIError
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+from mqkafka.query.messages import browse
 
 pytestmark = pytest.mark.kafka
 
@@ -29,6 +32,7 @@ LOOK = 10  # messages each browse reads: the oldest ones are those just got
 
 GETTER = """
 import json, sys, time
+from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C, GMO, MD, MQMIError
 from mqkafka.mqi.kafkaqm.queue import Queue
@@ -90,6 +94,7 @@ def test_no_browse_shows_a_message_whose_get_returned_before_it_began(
     putter.connection.producer.flush(60)
     out.close()
     browser = Queue(connect(), name, C.MQOO_BROWSE)
+    config = ClientConfig(kafka_bootstrap)
     assert browse_oldest(browser, 3) == ["b00000", "b00001", "b00002"]  # the reader is ready
     getter = subprocess.Popen(
         [sys.executable, "-c", GETTER, kafka_bootstrap, namespace, name],
@@ -103,9 +108,13 @@ def test_no_browse_shows_a_message_whose_get_returned_before_it_began(
         assert getter.stdout.readline().strip() == "ready"
         getter.stdin.write("go\n")
         getter.stdin.flush()
-        while True:
+        while True:  # the MQI's browse, then mqk browse's (and the console's), in turn
             began = time.time()  # before BROWSE_FIRST
-            shown = browse_oldest(browser, LOOK)
+            if len(browses) % 2:
+                found = browse(config, name, namespace=namespace, limit=LOOK, timeout=15)
+                shown = [m.body.text for m in found.messages]
+            else:
+                shown = browse_oldest(browser, LOOK)
             browses.append((began, shown))
             if not shown:
                 break

@@ -1,0 +1,86 @@
+"""The browse barrier for a browser without an MQI connection: ``mqk browse`` and the console.
+
+Steps 1, 2 and 4 of :mod:`.browsebarrier`, done once in the caller's thread: read the
+heartbeat topic to its end (everything written before the browse began), list the queue's
+getters, and if there are any, write a heartbeat of a connection of its own (a fresh id, no
+queues, ``flush`` naming the queue) and read on until each getter has answered, stopped
+getting from the queue, or died, waiting at most ``BARRIER_WAIT``; then a tombstone takes
+the visitor's heartbeat away. The getters answer it as they answer any browsing connection.
+A queue nobody gets from costs the reading alone.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+import uuid
+
+from mqkafka.kafka import clients
+from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.compacted import CompactedReader, MissingTopic
+from mqkafka.mq.errors import MQError
+from mqkafka.mqi.kafkaqm.browsebarrier import BARRIER_WAIT, getter_seen, outstanding
+from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, Heartbeat
+from mqkafka.mqi.kafkaqm.settings import CONNECTIONS_TOPIC, Settings
+
+log = logging.getLogger("mqkafka.mqi.kafkaqm.connection")  # the operator's lines: the MQI's
+
+LIVENESS = Settings.liveness_timeout  # the MQI's default: a getter unheard this long is gone
+
+
+def visit(config: ClientConfig, namespace: str, queue: str, wait: float = BARRIER_WAIT) -> None:
+    """Before a browse of ``queue`` reads the share state: the getters in other processes
+    have committed what they got (or ``wait`` seconds passed, said in a line each)."""
+    topic = namespace + CONNECTIONS_TOPIC
+    table = ConnectionTable(LIVENESS)
+
+    def apply(_topic: str, _partition: int, key: bytes, value: bytes | None, ts: int) -> None:
+        table.apply(key.decode("utf-8", "replace"), value, ts / 1000.0)
+
+    try:
+        reader = CompactedReader(config, [topic], role={"fetch.wait.max.ms": 20}, wait_for_topics=0)
+    except MissingTopic:
+        return  # no MQI application ever connected: nobody gets
+    except clients.KafkaException as error:
+        log.warning("browse of %s: the getters could not be asked to commit: %s", queue, error)
+        return
+    me = uuid.uuid4().hex
+    producer = None
+    try:
+        reader.catch_up(apply, timeout=30.0)
+        getters = {c for c, use in table.uses(queue) if use.input_shared or use.input_exclusive}
+        if not getters:
+            return
+        producer = clients.producer(config, {"acks": "all", "linger.ms": 0})
+        beat = Heartbeat(me, "", "mqk browse", socket.gethostname(), os.getpid(), {}, {queue: 1})
+        producer.produce(topic, key=me.encode(), value=beat.encode())
+        producer.flush(30)
+        deadline = time.monotonic() + wait
+
+        def left() -> set[str]:
+            return outstanding({c: getter_seen(table, c, queue, me) for c in getters}, 1)
+
+        while left():
+            if time.monotonic() >= deadline:
+                for connection in sorted(left()):
+                    log.warning(
+                        "browse of %s: connection %s did not confirm its gets within %.0f s; "
+                        "a message it got in its last moments may show",
+                        queue,
+                        connection,
+                        wait,
+                    )
+                return
+            reader.poll(apply, 0.02)
+    except (clients.KafkaException, MQError) as error:  # the browse goes on without it
+        log.warning("browse of %s: the getters could not be asked to commit: %s", queue, error)
+    finally:
+        if producer is not None:
+            producer.produce(topic, key=me.encode(), value=None)
+            producer.flush(10)
+        reader.close()
+
+
+__all__ = ["visit"]

@@ -15,7 +15,8 @@ Kafka's rules, and what follows from each here:
 - A released record counts one more delivery and is archived at the limit: records are
   given back by RELEASE, or REQUEUE near the limit (:mod:`~mqkafka.mqi.rules.redelivery`).
 - A browse (any process's) hides what Kafka's share state says was acknowledged, so a
-  message got outside syncpoint shows until its acceptance is committed. A persistent one
+  message got outside syncpoint shows until its acceptance is committed; a browse that
+  begins in another process has it committed first (:mod:`.browsebarrier`). A persistent one
   is committed before MQGET returns, as MQ forces its log for one: no browse shows it after
   and no crash brings it back. A non-persistent one is committed by the connection's keeper
   thread, woken by the first acceptance since the lane's last commit, beside the

@@ -10,8 +10,9 @@ anyone: Kafka's per-record share state (:mod:`~mqkafka.kafka.sharelog`), read to
 MQGMO_BROWSE_FIRST and followed without waiting after. Where that state cannot be read, a
 browse passes over as many of the oldest other records as Kafka's lag says were got by
 others (``hide``, :func:`~mqkafka.kafka.sharestate.got_unseen`): exact for in-order gets.
-A non-persistent message another process got outside syncpoint and has not yet committed
-(its keeper thread does, milliseconds after the MQGET: :mod:`.getter`) may still be seen.
+A non-persistent message another process got outside syncpoint is committed milliseconds
+after its MQGET (:mod:`.getter`); a browse that begins asks that process to commit first
+(:mod:`.browsebarrier`), so only one got while the cursor moves may still be seen.
 """
 
 from __future__ import annotations
@@ -238,6 +239,10 @@ class LogReader:
         deadline = time.monotonic() + timeout
         if self._share is not None and self._states:
             self._share.drain()  # acknowledgements since BROWSE_FIRST, as far as fetched
+        # What arrived since the last call, without waiting: a partition seen at its end may
+        # have more now, and a call that does not wait reads nothing else (a NO_WAIT get by
+        # CorrelId never saw a message put after its first look: JMS's second listener)
+        self._read(0)
         while True:
             self._catch_up()
             heads = [q[0] for q in self._heads.values() if q]

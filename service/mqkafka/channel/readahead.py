@@ -51,6 +51,7 @@ Send = Callable[[bytes], None]  # whole segments, sent at once
 _FIRST = int(Flags1.FIRST)
 _LAST = int(Flags1.LAST)
 _ASYNC = int(SegType.ASYNC_MESSAGE)
+_SINGLE_HEAD = 54  # the first segment's header before the queue name
 _NOTIFICATION = int(SegType.NOTIFICATION)
 
 
@@ -71,6 +72,12 @@ class Stream:
     stop: threading.Event = field(default_factory=threading.Event)
     wake: threading.Condition = field(default_factory=threading.Condition)
     thread: threading.Thread | None = None
+    _gmo: GMO = field(default_factory=GMO)
+    _name: bytes = b""  # the resolved queue name as the ASYNC_MESSAGE header carries it
+    _prefix: tuple[Header | None, bytes, bytes] = (None, b"", b"")
+
+    def __post_init__(self) -> None:
+        self._name = asyncget.padded_name(self.queue.name)
 
     def update(self, request: asyncget.MsgRequest, template: Header) -> None:
         """A later REQUEST_MSGS: bytes received since the last, the bytes wanted now. A
@@ -113,7 +120,8 @@ class Stream:
         request, check = self.request, self.check
         options = request.options | C.MQGMO_WAIT
         match = request.match_options
-        wait = 0 if check is not None else SLICE_MS
+        gmo = self._gmo  # one, its fields set afresh: a GMO made costs ~5 us
+        gmo.WaitInterval = 0 if check is not None else SLICE_MS
         out: list[bytes] = []
         size = 0
         while self._room():
@@ -122,7 +130,7 @@ class Stream:
                 md.MsgId = request.msg_id
             if match & asyncget.MATCH_CORREL_ID:
                 md.CorrelId = request.correl_id
-            gmo = GMO(Options=options, WaitInterval=wait, MatchOptions=match)
+            gmo.Options, gmo.MatchOptions = options, match
             try:
                 data = self.queue.get(MAX_MESSAGE, md, gmo)
             except MQError as error:
@@ -130,7 +138,7 @@ class Stream:
                     log.debug("channel: read ahead of %s: %s", self.queue.name, error)
                     self.stop.wait(SLICE_MS / 1000)
                 break
-            wait = 0
+            gmo.WaitInterval = 0
             size += self._segments(request, md, data, out)
             if size >= BATCH_BYTES or self.stop.is_set():
                 break
@@ -147,18 +155,29 @@ class Stream:
         template = self.template
         self.index += 1
         global_index = self.next_global()
-        md_bytes = md_bytes_fast(md, template.order, request.md_version or 2)
+        order = template.order
+        md_bytes = md_bytes_fast(md, order, request.md_version or 2)
         self.sent_bytes += len(md_bytes) + len(data)
+        room = self.max_segment - TSHM_LENGTH
+        if len(self._name) + len(md_bytes) + len(data) + _SINGLE_HEAD <= room:  # fast path
+            body = asyncget.async_single(
+                order, request.hobj, self.index, global_index, request.select_index,
+                self._name, md_bytes, data,
+            )  # fmt: skip
+            length = template.size + len(body)
+            if self._prefix[0] is not template:  # the header's bytes around its length
+                whole = template.bytes_for(_ASYNC, 0, _FIRST | _LAST)
+                self._prefix = (template, whole[:4], whole[8:])
+            _, struc_id, rest = self._prefix
+            out.append(struc_id + length.to_bytes(4, "big") + rest + body)
+            return length
         head = asyncget.AsyncHeader(
             hobj=request.hobj, msg_index=self.index, global_index=global_index,
             seg_length=len(data), select_index=request.select_index, reason=0,
             total_length=len(data), actual_length=len(data), resolved_queue=self.queue.name,
         )  # fmt: skip
-        room = self.max_segment - TSHM_LENGTH
         size = 0
-        for body, first, last in asyncget.async_segments(
-            head, md_bytes, data, room, template.order
-        ):
+        for body, first, last in asyncget.async_segments(head, md_bytes, data, room, order):
             flags = (_FIRST if first else 0) | (_LAST if last else 0)
             out.append(template.bytes_for(_ASYNC, template.size + len(body), flags) + body)
             size += template.size + len(body)

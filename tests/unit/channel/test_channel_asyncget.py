@@ -157,3 +157,30 @@ def test_a_message_in_segments_comes_back_whole(
         assert length == len(body) - asyncget.ASYNC_FIXED
         got.append(body[asyncget.ASYNC_FIXED :])
     assert b"".join(got) == data
+
+
+@given(
+    ORDERS,
+    st.tuples(ints, ints, ints, shorts),
+    st.text(st.characters(min_codepoint=33, max_codepoint=126), max_size=48),
+    st.binary(min_size=324, max_size=364),
+    st.binary(max_size=2000),
+)
+def test_the_fast_single_segment_is_the_plain_one(
+    order: str, numbers: tuple[int, int, int, int], queue: str, md: bytes, data: bytes
+) -> None:
+    """``async_single`` (the stream's fast path) makes the bytes ``async_segments`` makes
+    for a message that fits one segment."""
+    hobj, index, global_index, select = numbers
+    head = AsyncHeader(
+        hobj=hobj, msg_index=index, global_index=global_index, seg_length=len(data),
+        select_index=select, reason=0, total_length=len(data), actual_length=len(data),
+        resolved_queue=queue,
+    )  # fmt: skip
+    segments = asyncget.async_segments(head, md, data, 32_712, order)
+    assert [(first, last) for _, first, last in segments] == [(True, True)]
+    plain = segments[0][0]
+    fast = asyncget.async_single(
+        order, hobj, index, global_index, select, asyncget.padded_name(queue), md, data
+    )
+    assert fast == plain

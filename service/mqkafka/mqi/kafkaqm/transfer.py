@@ -299,7 +299,7 @@ def get(
         if handle.cursor is None:
             raise failed(RC.NO_MSG_UNDER_CURSOR, "no browse cursor")
         chosen = Selection(position=handle.cursor.position)
-    if len(conn.producer):
+    if conn.unsent_puts():
         conn.producer.flush(30)  # this connection's own puts are on the queue before it gets
     getter = handle.getter
     taken = getter.take(chosen, wait, lambda: conn.admin.depth(handle.topic, handle.group))
@@ -411,7 +411,7 @@ def _browse(
             reader.rewind()
         else:
             reader = _reader(conn, handle)
-        if len(conn.producer):
+        if conn.unsent_puts():
             conn.producer.flush(30)
         found = reader.next(lambda r: chosen is None or chosen.accepts(r.ids(), r.position), wait)
         if found is None:

@@ -90,6 +90,41 @@ def test_wait_returns_a_message_put_during_the_wait_and_times_out_otherwise(
     getter.close()
 
 
+def test_no_wait_finds_a_message_put_after_its_first_look(
+    connect: Callable[..., QueueManager], new_queue: Callable[..., str]
+) -> None:
+    """MQGMO_NO_WAIT answers from what the queue holds now, however long ago the handle last
+    looked: a get by CorrelId and a browse cursor that found nothing find what another
+    connection put since. (A NO_WAIT get by CorrelId never saw it: JMS polls a session's
+    second message listener so, and its publications never arrived.)"""
+    name = new_queue()
+    reader = Queue(connect(), name, C.MQOO_INPUT_SHARED | C.MQOO_BROWSE)
+    mine = b"N" * 24
+    by_correl = GMO(Version=C.MQGMO_VERSION_2, MatchOptions=C.MQMO_MATCH_CORREL_ID,
+                    Options=C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT)  # fmt: skip
+    browse_next = GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_BROWSE_NEXT)
+    assert reason(lambda: reader.get(None, MD(CorrelId=mine), by_correl)) == RC.NO_MSG_AVAILABLE
+    assert reason(lambda: reader.get(None, MD(), browse_next)) == RC.NO_MSG_AVAILABLE
+    putter = Queue(connect(), name, C.MQOO_OUTPUT)
+    putter.put(b"theirs", MD(CorrelId=b"T" * 24))
+    putter.put(b"mine", MD(CorrelId=mine))
+
+    def soon(get: Callable[[], bytes]) -> bytes:
+        """What ``get`` answers once the puts have reached Kafka (2033 until then)."""
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                return get()
+            except MQMIError as error:
+                if error.reason != RC.NO_MSG_AVAILABLE or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.2)
+
+    assert soon(lambda: reader.get(None, MD(), browse_next)) == b"theirs"
+    assert soon(lambda: reader.get(None, MD(CorrelId=mine), by_correl)) == b"mine"
+    reader.close()
+
+
 def test_put1_opens_puts_and_closes(qmgr: QueueManager, new_queue: Callable[..., str]) -> None:
     name = new_queue()
     od = OD(ObjectName=name)

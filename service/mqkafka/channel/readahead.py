@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 
 SLICE_MS = 200  # a stream's MQI wait at a time: how soon it sees a stop or a new request
 MAX_MESSAGE = 104_857_600  # MQ's largest message: the client takes any size it is sent
-BATCH_BYTES = 65_536  # segments sent at once: messages got while more are there at once
+BATCH_BYTES = 8192  # segments sent at once: messages got while more are there at once
 Send = Callable[[bytes], None]  # whole segments, sent at once
 _FIRST = int(Flags1.FIRST)
 _LAST = int(Flags1.LAST)

@@ -9,6 +9,7 @@ import pytest
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.browsebarrier import (
+    BrowseBarrier,
     GetterSeen,
     answered_after,
     outstanding,
@@ -154,3 +155,83 @@ def test_the_table_keeps_the_highest_answer_and_forgets_a_tombstone() -> None:
     assert table.flushed("g", "c") == 0
     table.apply("g", None, 101.0)
     assert table.flushed("g", "b") == 0
+
+
+# ---- a connection's part, over a fake connection (no Kafka) --------------------------------
+
+
+class FakeLane:
+    def __init__(self, events: list[str], name: str) -> None:
+        self.events, self.name = events, name
+
+    def commit(self, sync: bool = True) -> None:
+        self.events.append(f"commit {self.name}")
+
+
+class FakeGetter:
+    def __init__(self, events: list[str], name: str) -> None:
+        self.lanes = [FakeLane(events, name)]
+
+
+class FakeHandle:
+    def __init__(self, name: str, getter: FakeGetter | None) -> None:
+        self.name, self.getter = name, getter
+
+
+class FakeReplica:
+    def __init__(self, events: list[str], table: ConnectionTable) -> None:
+        self.events, self.connections = events, table
+
+    def write(self, topic: str, key: bytes, value: bytes | None, *, wait: bool = True) -> None:
+        beat = Heartbeat.decode(value or b"")
+        self.events.append(f"beat {dict(beat.flush)} {dict(beat.flushed)}")
+
+    def flush(self) -> None:
+        pass
+
+
+class FakeSettings:
+    user, appl_name, connections_topic = "u", "a", "mqk-connections"
+
+
+class FakeConnection:
+    def __init__(self, table: ConnectionTable, *getting: str) -> None:
+        self.id, self.connected, self.settings = "me", True, FakeSettings()
+        self.events: list[str] = []
+        self.replica = FakeReplica(self.events, table)
+        self.handles = {
+            i: FakeHandle(q, FakeGetter(self.events, q) if q else None)
+            for i, q in enumerate(getting)
+        }
+
+    def uses(self) -> dict[str, QueueUse]:
+        return {h.name: QueueUse(handles=1, input_shared=1) for h in self.handles.values()}
+
+
+@pytest.mark.parametrize(
+    ("requests", "getting", "events"),
+    [
+        ([], ("Q",), []),  # nobody browses: nothing at all
+        ([("b", {"Q": 1})], ("Q", "R"), ["commit Q", "beat {} {'b': 1}"]),
+        ([("b", {"S": 1})], ("Q",), []),  # a queue not got from here: no commit, no beat
+        (
+            [("b", {"Q": 1}), ("c", {"R": 4})],  # two requesters: one beat answers both
+            ("Q", "R"),
+            ["commit Q", "commit R", "beat {} {'b': 1, 'c': 4}"],
+        ),
+        ([("me", {"Q": 1})], ("Q",), []),  # its own request
+    ],
+)
+def test_a_getter_commits_the_named_queues_then_answers(
+    requests: list[tuple[str, dict[str, int]]], getting: tuple[str, ...], events: list[str]
+) -> None:
+    table = ConnectionTable(timeout=10.0)
+    for requester, flush in requests:
+        table.apply(requester, beat(requester, flush=flush), 100.0)
+    conn = FakeConnection(table, *getting)
+    barrier = BrowseBarrier()
+    barrier.answer(conn)  # type: ignore[arg-type]
+    assert conn.events == events  # the commits before the answer
+    conn.events.clear()
+    barrier.answer(conn)  # type: ignore[arg-type]
+    assert conn.events == []  # answered once

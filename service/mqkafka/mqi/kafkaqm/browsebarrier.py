@@ -53,6 +53,10 @@ Races, and what happens in each:
   browser's map holds every queue it waits for; a getter answers the highest number it saw
   after committing every queue of that beat's map; the table keeps the highest answer seen,
   so a beat written late with an older map changes nothing.
+- A getter that closes the queue before its connection looks at the request, and opens it
+  again after: it had nothing of that queue to commit, so it answers without a beat, and
+  its MQOPEN's beat carries no answer; the browser waits ``BARRIER_WAIT`` for it and says
+  so (a delay, never a message shown wrongly: its gets before T were committed at MQCLOSE).
 - A browser that dies while waiting: its request stays in its last beat until the beat
   expires; getters answered it once and do nothing more.
 - No lease: a request is about one instant (T), so nothing expires mid-browse and getters

@@ -25,6 +25,7 @@ import struct
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import Protocol, runtime_checkable
 
 from mqkafka.channel.codec import asyncget
 from mqkafka.channel.codec.mqstructs import md_bytes_fast
@@ -39,7 +40,6 @@ from mqkafka.channel.codec.segments import (
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.rules.structs import GMO, MD
 
 log = logging.getLogger(__name__)
@@ -55,11 +55,21 @@ _SINGLE_HEAD = 54  # the first segment's header before the queue name
 _NOTIFICATION = int(SegType.NOTIFICATION)
 
 
+@runtime_checkable
+class Gettable(Protocol):
+    """What a stream asks of its queue (the MQI's :class:`Queue`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def get(self, max_length: int | None, md: MD, gmo: GMO) -> bytes: ...
+
+
 @dataclass
 class Stream:
     """One handle's read ahead: what the client asked, what was sent."""
 
-    queue: Queue
+    queue: Gettable
     template: Header  # TSHM on the conversation and request id of the client's requests
     request: asyncget.MsgRequest
     send: Send
@@ -218,7 +228,7 @@ class ReadAhead:
             stream.update(request, template)
             return
         queue = handle_of(request.hobj)
-        if not isinstance(queue, Queue):
+        if not isinstance(queue, Gettable):  # the queue manager object, or no handle
             raise ChannelError(STATUS_INVALID_HOBJ, f"REQUEST_MSGS for handle {request.hobj}")
         stream = Stream(
             queue, template, request, self.send, self.max_segment(), self.counted.__next__

@@ -1,8 +1,9 @@
 // MQGET per second through `mqk listen` with IBM's MQ classes for Java, with read ahead
 // (MQOO_READ_AHEAD on a channel the listener offers SHARECNV 1) and without (one round trip a
 // get, on a SHARECNV 0 channel). Arguments: host port readAheadChannel plainChannel queue count
-// size warmup rounds. The messages are put first (asynchronously, untimed), then got; the
-// first `warmup` of each kind are not timed (the JIT compiles the client meanwhile). Prints,
+// size warmup rounds. The messages are put first (asynchronously on the plain channel,
+// untimed), then got; the first `warmup` of each kind are not timed (the JIT compiles the
+// client meanwhile). Prints,
 // for each round, "RAGET <rate>" and "GET <rate>", and "ORDER OK" when every message read
 // ahead came once and in the order put. Each timed phase also prints "RAWINDOW|WINDOW <from>
 // <to>" (epoch ms: the bench reads the listener's CPU time in it) and "RACPU|CPU <us>": this
@@ -29,19 +30,19 @@ public class ReadAheadBench {
         gmo.options = CMQC.MQGMO_WAIT | CMQC.MQGMO_NO_SYNCPOINT;
         gmo.waitInterval = 10_000;
         boolean inOrder = true;
-        puts(ra, queue, size, warmup);
+        puts(plain, queue, size, warmup);
         inOrder &= gets(ra, queue, CMQC.MQOO_READ_AHEAD, gmo, warmup, null);
-        puts(ra, queue, size, warmup);
+        puts(plain, queue, size, warmup);
         gets(plain, queue, CMQC.MQOO_NO_READ_AHEAD, gmo, warmup, null);
         for (int round = 0; round < rounds; round++) {
-            puts(ra, queue, size, n);
+            puts(plain, queue, size, n);
             long[] took = new long[1];
             long cpu = cpu(), began = System.currentTimeMillis();
             inOrder &= gets(ra, queue, CMQC.MQOO_READ_AHEAD, gmo, n, took);
             System.out.printf("RAGET %.1f%n", n / (took[0] / 1e9));
             System.out.printf("RAWINDOW %d %d%n", began, System.currentTimeMillis());
             System.out.printf("RACPU %.1f%n", (cpu() - cpu) / 1e3 / n);
-            puts(ra, queue, size, n);
+            puts(plain, queue, size, n);
             cpu = cpu();
             began = System.currentTimeMillis();
             gets(plain, queue, CMQC.MQOO_NO_READ_AHEAD, gmo, n, took);
@@ -79,8 +80,12 @@ public class ReadAheadBench {
             m.writeInt(i);
             m.write(body, 0, Math.max(size - 4, 0));
             q.put(m, pmo);
+            // answered once every put before it is done: a short wait each (on the SHARECNV 0
+            // channel: a busy machine's listener slow through a long run of async puts was
+            // taken for a lost connection on the SHARECNV 1 one, whose client beats in a call)
+            if (i % 1000 == 999) qm.getAsyncStatus();
         }
-        qm.getAsyncStatus();  // answered once every put is done
+        qm.getAsyncStatus();
         q.close();
     }
 

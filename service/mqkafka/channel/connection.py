@@ -153,11 +153,16 @@ class ChannelConnection:
                 self.sock.sendall(part)
                 self.info.counters.bytes_sent += len(part)
 
-    def push(self, segments: bytes) -> None:
-        """Whole segments the listener starts (read ahead's), sent at once."""
+    def push(self, segments: bytes, messages: int) -> None:
+        """Whole segments the listener starts (read ahead's), sent at once; ``messages``
+        got and sent in them (counted as MQGETs, as MQ counts read-ahead messages)."""
         with self._send_lock:
             self.sock.sendall(segments)
-            self.info.counters.bytes_sent += len(segments)
+            counters = self.info.counters
+            counters.bytes_sent += len(segments)
+            if messages:
+                counters.gets += messages
+                counters.last_verb, counters.last_time = "MQGET", time.time()
 
     def send_status(self, code: int) -> None:
         order = self.template.order

@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 SLICE_MS = 200  # a stream's MQI wait at a time: how soon it sees a stop or a new request
 MAX_MESSAGE = 104_857_600  # MQ's largest message: the client takes any size it is sent
 BATCH_BYTES = 8192  # segments sent at once: messages got while more are there at once
-Send = Callable[[bytes], None]  # whole segments, sent at once
+Send = Callable[[bytes, int], None]  # whole segments sent at once, the messages in them
 _FIRST = int(Flags1.FIRST)
 _LAST = int(Flags1.LAST)
 _ASYNC = int(SegType.ASYNC_MESSAGE)
@@ -133,7 +133,7 @@ class Stream:
         gmo = self._gmo  # one, its fields set afresh: a GMO made costs ~5 us
         gmo.WaitInterval = 0 if check is not None else SLICE_MS
         out: list[bytes] = []
-        size = 0
+        size = got = 0
         while self._room():
             md = MD()
             if match & asyncget.MATCH_MSG_ID:
@@ -149,6 +149,7 @@ class Stream:
                     self.stop.wait(SLICE_MS / 1000)
                 break
             gmo.WaitInterval = 0
+            got += 1
             size += self._segments(request, md, data, out)
             if size >= BATCH_BYTES or self.stop.is_set():
                 break
@@ -158,7 +159,7 @@ class Stream:
                 if self.check is check:
                     self.check = None
         if out:
-            self.send(b"".join(out))
+            self.send(b"".join(out), got)
 
     def _segments(self, request: asyncget.MsgRequest, md: MD, data: bytes, out: list[bytes]) -> int:
         """One message's ASYNC_MESSAGE segments added to ``out``; their length."""

@@ -50,7 +50,7 @@ class Client:
         self.segments: list[tuple[Header, bytes]] = []
         self.arrived = threading.Condition()
 
-    def send(self, data: bytes) -> None:
+    def send(self, data: bytes, messages: int) -> None:
         with self.arrived:
             while data:
                 length = peek_length(data[:8], 1 << 20)

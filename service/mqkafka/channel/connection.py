@@ -43,7 +43,7 @@ from mqkafka.channel.session import KNOWN_VERBS, Session
 from mqkafka.channel.settings import ListenerSettings
 from mqkafka.channel.tls import HANDSHAKE_TIMEOUT_S, subject_user
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("mqkafka.channel.server")  # the listener's lines keep their logger name
 
 HANDSHAKE_LIMIT = 65_536  # the largest initial-data segment taken before sizes are agreed
 BEAT_S = 2.0  # a heartbeat this often while a verb waits (the client's patience: ~5 s)

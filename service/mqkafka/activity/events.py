@@ -89,17 +89,18 @@ def fan_out_1_template(
     """A fan-out-1 publication's two events (``command``: the command event's middle and
     persistence byte; ``copies``: the one delivery event's middle, persistence byte and head
     size) as a ``bytes % args`` format whose arguments are what changes per publication,
-    in order: ``stamps(...)[0]``, the MsgId's length as an Avro long (``MSG_ID_LENGTH_24``
-    for an MQ one), the MsgId, the message's size as an Avro long, ``stamps(...)[1]``, the
-    MsgId's length and the MsgId again, the copy's size as an Avro long, ``stamps(...)[2]``.
-    None for another fan-out. One object per plan, so a replayed publication reads one kept
-    object (the join of the middles read three, out of the cache by then)."""
+    in order: ``stamps(...)[0]``, the MsgId, the message's size as an Avro long,
+    ``stamps(...)[1]``, the MsgId again, the copy's size as an Avro long, ``stamps(...)[2]``.
+    The MsgId is an MQ one, 24 bytes (its length is in the format: two arguments fewer to
+    convert per publication); another goes the general way. None for another fan-out. One
+    object per plan, so a replayed publication reads one kept object (the join of the
+    middles read three, out of the cache by then)."""
     if len(copies) != 1:
         return None
     (middle, persistent), (copy_middle, copy_persistent, _) = command, copies[0]
     return b"".join((
-        b"%b", _literal(middle), b"%b%b", persistent, b"%b%b",
-        _literal(copy_middle), b"%b%b", copy_persistent, b"%b%b",
+        b"%b", _literal(middle), MSG_ID_LENGTH_24, b"%b", persistent, b"%b%b",
+        _literal(copy_middle), MSG_ID_LENGTH_24, b"%b", copy_persistent, b"%b%b",
     ))  # fmt: skip
 
 
@@ -356,14 +357,12 @@ class FastEncoder:
         it with the general path."""
         stamp, latency = self.stamp_of(time_ms, put_time_ms)
         template = fan_out_1_template(command, copies)
-        if template is None:
+        if template is None or len(msg_id) != MQ_MSG_ID_LENGTH:
             return self.general_block(stamp, latency, msg_id, command, size, copies, body_size)
         head, between, tail = stamps(stamp, latency)
         varint = self.varint
-        length, copy_size = varint(len(msg_id)), varint(copies[0][2] + body_size)
-        return template % (
-            head, length, msg_id, varint(size), between, length, msg_id, copy_size, tail
-        )  # fmt: skip
+        copy_size = varint(copies[0][2] + body_size)
+        return template % (head, msg_id, varint(size), between, msg_id, copy_size, tail)
 
     def stamp_of(self, time_ms: int, put_time_ms: int) -> tuple[bytes, bytes]:
         """The encoded times (processing, put) and latency of events at ``time_ms`` put at
@@ -398,6 +397,7 @@ class FastEncoder:
 
 
 _TWO_EVENTS: Final = b"\x04\x00"  # an array block of two events, the first a COMMAND
+MQ_MSG_ID_LENGTH: Final = 24
 MSG_ID_LENGTH_24: Final = b"\x30"  # 24, an MQ MsgId's length, as an Avro long
 KIND_BYTES: Final = (b"\x00", b"\x02")  # COMMAND, DELIVERY as the enum's zigzag index
 BOOLEAN_BYTES: Final = (b"\x00", b"\x01")  # False, True

@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from mqkafka.activity.builder import SETTLE_BLOCKS, ActivityRecorder
-from mqkafka.activity.events import MSG_ID_LENGTH_24
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Processed, Reply
 from mqkafka.engine.handle import handle
@@ -396,9 +395,8 @@ class Dispatcher:
             varints = activity.varints
             activity.blocks.append(
                 template % (
-                    activity.head, MSG_ID_LENGTH_24, pub_msg_id,
-                    varints.get(size) or activity.varint(size), activity.between,
-                    MSG_ID_LENGTH_24, pub_msg_id,
+                    activity.head, pub_msg_id, varints.get(size) or activity.varint(size),
+                    activity.between, pub_msg_id,
                     varints.get(copy_size) or activity.varint(copy_size), activity.tail,
                 )
             )  # fmt: skip

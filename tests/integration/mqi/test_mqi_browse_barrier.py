@@ -44,10 +44,7 @@ bootstrap, namespace, name = sys.argv[1:4]
 # The keeper commits a busy lane's gets every half second, not every 10 ms: the window the
 # barrier closes is wide, so a browse that did not wait for it would show got messages.
 getter.ACK_GAP, getter.ACK_FLUSH = 0.5, 5.0
-qmgr = QueueManager(
-    "QM1", bootstrap_servers=bootstrap, namespace=namespace,
-    heartbeat_interval=0.5, liveness_timeout=3.0,
-)
+qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
 queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
 gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=15000)
 first = queue.get(None, MD(), gmo)  # joined the share group: not part of the run
@@ -93,7 +90,9 @@ def test_no_browse_shows_a_message_whose_get_returned_before_it_began(
         out.put(b"b%05d" % i, MD(Persistence=C.MQPER_NOT_PERSISTENT))
     putter.connection.producer.flush(60)
     out.close()
-    browser = Queue(connect(), name, C.MQOO_BROWSE)
+    # the default liveness (10 s): on a crowded machine a getter's beat may come 3 s late,
+    # and a getter taken for dead is not waited for
+    browser = Queue(connect(heartbeat_interval=2.0, liveness_timeout=10.0), name, C.MQOO_BROWSE)
     config = ClientConfig(kafka_bootstrap)
     assert browse_oldest(browser, 3) == ["b00000", "b00001", "b00002"]  # the reader is ready
     getter = subprocess.Popen(

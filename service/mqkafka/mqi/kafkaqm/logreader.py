@@ -239,10 +239,12 @@ class LogReader:
         deadline = time.monotonic() + timeout
         if self._share is not None and self._states:
             self._share.drain()  # acknowledgements since BROWSE_FIRST, as far as fetched
-        # What arrived since the last call, without waiting: a partition seen at its end may
-        # have more now, and a call that does not wait reads nothing else (a NO_WAIT get by
-        # CorrelId never saw a message put after its first look: JMS's second listener)
-        self._read(0)
+        if not any(self._heads.values()):
+            # Nothing in hand: what arrived since the last look, without waiting. A partition
+            # seen at its end may have more now, and a call that does not wait reads nothing
+            # else (a NO_WAIT get by CorrelId never saw a message put after its first look:
+            # JMS's second listener). Only then, so that what is held stays a fetch's worth.
+            self._read(0)
         while True:
             self._catch_up()
             heads = [q[0] for q in self._heads.values() if q]

@@ -275,6 +275,16 @@ def activity_side_by_side(
     off["activity on / off"] = round(on[rate] / off[rate], 3)
     cpu = "service CPU µs (process, Python thread, broker JVM)"
     off["Python thread µs per publication, on / off"] = [on[cpu][1], off[cpu][1]]
+    # the CPU measures side by side: off / on is the share of a worker activity leaves (the
+    # issue's >= 0.90), each repeat's pair too (in turns, so a pair saw the same machine)
+    pairs = list(zip(runs[True], runs[False], strict=True))
+    for j, name in enumerate(("process", "Python thread")):
+        ratios = [round(b[cpu][j] / a[cpu][j], 3) for a, b in pairs if a[cpu][j] and b[cpu][j]]
+        off[f"CPU per publication off / on, {name}: median, each pair"] = [
+            round(statistics.median(ratios), 3) if ratios else None,
+            ratios,
+        ]
+    off["publications/s on / off, each pair"] = [round(a[rate] / b[rate], 3) for a, b in pairs]
     return on, off
 
 

@@ -21,12 +21,15 @@ control queue and the streams, exactly once with the correction of ``exactlyonce
   queue and a stream are two groups) and keeps what each held; Kafka's outages said as the
   default loop says them and a fenced producer ending the worker with exit code 3
   (``outage.py``).
+- A send that failed (Kafka refused a record, or its queue's topic was deleted under the
+  worker) never commits: at the commit the open transactions are aborted and begun again,
+  the dispatcher undoes its state effects, forgets which queues exist and asks the limits
+  again, and every record since the last commit is handled again (``redo``; the records are
+  kept, so nothing is read again). As the default loop's careful mode (``txcareful``): a
+  message whose record Kafka refuses again is replaced by its dead letter, and skipped with
+  an error line when that is refused too.
 - What the default loop does that this one does not: batches (one record per call, so no
-  per-batch plans of repeated publications across records beyond the dispatcher's own), and
-  taking out a message one of whose records Kafka refuses (``txcareful``: it aborts, tries
-  again around it and dead-letters the message). Faust cannot abort and go back; aiokafka
-  commits the transaction without the refused record: it is said in an error line with the
-  message's topic, partition and offset, and left out.
+  per-batch plans of repeated publications across records beyond the dispatcher's own).
 """
 
 from __future__ import annotations
@@ -42,7 +45,14 @@ from typing import Any
 import faust
 
 from mqkafka.faust.exactlyonce import record_boundary
-from mqkafka.faust.outage import OutageLines, fenced_line, install, is_fenced
+from mqkafka.faust.outage import (
+    OutageLines,
+    fenced_line,
+    install,
+    is_fenced,
+    is_incurable,
+    kafka_error,
+)
 from mqkafka.faust.settings import make_app
 from mqkafka.kafka.clients import KafkaError, KafkaException
 from mqkafka.kafka.txloop import SESSION_TIMEOUT_MS
@@ -55,6 +65,7 @@ from mqkafka.wire.names import queue_to_topic
 log = logging.getLogger(__name__)
 
 _CREATE_TIME = 1  # confluent-kafka's TIMESTAMP_CREATE_TIME
+Position = tuple[str, int, int]  # an input record's topic, partition and offset
 FENCED_STOP = 30.0  # seconds a fenced worker's stop may take
 
 
@@ -97,6 +108,15 @@ class FaustRecord:
     def __len__(self) -> int:
         return len(self._message.value or b"")
 
+    @property
+    def message(self) -> Any:
+        return self._message
+
+    @property
+    def position(self) -> Position:
+        message = self._message
+        return str(message.topic), int(message.partition), int(message.offset)
+
 
 class FaustBrokerService(BrokerService):
     """``BrokerService`` whose loop is a Faust agent (the module's docstring says how)."""
@@ -137,7 +157,10 @@ class FaustBrokerService(BrokerService):
         self.app.on_transaction_committed = self._committed
         self.app.on_fenced = self._fenced
         self.app.on_transaction_aborted = self._aborted
-        self.app.on_refused = self._refused
+        self.app.redo = self._redo
+        self._since_commit: list[FaustRecord] = []  # handled since the last commit, in order
+        # per input whose record Kafka refused: how many tries it refused, and its last error
+        self._refusals: dict[Position, tuple[int, BaseException]] = {}
         self._stop_line: str | None = None
         crash = self.app.crash
 
@@ -170,18 +193,63 @@ class FaustBrokerService(BrokerService):
         if self._fresh:
             self.dispatcher.before_batch()
             self._fresh = False
-        send = self.app.consumer.transactions.send
-        for topic, value, key, headers, partition in self.dispatcher.handle(
-            [FaustRecord(event.message)]
-        ):
+        record = FaustRecord(event.message)
+        self._since_commit.append(record)
+        await self._send(record, self.dispatcher.handle([record]))
+
+    async def _send(self, record: FaustRecord, outputs: list[Any]) -> None:
+        send = self.app.consumer.transactions.send_for
+        for topic, value, key, headers, partition in outputs:
             await send(
+                record.message,
                 topic,
                 key,
                 value,
                 partition if partition >= 0 else None,
-                None,
                 list(headers) if headers else None,
             )
+
+    async def _redo(self, failed: list[tuple[Any, BaseException]]) -> None:
+        """A send failed: the consumer aborted the open transactions and began them again.
+        The state effects are undone (the queues and limits asked again) and each record
+        since the last commit handled again; one whose record Kafka refused in two tries is
+        replaced by its dead letter, and skipped when that is refused too (``txcareful``)."""
+        for position, error in failed:
+            where = position[0] if position is not None else None
+            if where is not None and is_incurable(error):
+                tries = self._refusals.get(where, (0, error))[0]
+                self._refusals[where] = (tries + 1, error)
+        self.dispatcher.aborted()
+        self.dispatcher.before_batch()
+        self._fresh = False
+        for record in self._since_commit:
+            refused = self._refusals.get(record.position)
+            if refused is None or refused[0] < 2:
+                outputs = self.dispatcher.handle([record])
+            else:
+                outputs = self._instead(record, *refused)
+            await self._send(record, outputs)
+
+    def _instead(self, record: FaustRecord, tries: int, error: BaseException) -> list[Any]:
+        """What is written for a message whose record Kafka refused again: its dead letter
+        (the default loop's line), or nothing (said) when Kafka refused that too."""
+        refusal = kafka_error(error)
+        dead = self.dispatcher.refused(record, refusal) if tries == 2 else None
+        if dead is not None:
+            log.warning(
+                "%s [%d] offset %d: Kafka refused a record it made (%s); it is dead-lettered",
+                *record.position,
+                refusal.name(),
+            )
+            return [dead]
+        log.error(
+            "%s [%d] offset %d skipped: Kafka refused a record it made (%s: %s) and its "
+            "dead letter",
+            *record.position,
+            refusal.name(),
+            refusal.str(),
+        )
+        return []
 
     def _failed(self, event: Any, error: BaseException) -> None:
         """A record whose outputs may be half sent: Faust would acknowledge it and commit its
@@ -201,25 +269,19 @@ class FaustBrokerService(BrokerService):
 
     def _committed(self) -> None:
         self._fresh = True
+        self._since_commit.clear()
+        self._refusals.clear()
         self.outage.heard_from_kafka(log)
         self.dispatcher.committed()
 
     def _aborted(self, opened: int) -> None:
         """A rebalance aborted the open transactions: their state effects are undone (the
         records are read again from the committed offsets)."""
+        self._since_commit.clear()
+        self._refusals.clear()
         if not self._fresh:
             self._fresh = True
             self.dispatcher.aborted(rebalanced=True)
-
-    def _refused(self, where: tuple[str, int, int], topic: str, error: BaseException) -> None:
-        """A record Kafka refused for good: aiokafka commits the transaction without it."""
-        log.error(
-            "%s [%d] offset %d: Kafka refused a record it made for %s (%s): left out, the "
-            "rest of what the message did is committed",
-            *where,
-            topic,
-            type(error).__name__,
-        )
 
     def _fenced(self, error: BaseException) -> None:
         """Another producer took a transactional id of this worker's: it stops as on SIGTERM

@@ -19,11 +19,13 @@ a SIGKILL (a Table's count one too high, an output there twice):
 
 The correction, each piece below: a commit waits for a record boundary (no record in flight;
 new records wait at the gate of their stream until it is done) and for every send made so far
-to be acknowledged; a send made for an input record goes in the transaction of that record's
-partition; the offset committed is the one after the last record processed; a revocation
-aborts what was not committed and every partition is read again from its committed offset;
-an exactly-once worker's RocksDB partition is rebuilt from its changelog (read committed)
-whenever it is opened. What it does not cover: an agent that, mid-record, waits on
+to be acknowledged (``settledsends.py``); a send that failed stops the commit, or, for an app
+with a ``redo`` hook (the broker service), the open transactions are aborted and begun again
+and the app makes its records' outputs anew; a send made for an input record goes in the
+transaction of that record's partition; the offset committed is the one after the last record
+processed; a revocation aborts what was not committed and every partition is read again from
+its committed offset; an exactly-once worker's RocksDB partition is rebuilt from its
+changelog (read committed) whenever it is opened. What it does not cover: an agent that, mid-record, waits on
 another agent's progress would wait for ever once a commit closes the gates; SIGTERM ends a
 record in flight as Faust does (acknowledged).
 """
@@ -43,13 +45,14 @@ from faust.transport import consumer as base_consumer
 from faust.transport.drivers import aiokafka as driver
 from faust.types.tuples import ack_lock
 
-from mqkafka.faust.outage import is_fenced, is_incurable
-from mqkafka.faust.rebalance import abort_and_stop, ensure_begun, start_transactions
+from mqkafka.faust.outage import is_fenced
+from mqkafka.faust.rebalance import ensure_begun, start_transactions
+from mqkafka.faust.settledsends import SettledProducer
 
 logger = logging.getLogger(__name__)
 
 WAITS_FOR_RECORDS = "commit waits for records in flight"
-TRANSACTION_TIMEOUT_MS = 300_000  # Kafka's transaction.max.timeout.ms is 900,000 by default
+REDO_TRIES = 10  # a commit's tries at its records' outputs, each after a failed send
 
 
 class RecordBoundary:
@@ -174,7 +177,7 @@ class BoundaryCommitConsumer(driver.Consumer):  # type: ignore[misc]
         try:
             if boundary.revoked or boundary.broken:
                 return False
-            await self.app.producer.settle()
+            await self._settle_or_redo()
             committed = bool(await super().commit(topics, start_new_transaction))
             hook = getattr(self.app, "on_transaction_committed", None)
             if committed and hook is not None:  # what it committed: every record so far
@@ -188,6 +191,27 @@ class BoundaryCommitConsumer(driver.Consumer):  # type: ignore[misc]
             return False
         finally:
             boundary.reopen()
+
+    async def _settle_or_redo(self) -> None:
+        """Every send settled. An app with a ``redo`` hook (the broker service) is not left
+        with a transaction that lost a send: the open transactions are aborted and begun
+        again, and ``redo`` makes every record's outputs since the last commit anew, in them
+        (as the default loop aborts and tries again, then takes out what Kafka refuses)."""
+        producer = self.app.producer
+        redo = getattr(self.app, "redo", None)
+        if redo is None:
+            await producer.settle()
+            return
+        for _ in range(REDO_TRIES):
+            failed = await producer.settled()
+            if not failed:
+                return
+            for _, error in failed:
+                if is_fenced(error):
+                    raise error
+            await producer.abort_and_begin_again()
+            await redo(failed)
+        raise ProducerSendError(f"sends failed {REDO_TRIES} times: {failed[0][1]!r}")
 
     async def on_partitions_revoked(self, revoked: Any) -> None:
         # Before Faust forgets the acknowledged offsets: nothing is committed from here on.
@@ -249,92 +273,6 @@ class BoundaryCommitConsumer(driver.Consumer):  # type: ignore[misc]
         return None if done is None else done + 1
 
 
-class SettledProducer(driver.Producer):  # type: ignore[misc]
-    """Keeps every send not yet acknowledged by the broker, so a commit can wait for them, and
-    every send that failed, so a commit cannot pass over it (aiokafka fails a refused batch's
-    futures and still commits the transaction without it)."""
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self._unsettled: set[asyncio.Future[Any]] = set()
-        self._failed: list[tuple[asyncio.Future[Any], Any]] = []
-        self._inputs: dict[asyncio.Future[Any], Any] = {}
-
-    def _keep(self, future: asyncio.Future[Any], position: Any = None) -> None:
-        self._unsettled.add(future)
-        if position is not None:
-            self._inputs[future] = position
-        future.add_done_callback(self._settled)
-
-    def _settled(self, future: asyncio.Future[Any]) -> None:
-        self._unsettled.discard(future)
-        position = self._inputs.pop(future, None)
-        if not future.cancelled() and future.exception() is not None:
-            self._failed.append((future, position))
-
-    def _settings_extra(self) -> Mapping[str, Any]:
-        extra = dict(super()._settings_extra())
-        if self.app.in_transaction:
-            # An outage shorter than this leaves the open transaction to commit (past aiokafka's
-            # 60 s the coordinator aborts it and fences the producer, which stops the worker).
-            # A worker killed holds nothing back meanwhile: the next producer with the id (the
-            # restarted worker's, or the next owner's) aborts its transaction at once.
-            extra["transaction_timeout_ms"] = TRANSACTION_TIMEOUT_MS
-        return extra
-
-    async def abort_open(self) -> int:
-        """Aborts every open transaction and stops its producer (at a revocation); what was
-        sent in them, failed or not, is sent again when its records are read again."""
-        opened = await abort_and_stop(self._transaction_producers, self._trn_locks)
-        self._unsettled.clear()
-        self._inputs.clear()
-        self._failed.clear()
-        return opened
-
-    def send_soon(self, fut: Any) -> None:
-        # Table writes: buffered, published by a task of Faust's, acknowledged later.
-        self._keep(fut)
-        super().send_soon(fut)
-
-    async def send(self, topic: str, *args: Any, **kwargs: Any) -> Any:
-        tracked = self._transaction_producers.get(kwargs.get("transactional_id") or "")
-        _track_topic(tracked or self._producer, topic)
-        future = await super().send(topic, *args, **kwargs)
-        event = faust.current_event()
-        message = event.message if event is not None else None
-        where = (message.topic, message.partition, message.offset) if message else None
-        self._keep(future, (where, topic))
-        return future
-
-    async def settle(self) -> None:
-        """Wait until every send so far is acknowledged. A send Kafka refused for a reason no
-        retry cures goes to the app's ``on_refused`` (input position, output topic, error),
-        when it has one; any other failed send fails the commit, now and at every later try
-        (its transaction then never commits)."""
-        while self._unsettled:
-            await asyncio.wait(list(self._unsettled))
-        refused = getattr(self.app, "on_refused", None)
-        kept = []
-        for future, position in self._failed:
-            error = future.exception()
-            if refused is not None and position is not None and is_incurable(error):
-                refused(*position, error)
-            else:
-                kept.append((future, position))
-        self._failed = kept
-        if kept:
-            raise ProducerSendError(f"a send failed: {kept[0][0].exception()!r}")
-
-
-def _track_topic(producer: Any, topic: str) -> None:
-    """aiokafka refreshes metadata only for the topics it tracks, and does not track one it
-    found in its first (full) metadata: a send to such a topic, once another topic is tracked,
-    waits for ever for a partition leader the refreshes dropped (the state topics did)."""
-    client = getattr(producer, "client", None)
-    if client is not None and topic not in client._topics:
-        client.add_topic(topic)
-
-
 class InputPartitionTransactions(base_consumer.TransactionManager):  # type: ignore[misc]
     """Every send made for an input record goes in the transaction of that record's partition
     (Faust picks the transaction by the output's own partition, and sends outside any when the
@@ -355,7 +293,19 @@ class InputPartitionTransactions(base_consumer.TransactionManager):  # type: ign
         event = faust.current_event()
         if event is None:
             return await super().send(topic, key, value, partition, timestamp, headers)
-        source = event.message.tp
+        return await self.send_for(event.message, topic, key, value, partition, headers)
+
+    async def send_for(
+        self,
+        source: Any,
+        topic: str,
+        key: bytes | None,
+        value: bytes | None,
+        partition: int | None,
+        headers: Any,
+    ) -> Any:
+        """A send made for the input message ``source`` (a Faust Message), in the transaction
+        of its partition."""
         group = self.app.assignor.group_for_topic(source.topic)
         transactional_id = f"{self.app.conf.id}-{group}-{source.partition}"
         # begun at the assignment; if Kafka was away then, begun now (tried until it is)
@@ -365,9 +315,10 @@ class InputPartitionTransactions(base_consumer.TransactionManager):  # type: ign
             key,
             value,
             partition,
-            timestamp,
+            None,
             headers,
             transactional_id=transactional_id,
+            source=source,
         )
 
     async def _start_transactions(self, tids: Any) -> None:

@@ -10,8 +10,8 @@ it lately: ``clients.say_away``), and the commit says Kafka is back.
 
 A fenced producer (another producer took one of this worker's transactional ids) is what no
 waiting cures: :func:`is_fenced` tells it, and the runtime stops with the default runtime's
-one line and exit code 3. A record Kafka refuses for good (:func:`is_incurable`) is said
-with the input that made it and left out.
+one line and exit code 3. A record Kafka refuses for good (:func:`is_incurable`) is what
+the broker service dead-letters its message for (``brokerrun.py``), as the default loop does.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 from aiokafka import errors as aiokafka_errors  # type: ignore[import-untyped]
 
 from mqkafka.kafka import clients
+from mqkafka.kafka.clients import KafkaError
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +55,26 @@ COORDINATOR_LOST = (
     "is either not started or not valid",
     "coordinator dead",
 )
+
+
+class InvalidRecordError(aiokafka_errors.BrokerResponseError):  # type: ignore[misc]
+    """Kafka's INVALID_RECORD (a keyless record on a compacted topic, say), which aiokafka
+    has no class for: it would be an UnknownError, and its dead letter could not say why."""
+
+    errno = 87
+    message = "INVALID_RECORD"
+    description = "The record is invalid for the topic (a compacted topic's record needs a key)"
+    retriable = False
+
+
+# registered once, in aiokafka's own table of error codes (the code has no entry there)
+aiokafka_errors.kafka_errors.setdefault(InvalidRecordError.errno, InvalidRecordError)
+
 # Refusals of a record that the same record meets however often it is sent (the default
-# loop's txcareful.INCURABLE as aiokafka reports them; it has no class for INVALID_RECORD,
-# a keyless record on a compacted topic: an UnknownError, which aiokafka never retries).
+# loop's txcareful.INCURABLE as aiokafka reports them; UnknownError: any other code aiokafka
+# has no class for, which it never retries).
 INCURABLE = (
+    InvalidRecordError,
     aiokafka_errors.RecordTooLargeError,
     aiokafka_errors.MessageSizeTooLargeError,
     aiokafka_errors.RecordListTooLargeError,
@@ -87,6 +104,15 @@ def is_fenced(error: BaseException | None) -> bool:
 
 def is_incurable(error: BaseException | None) -> bool:
     return isinstance(error, INCURABLE)
+
+
+def kafka_error(error: BaseException) -> KafkaError:
+    """An aiokafka error as the confluent-kafka KafkaError the service's dead letters are
+    written from (its name: INVALID_RECORD, MSG_SIZE_TOO_LARGE...)."""
+    code = getattr(error, "errno", None)
+    if isinstance(code, int) and code > 0:
+        return KafkaError(code)
+    return KafkaError(KafkaError.UNKNOWN, f"{type(error).__name__}: {error}")
 
 
 class OutageLines(logging.Filter):
@@ -160,9 +186,11 @@ def fenced_line(error: Any) -> str:
 __all__ = [
     "FENCED",
     "INCURABLE",
+    "InvalidRecordError",
     "OutageLines",
     "fenced_line",
     "install",
     "is_fenced",
     "is_incurable",
+    "kafka_error",
 ]

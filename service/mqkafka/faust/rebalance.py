@@ -28,6 +28,8 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from aiokafka.errors import KafkaError  # type: ignore[import-untyped]
+
 logger = logging.getLogger(__name__)
 
 ABORT_WAIT = 10.0  # seconds an abort may take; a transaction left open is aborted by the next
@@ -56,6 +58,10 @@ async def abort_and_stop(producers: dict[str, Any], locks: dict[str, asyncio.Loc
                         transactional_id,
                         type(error).__name__,
                     )
+            # a send it still holds (one to a topic deleted under it waits for Faust's
+            # producer_request_timeout, 20 minutes) belongs to the aborted transaction: failed
+            # here, so that the stop does not wait for it
+            producer._message_accumulator.fail_all(KafkaError("its transaction was aborted"))
             try:
                 await asyncio.wait_for(producer.stop(), ABORT_WAIT)
             except Exception as error:

@@ -25,9 +25,9 @@ and the app makes its records' outputs anew; a send made for an input record goe
 transaction of that record's partition; the offset committed is the one after the last record
 processed; a revocation aborts what was not committed and every partition is read again from
 its committed offset; an exactly-once worker's RocksDB partition is rebuilt from its
-changelog (read committed) whenever it is opened. What it does not cover: an agent that, mid-record, waits on
-another agent's progress would wait for ever once a commit closes the gates; SIGTERM ends a
-record in flight as Faust does (acknowledged).
+changelog (read committed) whenever it is opened. What it does not cover: an agent that,
+mid-record, waits on another agent's progress would wait for ever once a commit closes the
+gates; SIGTERM ends a record in flight as Faust does (acknowledged).
 """
 
 from __future__ import annotations

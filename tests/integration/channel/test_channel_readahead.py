@@ -1,7 +1,7 @@
 """Read ahead through ``mqk listen`` with IBM's MQ classes for Java (9.4.4, unchanged), on a
 channel the listener offers SHARECNV 1: a queue opened with MQOO_READ_AHEAD gets its messages
 pushed (ASYNC_MESSAGE), once each and in order, larger ones in several segments; an MQGET whose
-wait ends with nothing there gets 2033; browse on the same channel is unchanged; and an
+wait ends with nothing there gets 2033; browse, read ahead or not, takes nothing away; and an
 MQCLOSE with messages read ahead and not got leaves every message the listener never sent on
 the queue, in order, for the next getter (a Python MQI program here)."""
 

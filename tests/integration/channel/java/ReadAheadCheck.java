@@ -66,6 +66,17 @@ public class ReadAheadCheck {
         });
         check("browse_on_the_channel", () -> {
             for (int i = 0; i < 3; i++) put(browseQueue, "b-" + i, 0);
+            // browsed with read ahead too (the client asks REQUEST_MSGS with its browse options)
+            MQQueue ra = qm.accessQueue(browseQueue, CMQC.MQOO_BROWSE | CMQC.MQOO_READ_AHEAD);
+            MQGetMessageOptions next = gmo(2000);
+            next.options |= CMQC.MQGMO_BROWSE_NEXT;
+            for (int i = 0; i < 3; i++) {
+                MQMessage m = new MQMessage();
+                ra.get(m, next);
+                if (!text(m).equals("b-" + i)) throw new Exception("read ahead " + text(m));
+            }
+            expectReason(() -> ra.get(new MQMessage(), next), 2033);
+            ra.close();
             MQQueue q = qm.accessQueue(browseQueue, CMQC.MQOO_BROWSE | CMQC.MQOO_INPUT_AS_Q_DEF);
             MQGetMessageOptions browse = gmo(5000);
             browse.options |= CMQC.MQGMO_BROWSE_FIRST;

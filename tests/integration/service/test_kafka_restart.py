@@ -199,7 +199,12 @@ def test_the_service_rides_through_kafka_restarts_and_loses_nothing(
             _assert_said_in_few_lines(service.log[went:], since=stopped)
         bodies = [m.body for m in client.read_queue("APP.ORDERS", count=sent + 1, timeout=60)]
         twice = sorted(b for b, n in collections.Counter(bodies).items() if n > 1)
-        assert len(bodies) == sent, f"{len(bodies)} delivered of {sent}; twice: {twice}"
+        if len(bodies) != sent:  # what the service did meanwhile, and where it is
+            queues = ("SYSTEM.BROKER.CONTROL.QUEUE", DEFAULT_STREAM, "APP.ORDERS")
+            group = _group(bootstrap, f"{ns}mqk-broker", [f"{ns}{q}" for q in queues])
+            said = service.messages()[went:]
+            raise AssertionError((f"{len(bodies)} delivered of {sent}; twice: {twice}", said,
+                                  group, _stacks(service)))  # fmt: skip
         assert sorted(bodies) == sorted(f"order-{i}".encode() for i in range(sent))
         assert service.proc is not None and service.proc.poll() is None
         assert not [e for e in service.log if e.get("level") in ("error", "critical")

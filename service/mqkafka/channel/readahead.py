@@ -237,7 +237,7 @@ class ReadAhead:
             stream.update(request, template)
             return
         queue = handle_of(request.hobj)
-        if not isinstance(queue, Gettable):  # the queue manager object, or no handle
+        if not isinstance(queue, Gettable):  # the queue manager object, or a handle closed
             raise ChannelError(STATUS_INVALID_HOBJ, f"REQUEST_MSGS for handle {request.hobj}")
         stream = Stream(
             queue, template, request, self.send, self.max_segment(), self.counted.__next__

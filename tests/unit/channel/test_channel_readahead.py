@@ -11,7 +11,14 @@ from collections.abc import Iterator
 import pytest
 
 from mqkafka.channel.codec import asyncget
-from mqkafka.channel.codec.segments import Header, SegType, parse_header, peek_length
+from mqkafka.channel.codec.segments import (
+    STATUS_INVALID_HOBJ,
+    ChannelError,
+    Header,
+    SegType,
+    parse_header,
+    peek_length,
+)
 from mqkafka.channel.readahead import ReadAhead
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.rules.errors import MQMIError
@@ -136,3 +143,14 @@ def test_a_check_with_nothing_there_is_answered_on_its_own_request_id(
     client.wait_for(2)
     read_ahead.stop(5)
     assert client.messages() == [(1, b"late")]
+
+
+@pytest.mark.parametrize("handle", [None, object()])
+def test_a_request_for_no_queue_ends_the_connection(handle: object) -> None:
+    """For a handle that is no queue (the queue manager object, none at all) the connection
+    ends with STATUS 0x1D, invalid object handle."""
+    read_ahead = ReadAhead(Client().send, lambda: 32_748)
+    with pytest.raises(ChannelError) as ended:
+        read_ahead.request(*request_msgs(1, FIRST), lambda hobj: handle)
+    assert ended.value.status == STATUS_INVALID_HOBJ
+    assert not read_ahead.streams

@@ -31,6 +31,7 @@ import itertools
 import logging
 import struct
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
@@ -55,6 +56,7 @@ log = logging.getLogger(__name__)
 SLICE_MS = 200  # a stream's MQI wait at a time: how soon it sees a stop or a new request
 MAX_MESSAGE = 104_857_600  # MQ's largest message: the client takes any size it is sent
 BATCH_BYTES = 8192  # segments sent at once: messages got while more are there at once
+WAITED_S = 0.002  # a get that took longer waited on Kafka: send what was got before the next
 Send = Callable[[bytes, int], None]  # whole segments sent at once, the messages in them
 _FIRST = int(Flags1.FIRST)
 _LAST = int(Flags1.LAST)
@@ -134,7 +136,10 @@ class Stream:
 
     def _pump(self) -> None:
         """Messages got and sent while the client has room: the first get waits a slice,
-        the next ones take only what is there at once, and go out together."""
+        the next ones take only what is there at once, and go out together, unless a get
+        had to wait (on Kafka): what was got goes out before the next one, which may wait
+        too (an MQI MQGMO_NO_WAIT get waits up to a fetch round, 250 ms, when its last poll
+        brought messages: a message put and got in turn waited that long in a batch)."""
         request, check = self.request, self.check
         options = request.options | C.MQGMO_WAIT
         match = request.match_options
@@ -149,6 +154,7 @@ class Stream:
             if match & asyncget.MATCH_CORREL_ID:
                 md.CorrelId = request.correl_id
             gmo.Options, gmo.MatchOptions = options, match
+            began = time.monotonic()
             try:
                 data = self.queue.get(MAX_MESSAGE, md, gmo)
             except MQError as error:
@@ -161,6 +167,10 @@ class Stream:
             size += self._segments(request, md, data, out)
             if size >= BATCH_BYTES or self.stop.is_set():
                 break
+            if time.monotonic() - began > WAITED_S:  # it waited: the next may wait too
+                self.send(b"".join(out), got)
+                out.clear()
+                size = got = 0
         if check is not None:  # answered, after any message got meanwhile
             out.append(self._empty(request, check))
             with self.wake:

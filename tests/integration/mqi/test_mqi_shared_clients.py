@@ -60,6 +60,7 @@ def test_a_shared_connections_first_put_makes_its_producer_and_keeper(
     assert other.connection._producer is None and other.connection._keeper is None
     assert Queue(other, name, C.MQOO_INPUT_SHARED).get(None, MD(), WAIT) == b"one"
     assert other.connection._keeper is not None  # its getter's acknowledgements
+    assert other.connection._producer is None  # a getter puts nothing
 
 
 def test_shared_connections_have_their_own_units_of_work(

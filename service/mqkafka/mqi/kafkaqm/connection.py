@@ -145,6 +145,12 @@ class Connection(OnDemand):
         self.connected = True
         live.add(self)
         self.clients.join(self)
+        if not settings.share_clients:
+            # A program's own connection makes its producer now, as it always did: one made at
+            # a put holds the record while it starts (metadata, producer id), so a first
+            # non-persistent put may leave in one batch with the next (a topic's limit then
+            # refuses both). The listener's idle connections are the ones worth the wait.
+            self.producer  # noqa: B018 - made (and the keeper started) by asking
 
     # ---- heartbeats and the keeper thread ------------------------------------------------
 

@@ -1,9 +1,9 @@
-"""What a connection makes at its first need, not at MQCONN: its producer (first
-non-syncpoint put or requeue) and its keeper thread (first getter, producer or collected
-object). Until then it is kept by the thread of the clients it shares
+"""What a connection that shares its clients makes at its first need, not at MQCONN: its
+producer (first non-syncpoint put or requeue) and its keeper thread (first getter, producer
+or collected object). Until then it is kept by the thread of the clients it shares
 (:mod:`.sharedclients`): an idle connection has no Kafka client and no thread of its own
-(``bench.bench_channel_idle``). A mixin of :class:`~.connection.Connection`, which holds the
-rest of the state named here.
+(``bench.bench_channel_idle``). A connection with clients of its own makes both at MQCONN.
+A mixin of :class:`~.connection.Connection`, which holds the rest of the state named here.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from every lane, a seek or a position goes to the lane of the topic. A lane the 
 (``replace``): the other lanes stay members, holding their partitions. Replacing them too,
 unclosed, left each old one free to rejoin under the instance id of its successor and fence
 it in turn. So is a lane that stays out of the group (``unjoined``, ``lanewatch``). Questions
-any lane can answer (metadata, the group's committed offsets) go to the members first: a
-lane out of the group may be a client that lost its brokers.
+any lane can answer (metadata, the group's committed offsets) go to the members: a lane out
+of the group may be a client that lost its brokers (its answer never comes).
 """
 
 from __future__ import annotations
@@ -114,10 +114,6 @@ class TopicLanes:
     def watch_again(self) -> None:
         self._unjoined_since.clear()
 
-    def _members_first(self, lanes: Iterable[Any]) -> list[Any]:
-        """``lanes``, those holding a member id first: they can reach Kafka."""
-        return sorted(lanes, key=lambda lane: not lane.memberid())
-
     def _took(self, lane: Any, got: list[Any]) -> list[Any]:
         """``got``, from ``lane``: a fatal error among it names the lane fenced."""
         for message in got:
@@ -153,23 +149,29 @@ class TopicLanes:
         return [tp for lane in self.lanes for tp in lane.assignment()]
 
     def committed(self, partitions: list[Any], timeout: float = -1) -> list[Any]:
-        """The one group's offsets, from the first lane that answers (members first, none
-        known fenced; each given a share of ``timeout``); one found fenced is marked so."""
+        """The one group's offsets, from a lane that answers (none known fenced); one found
+        fenced is marked so."""
         asked = [self._of[t] for t in self.topics if t not in self._fenced] or self.lanes
         return list(self._first_answer(asked, "committed", partitions, timeout=timeout))
 
     def list_topics(self, *args: Any, timeout: float = -1, **kw: Any) -> Any:
-        """Metadata from the first lane that answers (members first)."""
         return self._first_answer(self.lanes, "list_topics", *args, timeout=timeout, **kw)
 
-    def _first_answer(self, lanes: list[Any], call: str, *args: Any, timeout: float,
-                      **kw: Any) -> Any:  # fmt: skip
-        ordered = self._members_first(lanes)
-        share = timeout / len(ordered) if timeout > 0 else timeout
+    def _first_answer(
+        self, lanes: list[Any], call: str, *args: Any, timeout: float, **kw: Any
+    ) -> Any:
+        """``call`` asked of ``lanes`` in turn until one answers, within ``timeout`` in all
+        (the loop's longest stretch without a consume stays as it was): of the members of
+        the group among them, if any, else of all of them."""
+        deadline = time.monotonic() + timeout
+        members = [lane for lane in lanes if lane.memberid()]
         failed: KafkaException | None = None
-        for lane in ordered:
+        for lane in members or lanes:
+            left = max(deadline - time.monotonic(), 0.0) if timeout > 0 else timeout
+            if failed is not None and left == 0.0:
+                break  # the time is up
             try:
-                return getattr(lane, call)(*args, timeout=share, **kw)
+                return getattr(lane, call)(*args, timeout=left, **kw)
             except KafkaException as error:
                 failure = error.args[0] if error.args else None
                 if isinstance(failure, KafkaError) and failure.fatal():

@@ -176,21 +176,26 @@ def test_offsets_are_read_through_a_lane_not_known_fenced_and_one_found_so_is_na
     assert made.committed(asked) == asked  # the stream's lane answers meanwhile
 
 
-def test_kafka_is_asked_through_the_lanes_that_are_members_first() -> None:
-    """A lane whose client lost its brokers (no member id) answers nothing: metadata and the
-    group's committed offsets come from a member lane, and from the others if it fails."""
-    made = lanes("CONTROL", "STREAM")
-    control, stream = made.lane_of("CONTROL"), made.lane_of("STREAM")
+def test_kafka_is_asked_through_the_lanes_that_are_members() -> None:
+    """A lane whose client lost its brokers (no member id) answers nothing, after its whole
+    timeout: metadata and the group's committed offsets come from the member lanes, one after
+    the other; from the others only when no lane is a member."""
+    made = lanes("CONTROL", "STREAM", "ADMIN")
+    control, stream, admin = (made.lane_of(t) for t in ("CONTROL", "STREAM", "ADMIN"))
     control.member, control.answers = None, False
     asked = [TopicPartition("CONTROL", 0)]
     assert made.list_topics("CONTROL", timeout=5) == "metadata from STREAM"
     assert made.committed(asked, timeout=5) == asked
+    stream.answers = False
+    assert made.list_topics("CONTROL", timeout=5) == "metadata from ADMIN"
     assert control.asked == []
-    stream.answers, control.answers = False, True
-    assert made.list_topics("CONTROL", timeout=5) == "metadata from CONTROL"
-    control.answers = False
+    admin.answers = False
     with pytest.raises(KafkaException):
         made.committed(asked, timeout=5)
+    assert control.asked == []
+    stream.member = admin.member = None  # no member at all: every lane is asked
+    control.answers = True
+    assert made.list_topics("CONTROL", timeout=5) == "metadata from CONTROL"
 
 
 def test_a_lane_that_holds_no_member_id_through_the_watch_is_named_unjoined() -> None:

@@ -22,8 +22,8 @@ CHANNEL = "DEV.RA.SVRCONN"  # offered SHARECNV 1
 QUEUE, CLOSE_QUEUE, BROWSE_QUEUE = "RA.Q", "RA.CLOSE.Q", "RA.BROWSE.Q"
 COUNT = 300  # every 100th message 70 kB: ASYNC_MESSAGE in several segments
 CLOSE_COUNT = 200  # as ReadAheadCheck puts them: 1 kB each, 3 got before the MQCLOSE
-CHECKS = ["connect", "read_ahead_once_in_order", "close_with_messages_read_ahead",
-          "browse_on_the_channel", "disconnect"]  # fmt: skip
+CHECKS = ["connect", "read_ahead_once_in_order", "put_and_get_in_turn",
+          "close_with_messages_read_ahead", "browse_on_the_channel", "disconnect"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")

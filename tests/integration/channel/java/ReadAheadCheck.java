@@ -52,6 +52,17 @@ public class ReadAheadCheck {
             if (!text(late).equals("late")) throw new Exception("late: " + text(late));
             q.close();
         });
+        check("put_and_get_in_turn", () -> {
+            // a put on the connection while its stream waits for the next message
+            MQQueue q = qm.accessQueue(queue, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_READ_AHEAD);
+            for (int i = 0; i < 20; i++) {
+                put(queue, "turn-" + i, 0);
+                MQMessage m = new MQMessage();
+                q.get(m, gmo(5000));
+                if (!text(m).equals("turn-" + i)) throw new Exception("turn " + i + ": " + text(m));
+            }
+            q.close();
+        });
         check("close_with_messages_read_ahead", () -> {
             // the client holds messages its application never gets: MQCLOSE discards them,
             // the rest (never sent) stays on the queue for the next getter

@@ -2,8 +2,9 @@
 send/receive, a transacted session, request/reply over a temporary queue, and a message each
 way between a JMS and a Python MQI program; then topic publish/subscribe with broker versions
 V1 (MQRFH) and V2 (MQRFH2 <psc>) through ``mqk serve``: non-durable and durable subscribers,
-two subscribers on the shared SYSTEM.JMS.ND.SUBSCRIBER.QUEUE, wildcards, a message listener,
-and publications each way between JMS and a Python MQI program. One JVM for all."""
+two subscribers on the shared SYSTEM.JMS.ND.SUBSCRIBER.QUEUE, wildcards, a message listener
+and two on one session (the second one's publications are got by NO_WAIT MQGETs), and
+publications each way between JMS and a Python MQI program. One JVM for all."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ VERSIONS = ("v1", "v2")
 TOPIC_CHECKS = [
     f"{check}_{v}"
     for v in VERSIONS
-    for check in ("pubsub", "two_subscribers", "wildcard", "listener", "python_to_jms",
-                  "jms_to_python", "durable")
+    for check in ("pubsub", "two_subscribers", "wildcard", "listener", "two_listeners",
+                  "python_to_jms", "jms_to_python", "durable")
 ]  # fmt: skip
 
 

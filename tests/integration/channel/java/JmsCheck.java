@@ -19,7 +19,12 @@ import javax.jms.Topic;
 import javax.jms.TopicSubscriber;
 import javax.jms.BytesMessage;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -146,6 +151,33 @@ public class JmsCheck {
                     sub.close();
                 }
             });
+            check("two_listeners_" + v, () -> {
+                // IBM's client waits on a session's first listener's messages only and looks
+                // for the others' between those waits (pollingInterval: 5 s by default)
+                try (Connection c = connect(version, null, 200)) {
+                    c.stop();  // a session delivering to listeners takes no other call
+                    Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                    BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+                    String topics = "topic://mqk/jms/" + v + "/heard/";
+                    for (String colour : new String[] {"red", "blue"}) {
+                        s.createConsumer(s.createTopic(topics + colour)).setMessageListener(m -> {
+                            try { heard.add(colour + ":" + textOf(m)); } catch (Exception e) { heard.add(e.toString()); }
+                        });
+                    }
+                    c.start();
+                    Session other = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                    MessageProducer p = other.createProducer(null);
+                    p.send(other.createTopic(topics + "blue"), other.createTextMessage("b"));
+                    p.send(other.createTopic(topics + "red"), other.createTextMessage("r"));
+                    Set<String> got = new TreeSet<>();
+                    while (got.size() < 2) {
+                        String one = heard.poll(30, TimeUnit.SECONDS);
+                        if (one == null) throw new Exception("the listeners heard only " + got);
+                        got.add(one);
+                    }
+                    if (!got.equals(new TreeSet<>(Arrays.asList("blue:b", "red:r")))) throw new Exception("heard " + got);
+                }
+            });
             check("python_to_jms_" + v, () -> {
                 try (Connection c = connect(version, null)) {
                     Session s = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -181,7 +213,12 @@ public class JmsCheck {
     }
 
     static Connection connect(int brokerVersion, String clientId) throws JMSException {
+        return connect(brokerVersion, clientId, 5000);
+    }
+
+    static Connection connect(int brokerVersion, String clientId, int pollingMs) throws JMSException {
         MQConnectionFactory cf = new MQConnectionFactory();
+        cf.setPollingInterval(pollingMs);
         cf.setTransportType(WMQConstants.WMQ_CM_CLIENT);
         cf.setHostName(host);
         cf.setPort(port);

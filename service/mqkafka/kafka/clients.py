@@ -275,14 +275,6 @@ def _settings(
     # librdkafka backs off reconnecting up to 10 s by default: a client could then notice a
     # broker's return up to 10 s late (the service's target is to serve within 10 s of it)
     settings.setdefault("reconnect.backoff.max.ms", RECONNECT_BACKOFF_MAX_MS)
-    # With every broker away, librdkafka 2.16 re-bootstraps (~30 times a second per client):
-    # now and then one came out of it with no broker to ask, for good: the service's control
-    # queue consumer ("no broker available for coordinator query" 50 minutes after Kafka's
-    # return: devsupport/lanes_restart_stress.py, 1 outage in 10), and the restart test's own
-    # reply consumer. Without it a client reconnects to the brokers it learned, as a broker
-    # restarted on its address needs; the user's setting is kept (a cluster whose addresses
-    # change wants it).
-    settings.setdefault("metadata.recovery.strategy", "none")
     settings.setdefault("logger", _librdkafka_logger())
     settings.setdefault("error_cb", on_error or _log_error)
     return settings

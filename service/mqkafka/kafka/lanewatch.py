@@ -5,8 +5,11 @@ ask: librdkafka 2.16's re-bootstrap during the outage decommissioned its group c
 and then "no broker available for coordinator query" for minutes, while the stream's lane
 rejoined and served; the group was stable without the control queue's lane, and no command
 was answered (the restart test, 1 run in ~20; ``devsupport/lanes_restart_stress.py``, 1
-outage in 10, with librdkafka's cgrp lines). Whatever leaves a lane out, its client holds no
-member id then; a lane that holds none for longer than a join can take is replaced.
+outage in 10, with librdkafka's cgrp lines). Without the re-bootstrap
+(``metadata.recovery.strategy=none``) it was worse: both lanes stuck so, the group empty (1
+restart test run of 2). Whatever leaves a lane out, its client holds no member id then; a
+lane that holds none for longer than a join can take, while Kafka answers (the producer, if
+no lane can ask: ``txrecovery._kafka_answers``), is replaced.
 
 :class:`LaneWatch` is a mixin of :class:`~mqkafka.kafka.txloop.TransactionalLoop` (through
 ``txrecovery``): it works on the loop's consumer and flags, declared below.

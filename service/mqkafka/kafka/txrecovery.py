@@ -390,12 +390,17 @@ class OutageRecovery(LaneWatch):
                 self._consumer_fenced(error)
                 return
 
-    def _kafka_answers(self) -> bool:
-        try:
-            self.consumer.list_topics(self.topics[0], timeout=ANSWER_WAIT)
-        except KafkaException:
-            return False
-        return True
+    def _kafka_answers(self, timeout: float = ANSWER_WAIT) -> bool:
+        """Whether Kafka answers a metadata request of the consumer or, failing that, of the
+        producer: a consumer's client can be left with no broker to ask while Kafka is back
+        (``lanewatch``), and judged by it alone, Kafka stayed away for good."""
+        for client in (self.consumer, self.producer):
+            try:
+                client.list_topics(self.topics[0], timeout=timeout)
+            except KafkaException:
+                continue
+            return True
+        return False
 
     def _resume_from_committed(self) -> None:
         """After a failed transaction, once it is settled one way or the other (a commit that
@@ -458,11 +463,8 @@ class OutageRecovery(LaneWatch):
         if now - self._asked_at < IDLE_CHECK:
             return
         self._asked_at = now
-        try:
-            self.consumer.list_topics(self.topics[0], timeout=2)
-        except KafkaException:
-            return
-        self._heard_from_kafka()
+        if self._kafka_answers(timeout=2):
+            self._heard_from_kafka()
 
 
 # Loops of this process waiting for Kafka (a batch failed for an outage, or for a rebalance

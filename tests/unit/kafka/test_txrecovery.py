@@ -312,6 +312,26 @@ def test_a_lane_out_of_the_group_with_kafka_answering_is_replaced_in_one_line(
                     "Kafka answering: a new one takes its place"]  # fmt: skip
 
 
+class Deaf:
+    """A client left with no broker to ask: no metadata, whatever Kafka does."""
+
+    def list_topics(self, topic: str, timeout: float) -> None:
+        raise KafkaException(KafkaError(KafkaError._TRANSPORT, "no broker available"))
+
+
+def test_kafka_answering_the_producer_is_back_though_the_consumer_cannot_reach_it() -> None:
+    """Every lane of the service was left with no broker after a restart (the group empty);
+    asked through them alone, Kafka stayed away for good and no lane was replaced."""
+    loop = Loop(FakeConsumer({}, []))
+    loop.consumer = Deaf()
+    loop.producer = FakeConsumer({}, [])  # answers metadata
+    clients._repeat_filter().unreachable_since = time.monotonic()
+    loop._check_kafka_while_idle()
+    assert clients.kafka_away_since() is None  # Kafka is back: the lanes' watch counts now
+    loop.producer = Deaf()
+    assert not loop._kafka_answers()
+
+
 def test_a_producer_fenced_by_the_outage_is_renewed_each_time() -> None:
     """The coordinator aborts a transaction an outage held open past its timeout and fences
     its producer; a broker that flaps does it again to the new one: renewed each time (it

@@ -12,6 +12,14 @@ the rest (a put time not seen last, another fan-out). Blocks are folded into rec
 ``SETTLE_BLOCKS`` (``settle``), while they are still in the cache, rather than all at the
 batch's end (in-process, batches of 5,000: +1.42 / +1.32 / +1.16 / +1.20 us a publication over
 no activity settling every 256 / 128 / 64 / 32 blocks, paired medians of 40).
+
+Where the rest goes (issue 34 point 4, the loaded 2-core VM): the format and the fold, ~0.7 us
+a publication with 10,000 plans' templates out of the cache; the records' ~256 KB values were
+faulted in page by page at every transaction until ``service.tuning`` kept freed heap. Fewer,
+larger records would not help (a transaction of 5,000 publications writes ~6), and the
+activity topic cannot be compressed alone: librdkafka compresses every topic of a producer
+alike (lz4 cost the relay 12-37% more CPU on the corpus), and a second producer would not
+write in the batch's transaction.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ Where the rest goes (issue 34 point 4, the loaded 2-core VM): the format and the
 a publication with 10,000 plans' templates out of the cache; the records' ~256 KB values were
 faulted in page by page at every transaction until ``service.tuning`` kept freed heap. Fewer,
 larger records would not help (a transaction of 5,000 publications writes ~6), and the
-activity topic cannot be compressed alone: librdkafka compresses every topic of a producer
-alike (lz4 cost the relay 12-37% more CPU on the corpus), and a second producer would not
-write in the batch's transaction.
+activity topic cannot be compressed alone: confluent-kafka's producer compresses every topic
+alike (librdkafka's per-topic setting is not reached from Python; lz4 for all cost the relay
+12-37% more CPU on the corpus), and a second producer would not write in the transaction.
 """
 
 from __future__ import annotations

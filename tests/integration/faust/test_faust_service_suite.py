@@ -1,46 +1,39 @@
-"""Part of the service's integration suite on ``mqk serve --runtime faust`` (issue 36 point
-3), in ``make test``: the seed scenarios, the commands' core (publish and deliver, retained
-publications) and a worker killed and restarted as the same static member. ``make
-test-faust`` runs the whole list of the service suite's tests that hold on Faust; the
-crash-and-restart exactly-once test and the differential test are this directory's
-``test_faust_runtime*.py``."""
+"""The service's integration suite runs on ``mqk serve --runtime faust`` (issue 36 point 3):
+every service test module has its Faust module here (``servicesuite.py`` says how), or a
+reason not to, and the tests left out of one are the listed ones."""
 
 from __future__ import annotations
 
-import pytest
+import importlib
+from pathlib import Path
 
-from tests.integration.service.conftest import client, namespace, start_service
-from tests.integration.service.test_service_commands import (
-    test_regsub_publish_delivers_with_the_topic_and_the_subscriber_correlid,
-    test_retained_publication_request_update_and_delete_pub,
-)
-from tests.integration.service.test_service_seed_rules import (
-    as_user,
-    test_a_command_message_without_command_is_parm_missing,
-    test_a_constant_false_filter_is_selector_always_false_and_a_bad_one_filter_error,
-    test_request_update_by_sub_name_from_another_user_of_a_variable_user_id_subscription,
-)
-from tests.integration.service.test_service_takeover import (
-    test_a_worker_killed_and_restarted_takes_its_partitions_back_as_the_same_member,
-)
+from tests.integration.faust.servicesuite import LOOP_ONLY, LOOP_ONLY_MODULES
 
-pytestmark = pytest.mark.kafka
-
-__all__ = [
-    "as_user",
-    "client",
-    "namespace",
-    "start_service",
-    "test_a_command_message_without_command_is_parm_missing",
-    "test_a_constant_false_filter_is_selector_always_false_and_a_bad_one_filter_error",
-    "test_a_worker_killed_and_restarted_takes_its_partitions_back_as_the_same_member",
-    "test_regsub_publish_delivers_with_the_topic_and_the_subscriber_correlid",
-    "test_request_update_by_sub_name_from_another_user_of_a_variable_user_id_subscription",
-    "test_retained_publication_request_update_and_delete_pub",
-]
+HERE = Path(__file__).resolve().parent
+SERVICE = HERE.parent / "service"
 
 
-@pytest.fixture(autouse=True)
-def faust_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every ``mqk serve`` these tests start runs on Faust."""
-    monkeypatch.setenv("MQK_RUNTIME", "faust")
+def service_modules() -> list[str]:
+    return sorted(path.stem for path in SERVICE.glob("test_*.py"))
+
+
+def test_every_service_test_module_runs_on_faust_or_says_why_not() -> None:
+    missing = [
+        name
+        for name in service_modules()
+        if name not in LOOP_ONLY_MODULES
+        and not (HERE / f"test_faust_{name.removeprefix('test_')}.py").exists()
+    ]
+    assert missing == [], f"no Faust module for {missing}: add one, or a reason not to"
+    assert set(LOOP_ONLY_MODULES) <= set(service_modules())
+
+
+def test_the_tests_left_out_on_faust_exist_and_each_has_a_reason() -> None:
+    tests = {
+        name
+        for module in service_modules()
+        for name in vars(importlib.import_module(f"tests.integration.service.{module}"))
+        if name.startswith("test_")
+    }
+    assert set(LOOP_ONLY) <= tests, set(LOOP_ONLY) - tests
+    assert all(reason.strip() for reason in (*LOOP_ONLY.values(), *LOOP_ONLY_MODULES.values()))

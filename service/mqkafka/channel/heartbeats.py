@@ -15,16 +15,25 @@ the connection's own thread, in order.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import replace
+from typing import Final
 
 from mqkafka.channel.codec.segments import (
+    TSH_ID,
     TSH_LENGTH,
     TSHC_ID,
+    TSHM_ID,
+    TSHM_LENGTH,
+    ChannelError,
     Flags1,
     Header,
     SegType,
     parse_header,
 )
+
+_IDS: Final = {TSH_ID: TSH_LENGTH, TSHM_ID: TSHM_LENGTH, TSHC_ID: TSH_LENGTH}  # header sizes
+_LENGTH: Final = struct.Struct(">I")
 
 
 def heartbeat_answer(template: Header, request: Header) -> Header:
@@ -39,17 +48,37 @@ def heartbeat_answer(template: Header, request: Header) -> Header:
     return form.for_body(SegType.HEARTBEAT, 0, Flags1.FIRST | Flags1.LAST)
 
 
-def take_heartbeats(inbox: bytearray) -> list[Header]:
-    """The ``TSHC`` HEARTBEAT requests at the head of ``inbox``, taken out of it (a
-    heartbeat's answer from the client, which needs none, is taken out too)."""
+def take_heartbeats(inbox: bytearray, limit: int = 0x7FFF_FFFF) -> list[Header]:
+    """The ``TSHC`` HEARTBEAT requests anywhere in ``inbox`` (which starts at a segment's
+    start), taken out of it, the other segments left in order (a heartbeat's answer from
+    the client, which needs none, is taken out too). The walk follows the segments'
+    lengths and stops at a cut segment or one longer than ``limit`` or not a TSH: what
+    is wrong with it is the connection's own reader's to say.
+
+    Why anywhere: behind a backlog of async puts the client's heartbeat request waits
+    for the answer to an MQSTAT that is itself behind them; answered only when the puts
+    before it were done, it came too late (MQRC 2009 under load)."""
     asked: list[Header] = []
-    while len(inbox) >= TSH_LENGTH and inbox[:4] == TSHC_ID:
-        head = parse_header(bytes(inbox[:TSH_LENGTH]))
-        if head.seg_type != SegType.HEARTBEAT or head.length != TSH_LENGTH:
+    at, end = 0, len(inbox)
+    while at + TSH_LENGTH <= end:
+        struc_id = bytes(inbox[at : at + 4])
+        if struc_id not in _IDS:
             break
-        del inbox[:TSH_LENGTH]
-        if head.flags1 & Flags1.CONFIRM_REQUEST:
-            asked.append(head)
+        length = _LENGTH.unpack_from(inbox, at + 4)[0]
+        if length < _IDS[struc_id] or length > limit or at + length > end:
+            break
+        if struc_id == TSHC_ID and length == TSH_LENGTH and inbox[at + 9] == SegType.HEARTBEAT:
+            try:
+                head = parse_header(bytes(inbox[at : at + TSH_LENGTH]))
+            except ChannelError:
+                break  # a bad byte order: the reader's to say
+            else:
+                del inbox[at : at + TSH_LENGTH]
+                end -= TSH_LENGTH
+                if head.flags1 & Flags1.CONFIRM_REQUEST:
+                    asked.append(head)
+                continue
+        at += length
     return asked
 
 

@@ -34,7 +34,7 @@ from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.rules.structs import MD
 
 if TYPE_CHECKING:
-    from mqkafka.channel.server import ChannelConnection
+    from mqkafka.channel.connection import ChannelConnection
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +54,9 @@ _new = object.__new__
 
 
 class PutStream:
-    """One connection's reader of async put runs (its own thread's; the inbox read under
-    the connection's read lock, each put outside it, as the plain path's calls)."""
+    """One connection's reader of async put runs (its own thread's; the unread bytes
+    taken through ``take_unread``, under the connection's read lock, each put outside
+    it, as the plain path's calls)."""
 
     def __init__(self, connection: ChannelConnection) -> None:
         self.connection = connection
@@ -74,13 +75,12 @@ class PutStream:
         qmgr = session.qmgr
         if pending or qmgr is None or not qmgr.is_connected:
             return False
-        reading = conn._reading
+        take_unread, next_put = conn.take_unread, self._next
         async_puts = session.async_puts
         calls = puts = 0
         try:
             while True:
-                with reading:  # the heartbeats' thread may read into the inbox in a call
-                    found = self._next(conn)
+                found = take_unread(next_put)  # held: the heartbeats' thread reads in a call
                 if found is None:
                     break
                 queue, data, md, ids = found
@@ -109,10 +109,10 @@ class PutStream:
                 counters.last_time = time.time()
         return calls > 0
 
-    def _next(self, conn: ChannelConnection) -> tuple[Queue, bytes, MD, tuple[int, int]] | None:
-        """The async put whole at the inbox's head, taken out of it; None: none there (the
-        inbox as it was)."""
-        inbox = conn._inbox
+    def _next(self, inbox: bytearray) -> tuple[Queue, bytes, MD, tuple[int, int]] | None:
+        """The async put whole at the head of the connection's unread bytes, taken out of
+        them; None: none there (the bytes as they were)."""
+        conn = self.connection
         end = len(inbox)
         if end < 28:
             return None

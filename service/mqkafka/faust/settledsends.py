@@ -62,20 +62,28 @@ class SettledProducer(driver.Producer):  # type: ignore[misc]
     async def _fail_gone(self) -> bool:
         """Sends whose topic is gone from Kafka (deleted under the worker: aiokafka asks to
         add it to the transaction again and again and holds the send) count as failed. Their
-        producers' metadata is asked first (while Kafka is away it is kept: nothing is gone)."""
+        producers' metadata is asked first. Only a topic missing from an answer that holds the
+        producer's other topics is gone: while Kafka is away the metadata is kept, and a broker
+        starting answers without the leaders of every topic (none of which is gone)."""
+        answered = set()
         for client in {getattr(via, "client", None) for via in self._via.values()}:
             if client is None:
                 continue
             try:
-                await asyncio.wait_for(client.force_metadata_update(), GONE_CHECK)
+                updated = await asyncio.wait_for(client.force_metadata_update(), GONE_CHECK)
             except Exception as error:  # Kafka away: the sends wait for it
                 logger.debug("metadata not updated (%r)", error)
+                continue
+            if updated is True and client.cluster.topics():
+                answered.add(id(client))
         found = False
         for future, via in list(self._via.items()):
             position = self._inputs.get(future)
             topic = position[1] if position is not None else None
-            cluster = getattr(getattr(via, "client", None), "cluster", None)
-            if topic is None or cluster is None or cluster.partitions_for_topic(topic):
+            client = getattr(via, "client", None)
+            if topic is None or client is None or id(client) not in answered:
+                continue
+            if client.cluster.partitions_for_topic(topic):
                 continue
             self._unsettled.discard(future)
             del self._via[future]

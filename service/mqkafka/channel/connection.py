@@ -38,7 +38,7 @@ from mqkafka.channel.codec.segments import (
     split,
 )
 from mqkafka.channel.counters import ChannelCounters
-from mqkafka.channel.heartbeats import heartbeat_answer, take_heartbeats
+from mqkafka.channel.heartbeats import heartbeat_answer, walk_heartbeats
 from mqkafka.channel.putstream import PutStream
 from mqkafka.channel.readahead import ReadAhead
 from mqkafka.channel.session import KNOWN_VERBS, Session
@@ -94,6 +94,8 @@ class ChannelConnection:
         self._inbox = bytearray()  # bytes received and not yet read
         self._reading = threading.Lock()  # the reader: this thread, or (in a call) the beats'
         self._scanned = 0.0  # when this thread last answered heartbeats in a backlog
+        # where the last look for heartbeats stopped, as a count of bytes received (none yet)
+        self._walked = -(1 << 62)
         self.put_stream = PutStream(self)  # runs of async MQPUTs, read in place
         self.read_ahead = ReadAhead(
             self.push, lambda: self.max_segment
@@ -185,7 +187,11 @@ class ChannelConnection:
                     break  # the reader meets the end next
                 inbox += chunk
                 self.info.counters.bytes_received += len(chunk)
-            for request in take_heartbeats(inbox, self.max_segment):
+            received = self.info.counters.bytes_received  # the inbox's end, as a count
+            start = max(0, self._walked - (received - len(inbox)))
+            asked, stop = walk_heartbeats(inbox, start, self.max_segment)
+            self._walked = received - len(inbox) + stop
+            for request in asked:
                 self._send_header(heartbeat_answer(self.template, request))
         except (OSError, ValueError):
             return  # this connection's thread meets the same when it reads

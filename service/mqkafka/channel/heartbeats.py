@@ -50,16 +50,24 @@ def heartbeat_answer(template: Header, request: Header) -> Header:
 
 def take_heartbeats(inbox: bytearray, limit: int = 0x7FFF_FFFF) -> list[Header]:
     """The ``TSHC`` HEARTBEAT requests anywhere in ``inbox`` (which starts at a segment's
-    start), taken out of it, the other segments left in order (a heartbeat's answer from
-    the client, which needs none, is taken out too). The walk follows the segments'
-    lengths and stops at a cut segment or one longer than ``limit`` or not a TSH: what
-    is wrong with it is the connection's own reader's to say.
+    start), taken out of it, the other segments left in order: :func:`walk_heartbeats`
+    from the start."""
+    return walk_heartbeats(inbox, 0, limit)[0]
+
+
+def walk_heartbeats(inbox: bytearray, start: int, limit: int) -> tuple[list[Header], int]:
+    """The ``TSHC`` HEARTBEAT requests in ``inbox`` from ``start`` (a segment's start) on,
+    taken out of it, the other segments left in order (a heartbeat's answer from the
+    client, which needs none, is taken out too), and where the walk stopped: it follows
+    the segments' lengths and stops at the end, a cut segment or one longer than
+    ``limit`` or not a TSH (what is wrong with it is the connection's reader's to say).
+    The next walk starts there: a backlog is walked once, not at every look.
 
     Why anywhere: behind a backlog of async puts the client's heartbeat request waits
     for the answer to an MQSTAT that is itself behind them; answered only when the puts
     before it were done, it came too late (MQRC 2009 under load)."""
     asked: list[Header] = []
-    at, end = 0, len(inbox)
+    at, end = start, len(inbox)
     while at + TSH_LENGTH <= end:
         struc_id = bytes(inbox[at : at + 4])
         if struc_id not in _IDS:
@@ -72,14 +80,13 @@ def take_heartbeats(inbox: bytearray, limit: int = 0x7FFF_FFFF) -> list[Header]:
                 head = parse_header(bytes(inbox[at : at + TSH_LENGTH]))
             except ChannelError:
                 break  # a bad byte order: the reader's to say
-            else:
-                del inbox[at : at + TSH_LENGTH]
-                end -= TSH_LENGTH
-                if head.flags1 & Flags1.CONFIRM_REQUEST:
-                    asked.append(head)
-                continue
+            del inbox[at : at + TSH_LENGTH]
+            end -= TSH_LENGTH
+            if head.flags1 & Flags1.CONFIRM_REQUEST:
+                asked.append(head)
+            continue
         at += length
-    return asked
+    return asked, at
 
 
-__all__ = ["heartbeat_answer", "take_heartbeats"]
+__all__ = ["heartbeat_answer", "take_heartbeats", "walk_heartbeats"]

@@ -15,7 +15,7 @@ from typing import Any, cast
 import pytest
 
 from mqkafka.channel.codec.segments import Flags1, Header, SegType
-from mqkafka.channel.heartbeats import take_heartbeats
+from mqkafka.channel.heartbeats import take_heartbeats, walk_heartbeats
 from mqkafka.channel.server import ChannelConnection, Closed, ConnectionInfo
 from mqkafka.channel.settings import ListenerSettings
 from tests.unit.channel.test_channel_putstream import (
@@ -61,6 +61,15 @@ def test_heartbeat_requests_are_taken_from_between_whole_segments(
     assert len(taken) == asked
     assert all(h.common and h.flags1 & Flags1.CONFIRM_REQUEST for h in taken)
     assert bytes(buffer) == b"".join(left)
+
+
+def test_a_walk_goes_on_where_the_last_one_stopped() -> None:
+    """A backlog is walked once: the next look starts at the first segment not walked."""
+    inbox = bytearray(P1 + P2 + P2[:40])
+    assert walk_heartbeats(inbox, 0, 1 << 20) == ([], len(P1 + P2))
+    inbox += P2[40:] + ASK + P1
+    asked, stop = walk_heartbeats(inbox, len(P1 + P2), 1 << 20)
+    assert len(asked) == 1 and stop == len(inbox) and bytes(inbox) == P1 + P2 + P2 + P1
 
 
 def _segments(data: bytes) -> list[tuple[bytes, int, int]]:

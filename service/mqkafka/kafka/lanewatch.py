@@ -22,7 +22,6 @@ import time
 from concurrent.futures import Future
 from typing import Any
 
-from mqkafka.kafka import clients
 from mqkafka.kafka.lanes import TopicLanes
 from mqkafka.kafka.txcalls import close_in_background
 
@@ -47,25 +46,33 @@ class LaneWatch:
     def _consumer_renewed(self) -> None:
         raise NotImplementedError  # the recovery's
 
+    def _kafka_answers(self, timeout: float = 5.0, *, producer: bool = False) -> bool:
+        raise NotImplementedError  # the recovery's
+
     def _watch_lanes(self) -> None:
         """Every lane a member of the group, or replaced: one that has held no member id for
-        a rebalance timeout and a session with Kafka answering (not said away) is no member
-        and not joining (a join is answered within the rebalance timeout), however it came
-        to be so (``lanes``: a client that lost its brokers for good); a new client for it
-        joins in its place, said in one line."""
+        a rebalance timeout and a session (a join is answered within the rebalance timeout)
+        while Kafka answers is no member and not joining, however it came to be so; a new
+        client for it joins in its place, said in one line. Whether Kafka answers is asked
+        then, of the lanes or else of the producer (when every lane lost its brokers, the
+        loop's own word, Kafka away, never changes); while it does not, the watch starts
+        again."""
         lanes = self.consumer
         now = time.monotonic()
         if not isinstance(lanes, TopicLanes) or now - self._lanes_watched < LANE_WATCH_EVERY:
             return
         self._lanes_watched = now
-        if self._away_since is not None or clients.kafka_away_since() is not None:
-            lanes.watch_again()  # counted from Kafka's return
-            return
         settings = self._consumer_settings
         grace = (int(settings.get("max.poll.interval.ms", 300_000))
                  + int(settings.get("session.timeout.ms", 10_000))) / 1000.0  # fmt: skip
+        late = lanes.unjoined(grace, now)
+        if not late:
+            return
+        if not self._kafka_answers(producer=True):
+            lanes.watch_again()  # counted from Kafka's return
+            return
         self._closing = [closed for closed in self._closing if not closed.done()]
-        for topic in lanes.unjoined(grace, now):
+        for topic in late:
             if len(self._closing) >= MAX_CLOSING:
                 return  # librdkafka stuck in closes: not piled up (a fence ends the loop)
             log.warning("the consumer of %s has been no member of the group for %.0fs with "

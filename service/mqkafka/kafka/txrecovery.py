@@ -390,11 +390,11 @@ class OutageRecovery(LaneWatch):
                 self._consumer_fenced(error)
                 return
 
-    def _kafka_answers(self, timeout: float = ANSWER_WAIT) -> bool:
-        """Whether Kafka answers a metadata request of the consumer or, failing that, of the
-        producer: a consumer's client can be left with no broker to ask while Kafka is back
-        (``lanewatch``), and judged by it alone, Kafka stayed away for good."""
-        for client in (self.consumer, self.producer):
+    def _kafka_answers(self, timeout: float = ANSWER_WAIT, *, producer: bool = False) -> bool:
+        """Whether Kafka answers a metadata request of the consumer or, with ``producer``,
+        failing that, of the producer: a consumer's clients can be left with no broker to ask
+        while Kafka is back (``lanewatch``), and judged by them alone, Kafka stays away."""
+        for client in (self.consumer, self.producer) if producer else (self.consumer,):
             try:
                 client.list_topics(self.topics[0], timeout=timeout)
             except KafkaException:

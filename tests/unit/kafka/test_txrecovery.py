@@ -264,9 +264,21 @@ class MemberConsumer(ClosingConsumer):
     def __init__(self) -> None:
         super().__init__([])
         self.member: str | None = "member"
+        self.deaf = False  # no broker to ask: no metadata
 
     def memberid(self) -> str | None:
         return self.member
+
+    def list_topics(self, topic: str, timeout: float) -> None:
+        if self.deaf:
+            raise KafkaException(KafkaError(KafkaError._TRANSPORT, "no broker available"))
+
+
+class Deaf:
+    """A client left with no broker to ask: no metadata, whatever Kafka does."""
+
+    def list_topics(self, topic: str, timeout: float) -> None:
+        raise KafkaException(KafkaError(KafkaError._TRANSPORT, "no broker available"))
 
 
 def test_a_lane_out_of_the_group_with_kafka_answering_is_replaced_in_one_line(
@@ -275,7 +287,7 @@ def test_a_lane_out_of_the_group_with_kafka_answering_is_replaced_in_one_line(
     """A lane whose client holds no member id for a rebalance timeout and a session while
     Kafka answers is no member and not joining (the control queue's lane, its client left
     with no broker after a restart: no command answered for minutes): a new client takes its
-    place, said in one line; while Kafka is away it is not counted against it."""
+    place, said in one line. While Kafka does not answer, the watch starts again."""
     made: list[MemberConsumer] = []
 
     def lane(settings: dict[str, Any]) -> MemberConsumer:
@@ -286,24 +298,25 @@ def test_a_lane_out_of_the_group_with_kafka_answering_is_replaced_in_one_line(
     loop = Loop(lanes)
     loop._consumer_settings |= {"max.poll.interval.ms": 60_000}
     control, stream = made
-    control.member = None
-    loop._watch_lanes()  # seen without a member id from now
-    loop._away_since = time.monotonic()
-    lanes._unjoined_since["control"] -= 100.0  # as if a while ago
-    loop._lanes_watched -= lanewatch.LANE_WATCH_EVERY
-    loop._watch_lanes()  # Kafka away: the watch starts again at its return
-    assert lanes.lane_of("control") is control
-    loop._away_since = None
-    loop._lanes_watched -= lanewatch.LANE_WATCH_EVERY
-    loop._watch_lanes()
-    lanes._unjoined_since["control"] -= 69.0
-    loop._lanes_watched -= lanewatch.LANE_WATCH_EVERY
-    loop._watch_lanes()
-    assert lanes.lane_of("control") is control  # 69 s: a rebalance could still answer it
-    lanes._unjoined_since["control"] -= 1.0
-    loop._lanes_watched -= lanewatch.LANE_WATCH_EVERY
-    with caplog.at_level(logging.WARNING):
+
+    def watch(after: float) -> None:  # the watch's next look, ``after`` seconds on
+        for topic in lanes._unjoined_since:
+            lanes._unjoined_since[topic] -= after
+        loop._lanes_watched -= lanewatch.LANE_WATCH_EVERY
         loop._watch_lanes()
+
+    control.member = None
+    stream.deaf = control.deaf = True
+    loop.producer = Deaf()  # Kafka away
+    watch(0.0)  # seen without a member id from now
+    watch(100.0)
+    assert lanes.lane_of("control") is control and lanes._unjoined_since == {}
+    stream.deaf = False  # Kafka back
+    watch(0.0)
+    watch(69.0)
+    assert lanes.lane_of("control") is control  # 69 s: a rebalance could still answer it
+    with caplog.at_level(logging.WARNING):
+        watch(1.0)
     assert lanes.lane_of("control") is made[2] and lanes.lane_of("stream") is stream
     loop._closing[0].result(30)  # a wait for the close thread, not a time measured
     assert control.closed.is_set() and loop._resync and loop._renew
@@ -312,24 +325,16 @@ def test_a_lane_out_of_the_group_with_kafka_answering_is_replaced_in_one_line(
                     "Kafka answering: a new one takes its place"]  # fmt: skip
 
 
-class Deaf:
-    """A client left with no broker to ask: no metadata, whatever Kafka does."""
-
-    def list_topics(self, topic: str, timeout: float) -> None:
-        raise KafkaException(KafkaError(KafkaError._TRANSPORT, "no broker available"))
-
-
-def test_kafka_answering_the_producer_is_back_though_the_consumer_cannot_reach_it() -> None:
-    """Every lane of the service was left with no broker after a restart (the group empty);
-    asked through them alone, Kafka stayed away for good and no lane was replaced."""
+def test_kafka_answering_the_producer_answers_though_the_consumer_cannot_reach_it() -> None:
+    """Every lane of the service was left with no broker after a restart (the group empty):
+    asked through them alone, Kafka stayed away for good and no lane was replaced; the lane
+    watch asks the producer too. The loop's word on an outage stays the consumer's."""
     loop = Loop(FakeConsumer({}, []))
     loop.consumer = Deaf()
     loop.producer = FakeConsumer({}, [])  # answers metadata
-    clients._repeat_filter().unreachable_since = time.monotonic()
-    loop._check_kafka_while_idle()
-    assert clients.kafka_away_since() is None  # Kafka is back: the lanes' watch counts now
+    assert loop._kafka_answers(producer=True) and not loop._kafka_answers()
     loop.producer = Deaf()
-    assert not loop._kafka_answers()
+    assert not loop._kafka_answers(producer=True)
 
 
 def test_a_producer_fenced_by_the_outage_is_renewed_each_time() -> None:

@@ -4,12 +4,17 @@ connection up (MQRC 2009) when no answer comes in about another second; the requ
 on the socket behind the puts sent before it. So the connection's thread, while it works
 through them, reads ahead and answers the heartbeat requests it finds between whole
 segments, leaving every other segment in its place: the puts are done once each, in order.
+On TLS too (there that thread alone reads: the heartbeats' thread never reads a TLS socket).
 """
 
 from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
+import threading
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
@@ -18,6 +23,7 @@ from mqkafka.channel.codec.segments import Flags1, Header, SegType
 from mqkafka.channel.heartbeats import take_heartbeats, walk_heartbeats
 from mqkafka.channel.server import ChannelConnection, Closed, ConnectionInfo
 from mqkafka.channel.settings import ListenerSettings
+from tests.integration.channel.certs import make_cert
 from tests.unit.channel.test_channel_putstream import (
     ASYNC,
     Connected,
@@ -83,13 +89,45 @@ def _segments(data: bytes) -> list[tuple[bytes, int, int]]:
     return out
 
 
-@pytest.mark.parametrize("stream", [True, False])  # the put stream's path, the plain one
-def test_a_heartbeat_behind_a_backlog_of_async_puts_is_answered_before_they_are_done(
-    stream: bool,
-) -> None:
-    backlog = 200
+@pytest.fixture(scope="module")
+def server_cert(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("certs")
+    make_cert(folder, "server", "/CN=localhost", signed=False)
+    return folder
+
+
+@contextlib.contextmanager
+def _pair(tls: bool, certs: Path | None) -> Iterator[tuple[socket.socket, socket.socket]]:
+    """The listener's end and the client's, over TLS when ``tls``."""
     ours, theirs = socket.socketpair()
     try:
+        if tls:
+            assert certs is not None
+            server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            server.load_cert_chain(certs / "server.pem", certs / "server.key")
+            client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+            client.check_hostname, client.verify_mode = False, ssl.CERT_NONE
+            ours = server.wrap_socket(ours, server_side=True, do_handshake_on_connect=False)
+            theirs = client.wrap_socket(theirs, do_handshake_on_connect=False)
+            handshake = threading.Thread(target=ours.do_handshake)
+            handshake.start()
+            theirs.do_handshake()
+            handshake.join()
+        yield ours, theirs
+    finally:
+        ours.close()
+        theirs.close()
+
+
+@pytest.mark.parametrize(
+    ("stream", "tls"), [(True, False), (False, False), (True, True), (False, True)]
+)  # the put stream's path, the plain one; a plain socket, TLS (read by one thread alone)
+def test_a_heartbeat_behind_a_backlog_of_async_puts_is_answered_before_they_are_done(
+    stream: bool, tls: bool, request: pytest.FixtureRequest
+) -> None:
+    backlog = 200
+    certs = request.getfixturevalue("server_cert") if tls else None
+    with _pair(tls, certs) as (ours, theirs):
         connection = ChannelConnection(ours, ConnectionInfo(1, "test"), ListenerSettings("k:1"))
         connection.conversations = 1
         if not stream:
@@ -109,16 +147,12 @@ def test_a_heartbeat_behind_a_backlog_of_async_puts_is_answered_before_they_are_
         # the backlog already read; the heartbeat request still on the socket behind more
         connection._inbox += b"".join(_put(i) for i in range(backlog - 2))
         theirs.sendall(_put(backlog - 2) + _put(backlog - 1) + ASK + CLOSE)
-        theirs.shutdown(socket.SHUT_WR)
         with contextlib.suppress(Closed):
             connection._serve()
-        ours.shutdown(socket.SHUT_WR)
+        ours.close()  # the client's reads end (TLS: an end without close_notify, taken as one)
         sent = b""
         while chunk := theirs.recv(1 << 16):
             sent += chunk
         assert [got[0] for got in queue.got] == [b"m%d" % i for i in range(backlog)]
         assert len(answered_after) == 1 and answered_after[0] < backlog
         assert _segments(sent) == [(b"TSHC", SegType.HEARTBEAT, Flags1.FIRST | Flags1.LAST)]
-    finally:
-        ours.close()
-        theirs.close()

@@ -169,6 +169,10 @@ def put(
         first = handle.name not in conn.uow.work()
         # too big for the topic: 2030 at MQPUT, as MQ says it, not 2003 at MQCMIT
         check_fits(handle.topic, data, prepared.key or conn.key, headers)
+        if not conn.uow.puts and conn.unsent_puts():
+            # this connection's non-syncpoint puts land before its transaction's first record:
+            # behind an open transaction, getters (read_committed) would not see them till it ends
+            conn.producer.flush(30)
         conn.uow.put(handle.name, handle.topic, data, prepared.key or conn.key, headers)
         if first:
             conn.beat()  # others must see the uncommitted work (MQCO_DELETE_PURGE fails on it)

@@ -111,3 +111,21 @@ def test_the_shared_clients_end_with_their_last_connection(connect: Connect) -> 
     assert not clients.usable and shared_pools() == start
     three = connect(share_clients=True)  # a fresh set
     assert three.connection.clients is not clients
+
+
+def test_a_put_before_a_unit_of_work_is_got_while_the_unit_is_open(
+    connect: Connect, new_queue: Callable[..., str]
+) -> None:
+    """A shared connection's first put makes its producer; it still reaches the queue before
+    the unit of work's first record, where an open transaction would hide it from getters (a
+    race between two producers: not lost every run without the flush, test_mqi_syncpoint's
+    CURDEPTH test lost it three times in four)."""
+    name = new_queue()
+    putter, getter = connect(share_clients=True), connect(share_clients=True)
+    queue = Queue(getter, name, C.MQOO_INPUT_SHARED)
+    out = Queue(putter, name, C.MQOO_OUTPUT)
+    out.put(b"now")
+    out.put(b"later", MD(), PMO(Options=C.MQPMO_SYNCPOINT))
+    assert queue.get(None, MD(), WAIT) == b"now"
+    putter.commit()
+    assert queue.get(None, MD(), WAIT) == b"later"

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import pytest
-from aiokafka import errors as aiokafka_errors
+from aiokafka import errors as aiokafka_errors  # type: ignore[import-untyped]
 
 from mqkafka.faust.outage import InvalidRecordError, is_incurable, kafka_error
 from mqkafka.kafka.clients import KafkaError

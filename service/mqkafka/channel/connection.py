@@ -93,9 +93,11 @@ class ChannelConnection:
         self.conversations = 0  # conversations per socket agreed: 1, TSHM headers
         self._inbox = bytearray()  # bytes received and not yet read
         self._reading = threading.Lock()  # the reader: this thread, or (in a call) the beats'
-        self._scanned = 0.0  # when this thread last answered heartbeats in a backlog
+        # when this thread last answered heartbeats in a backlog (or last saw none): a look
+        # reads each byte once (~0.3 us an async put), so a short burst is spared it
+        self._scanned = 0.0
         # where the last look for heartbeats stopped, as a count of bytes received (none yet)
-        self._walked = -(1 << 62)
+        self._walked = self._looked = -(1 << 62)  # and where a TSHC may be, no sooner
         self.put_stream = PutStream(self)  # runs of async MQPUTs, read in place
         self.read_ahead = ReadAhead(
             self.push, lambda: self.max_segment
@@ -126,8 +128,10 @@ class ChannelConnection:
     def read_segment(self, limit: int) -> tuple[Header, bytes]:
         with self._reading:
             inbox = self._inbox
-            if inbox:  # a backlog, may be: heartbeats behind it are answered first
-                self._answer_heartbeats_if_due()
+            if not inbox:  # no backlog: a look is due SCAN_S into the next one, not before
+                self._scanned = time.monotonic()
+            elif self.conversations and time.monotonic() - self._scanned >= SCAN_S:
+                self._answer_heartbeats_in_backlog()  # heartbeats behind it answered first
             if len(inbox) < 8:
                 self._fill(8)
             length = peek_length(bytes(inbox[:8]), limit)
@@ -140,8 +144,9 @@ class ChannelConnection:
         whole segments start at its head, and it takes whole segments from there (module
         :mod:`.putstream`). The heartbeats in it are answered first when due. (A method,
         not a context manager: ~1 us less an async put.)"""
-        with self._reading:
-            self._answer_heartbeats_if_due()
+        with self._reading:  # the check inline: an async put's cost
+            if self.conversations and time.monotonic() - self._scanned >= SCAN_S:
+                self._answer_heartbeats_in_backlog()
             return taker(self._inbox)
 
     @property
@@ -162,15 +167,12 @@ class ChannelConnection:
         finally:
             self._reading.release()
 
-    def _answer_heartbeats_if_due(self) -> None:
+    def _answer_heartbeats_in_backlog(self) -> None:
         """In the connection's thread, the read lock held: every SCAN_S while it reads a
-        backlog, the heartbeats in it and behind it (read now, up to DRAIN_LIMIT) answered."""
-        if not self.conversations:
-            return
-        now = time.monotonic()
-        if now - self._scanned >= SCAN_S:
-            self._scanned = now
-            self._answer_heartbeats()
+        backlog on a channel with conversations, the heartbeats in it and behind it (read
+        now, up to DRAIN_LIMIT) answered."""
+        self._scanned = time.monotonic()
+        self._answer_heartbeats()
 
     def _answer_heartbeats(self) -> None:
         """What has come read without waiting, its heartbeat requests answered (the read
@@ -187,10 +189,12 @@ class ChannelConnection:
                     break  # the reader meets the end next
                 inbox += chunk
                 self.info.counters.bytes_received += len(chunk)
-            received = self.info.counters.bytes_received  # the inbox's end, as a count
-            start = max(0, self._walked - (received - len(inbox)))
-            asked, stop = walk_heartbeats(inbox, start, self.max_segment)
-            self._walked = received - len(inbox) + stop
+            head = self.info.counters.bytes_received - len(inbox)  # the inbox's start, counted
+            start = max(0, self._walked - head)
+            look_from = max(0, self._looked - head)
+            asked, stop, looked = walk_heartbeats(inbox, start, self.max_segment, look_from)
+            head = self.info.counters.bytes_received - len(inbox)  # less what was taken out
+            self._walked, self._looked = head + stop, head + looked
             for request in asked:
                 self._send_header(heartbeat_answer(self.template, request))
         except (OSError, ValueError):

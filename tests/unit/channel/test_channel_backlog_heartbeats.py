@@ -70,12 +70,16 @@ def test_heartbeat_requests_are_taken_from_between_whole_segments(
 
 
 def test_a_walk_goes_on_where_the_last_one_stopped() -> None:
-    """A backlog is walked once: the next look starts at the first segment not walked."""
+    """A backlog is walked once, and only when a TSHC is in it (looked for once): the next
+    look starts at the first segment not walked."""
     inbox = bytearray(P1 + P2 + P2[:40])
-    assert walk_heartbeats(inbox, 0, 1 << 20) == ([], len(P1 + P2))
-    inbox += P2[40:] + ASK + P1
-    asked, stop = walk_heartbeats(inbox, len(P1 + P2), 1 << 20)
-    assert len(asked) == 1 and stop == len(inbox) and bytes(inbox) == P1 + P2 + P2 + P1
+    assert walk_heartbeats(inbox, 0, 1 << 20) == ([], 0, len(inbox) - 3)  # not walked yet
+    inbox += P2[40:] + ASK + P1 + P2[:40]
+    asked, stop, looked = walk_heartbeats(inbox, 0, 1 << 20, len(P1 + P2) + 37)
+    assert len(asked) == 1 and bytes(inbox[:stop]) == P1 + P2 + P2 + P1 and looked == stop
+    inbox += P2[40:] + ASK
+    asked, stop, looked = walk_heartbeats(inbox, stop, 1 << 20, looked)
+    assert len(asked) == 1 and stop == len(inbox) and bytes(inbox) == P1 + P2 + P2 + P1 + P2
 
 
 def _segments(data: bytes) -> list[tuple[bytes, int, int]]:

@@ -5,6 +5,8 @@ on the socket behind the puts sent before it. So the connection's thread, while 
 through them, reads ahead and answers the heartbeat requests it finds between whole
 segments, leaving every other segment in its place: the puts are done once each, in order.
 On TLS too (there that thread alone reads: the heartbeats' thread never reads a TLS socket).
+Each put takes a few milliseconds, so the backlog outlasts the listener's SCAN_S (the look
+is due then): the answer comes between puts, not after the last one.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import contextlib
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, cast
@@ -20,6 +23,7 @@ from typing import Any, cast
 import pytest
 
 from mqkafka.channel.codec.segments import Flags1, Header, SegType
+from mqkafka.channel.connection import SCAN_S
 from mqkafka.channel.heartbeats import take_heartbeats, walk_heartbeats
 from mqkafka.channel.server import ChannelConnection, Closed, ConnectionInfo
 from mqkafka.channel.settings import ListenerSettings
@@ -82,6 +86,18 @@ def test_a_walk_goes_on_where_the_last_one_stopped() -> None:
     assert len(asked) == 1 and stop == len(inbox) and bytes(inbox) == P1 + P2 + P2 + P1 + P2
 
 
+class SlowQueue(FakeQueue):
+    """A put takes at least PUT_S: a backlog of BACKLOG lasts past the listener's SCAN_S."""
+
+    def put(self, msg: Any, *opts: Any) -> None:
+        time.sleep(PUT_S)
+        super().put(msg, *opts)
+
+
+BACKLOG, PUT_S = 120, 0.003
+assert BACKLOG * PUT_S > 1.4 * SCAN_S
+
+
 def _segments(data: bytes) -> list[tuple[bytes, int, int]]:
     """(form, type, flags) of each segment the listener sent."""
     out = []
@@ -129,14 +145,14 @@ def _pair(tls: bool, certs: Path | None) -> Iterator[tuple[socket.socket, socket
 def test_a_heartbeat_behind_a_backlog_of_async_puts_is_answered_before_they_are_done(
     stream: bool, tls: bool, request: pytest.FixtureRequest
 ) -> None:
-    backlog = 200
+    backlog = BACKLOG
     certs = request.getfixturevalue("server_cert") if tls else None
     with _pair(tls, certs) as (ours, theirs):
         connection = ChannelConnection(ours, ConnectionInfo(1, "test"), ListenerSettings("k:1"))
         connection.conversations = 1
         if not stream:
             connection.put_stream.take = lambda pending: False  # type: ignore[method-assign]
-        queue = FakeQueue()
+        queue = SlowQueue()
         session = connection.session
         session.qmgr = cast(Any, Connected())
         session.handles = {1: queue}
@@ -151,6 +167,7 @@ def test_a_heartbeat_behind_a_backlog_of_async_puts_is_answered_before_they_are_
         # the backlog already read; the heartbeat request still on the socket behind more
         connection._inbox += b"".join(_put(i) for i in range(backlog - 2))
         theirs.sendall(_put(backlog - 2) + _put(backlog - 1) + ASK + CLOSE)
+        connection._scanned = time.monotonic()  # as after a read that found no backlog
         with contextlib.suppress(Closed):
             connection._serve()
         ours.close()  # the client's reads end (TLS: an end without close_notify, taken as one)

@@ -127,7 +127,7 @@ def test_the_page_shows_the_counters_and_only_its_namespace_s_listeners(tmp_path
         '<td class="last">MQGET <span class="dim">1970-01-01 00:18:20 UTC</span></td>',
     ):
         assert cell in page
-    assert "2 listener(s) of other namespaces (<code>none</code>, <code>test.</code>)" in page
+    assert "2 listener(s) of other namespaces (<code>(default)</code>, <code>test.</code>)" in page
     write(tmp_path, 1417, 1, namespace="z.", host="listener-1", written=1_190.0)
     assert "pid 1 on listener-1 · 0 connection(s)" in render(
         ConsoleSettings(settings.config, namespace="z.", home=tmp_path), 1_200.0

@@ -22,7 +22,7 @@ from typing import Any
 
 from mqkafka.kafka import clients, topicadmin
 from mqkafka.kafka.clientconfig import ClientConfig
-from mqkafka.kafka.clients import KafkaException, TopicPartition
+from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 from mqkafka.kafka.groups import APP_GROUP_PREFIX
 from mqkafka.mq import rfh1 as rfh1_codec
 from mqkafka.mq.commands import CONTROL_QUEUE, DEFAULT_STREAM
@@ -90,13 +90,21 @@ class KafkaPubSub:
         namespace: str = "",
         reply_queue: str = REPLY_QUEUE,
         user: str | None = None,
+        put_timeout: float = 30.0,
     ) -> None:
         self.kafka = kafka if isinstance(kafka, ClientConfig) else ClientConfig(kafka)
         self.bootstrap = self.kafka.bootstrap
         self.namespace = namespace
         self.reply_queue = reply_queue
         self.user = user if user is not None else os.environ.get("USER", "mqk")[:12]
-        self._producer = clients.producer(self.kafka, {"linger.ms": 1})
+        # librdkafka gives a record up after message.timeout.ms (5 minutes by default, longer
+        # than anyone waits for a command): bounded, every put ends with a delivery report,
+        # so a put said done is on Kafka and one that failed is said, never dropped at exit.
+        self.put_timeout = put_timeout
+        timeout_ms = str(int(put_timeout * 1000))
+        self._producer = clients.producer(
+            self.kafka, {"linger.ms": 1, "message.timeout.ms": timeout_ms}
+        )
         # One key for everything this client puts: its messages to a queue stay in one
         # partition, so they are processed in the order they were put (wire contract §2).
         self.client_key = uuid.uuid4().bytes
@@ -105,10 +113,20 @@ class KafkaPubSub:
 
     # --- sending -----------------------------------------------------------------------
     def put(self, queue: str, md: MQMD, value: bytes, key: bytes | None = None) -> None:
+        """Put one message and return once Kafka has it; KafkaException when it has not."""
+        reports: list[KafkaError | None] = []
         self._producer.produce(
-            queue_to_topic(queue, self.namespace), value=value, key=key, headers=mqmd_to_headers(md)
+            queue_to_topic(queue, self.namespace),
+            value=value,
+            key=key,
+            headers=mqmd_to_headers(md),
+            on_delivery=lambda error, _message: reports.append(error),
         )
-        self._producer.flush(30)
+        self._producer.flush(self.put_timeout + 5.0)
+        if not reports:  # not expected: message.timeout.ms ends every record before this
+            reports.append(KafkaError(KafkaError._MSG_TIMED_OUT, f"{queue}: no delivery report"))
+        if reports[0] is not None:
+            raise KafkaException(reports[0])
 
     def command(
         self,

@@ -7,6 +7,10 @@ where the caller says (the beginning, or where a kept RocksDB store left off), a
 cluster for each partition's last stable offset and reads up to it. Progress is the consumer's
 own position, which, unlike "last record + 1", also steps over the transaction markers that end
 every committed batch of state records.
+
+A consumer that reads nothing while Kafka answers the end offsets (librdkafka 2.16 can leave a
+client with no broker to ask after an outage, for good) is replaced after ``REPLACE_AFTER``
+seconds of it, at the positions read: see :meth:`CompactedReader._stalled`.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.groups import reader_group
+from mqkafka.kafka.txcalls import close_in_background
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +34,10 @@ PARTITION_EOF = -191
 END_OFFSETS_WAIT = 30.0  # seconds end_offsets asks, in all, unless told otherwise
 REQUEST_WAIT = 10.0  # seconds one list_offsets request may take
 SAY_AFTER = 10.0  # seconds of asking for end offsets before it is said (one line per 30 s)
+# Seconds of catching up with no position moving while Kafka answers the end offsets, counted
+# over calls (the service's barrier gives up after 10 s and is called again), before the
+# consumer is replaced: a healthy one fetches within seconds of Kafka's return.
+REPLACE_AFTER = 60.0
 
 
 class MissingTopic(clients.KafkaEdgeError):
@@ -51,22 +60,25 @@ class CompactedReader:
         self._fresh_admin = False  # the next end_offsets asks through a new admin client
         self._outages = clients.outages()  # outages seen as this reader last asked Kafka
         self._admin = admin if admin is not None else clients.admin(config)
-        self._consumer = clients.consumer(
-            config,
-            {
-                "group.id": reader_group("reader"),  # assign only: never commits
-                "enable.auto.commit": False,
-                "isolation.level": "read_committed",
-                "fetch.wait.max.ms": 5,
-                "queued.min.messages": 50000,
-                **(role or {}),
-            },
-        )
+        self._settings: dict[str, Any] = {
+            "group.id": reader_group("reader"),  # assign only: never commits
+            "enable.auto.commit": False,
+            "isolation.level": "read_committed",
+            "fetch.wait.max.ms": 5,
+            "queued.min.messages": 50000,
+            **(role or {}),
+        }
+        self._consumer = clients.consumer(config, self._settings)
+        self.stalled_for = 0.0  # seconds behind, nothing read, Kafka answering (over calls)
+        self.renewals = 0  # consumers replaced so far
         self.partitions = self._discover(wait_for_topics)
         start = positions or {}
         self.positions: dict[Partition, int] = {
             tp: start.get(tp, clients.OFFSET_BEGINNING) for tp in self.partitions
         }
+        self._assign()
+
+    def _assign(self) -> None:
         self._consumer.assign(
             [clients.TopicPartition(t, p, self.positions[(t, p)]) for t, p in self.partitions]
         )
@@ -172,21 +184,55 @@ class CompactedReader:
         """Read every partition up to its current last stable offset, within ``timeout``
         seconds (asking for the offsets included); a retriable KafkaException after that."""
         deadline = time.monotonic() + timeout
-        ends = self.end_offsets(timeout=timeout)
+        try:
+            ends = self.end_offsets(timeout=timeout)
+        except clients.KafkaException:
+            self.stalled_for = 0.0  # Kafka does not answer: nothing to hold against the consumer
+            raise
         behind = {tp for tp, end in ends.items() if self.at(tp) < end}
         applied = 0
+        tick = time.monotonic()
         while behind:
-            if time.monotonic() > deadline:  # Kafka away: a retriable error to the loop
+            now = time.monotonic()
+            self._stalled(now - tick)
+            tick = now
+            if now > deadline:  # Kafka away: a retriable error to the loop
                 raise clients.KafkaException(
                     clients.KafkaError(
                         clients.KafkaError._TIMED_OUT,
                         f"could not read {sorted(behind)} to its end in time",
                     )
                 )
+            before = [self.positions[tp] for tp in behind]
             applied += self.poll(apply)
             self.advance(behind)
+            if [self.positions[tp] for tp in behind] != before:
+                self.stalled_for = 0.0  # reading, however slowly
             behind = {tp for tp in behind if self.at(tp) < ends[tp]}
+        self.stalled_for = 0.0
         return applied
+
+    def _stalled(self, more: float) -> None:
+        """Another ``more`` seconds behind with nothing read, Kafka having answered the end
+        offsets: past ``REPLACE_AFTER`` in all, a new consumer takes the old one's place where
+        its records stop (the consumer's positions are its own: read without a broker), so
+        nothing is applied twice or missed; the old one is closed on a thread of its own (a
+        client with no broker may take long to close)."""
+        self.stalled_for += more
+        if self.stalled_for < REPLACE_AFTER:
+            return
+        log.warning(
+            "the reader of %s has read nothing for %.0fs with Kafka answering: a new consumer "
+            "takes its place",
+            ", ".join(self.topics),
+            self.stalled_for,
+        )
+        self.advance()
+        old, self._consumer = self._consumer, clients.consumer(self._config, self._settings)
+        self._assign()
+        close_in_background(old, wait=0)
+        self.stalled_for = 0.0
+        self.renewals += 1
 
     def close(self) -> None:
         self._consumer.close()
@@ -210,4 +256,11 @@ def read_compacted(config: ClientConfig, topic: str, timeout: float = 60.0) -> d
     return latest
 
 
-__all__ = ["ApplyRecord", "CompactedReader", "MissingTopic", "Partition", "read_compacted"]
+__all__ = [
+    "REPLACE_AFTER",
+    "ApplyRecord",
+    "CompactedReader",
+    "MissingTopic",
+    "Partition",
+    "read_compacted",
+]

@@ -188,8 +188,8 @@ def main() -> int:
             load = os.getloadavg()[0]
             print(f"cycle {cycle} ({mark}): {how} {outage:.0f} s: {verdict}, load {load:.1f}"
                   f"{'' if ok else ': ' + group}", flush=True)  # fmt: skip
-            for entry in service.log[went:]:  # the lanes replaced, and why
-                if "no member of the group" in str(entry.get("msg", "")):
+            for entry in service.log[went:]:  # the lanes and the state reader replaced, and why
+                if "takes its place" in str(entry.get("msg", "")):
                     print(f"    {entry.get('ts')} {entry.get('msg')}", flush=True)
             if not ok:
                 hangs += 1

@@ -69,9 +69,17 @@ def checks(
     return run_java(mq_client_jars, java_classes, "JmsCheck", *args)
 
 
+def said(checks: dict[str, str], listener: ListenerProcess, name: str) -> str:
+    """A failed check's line, the program's output and what the listener logged meanwhile."""
+    logged = "\n".join(listener.lines[-40:])
+    return f"{name}: {checks.get(name)}\n{checks['_output']}\nmqk listen:\n{logged}"
+
+
 @pytest.mark.parametrize("name", CHECKS)
-def test_jms_migration_mode_queues(checks: dict[str, str], name: str) -> None:
-    assert checks.get(name) == "OK", f"{name}: {checks.get(name)}\n{checks['_output']}"
+def test_jms_migration_mode_queues(
+    checks: dict[str, str], listener: ListenerProcess, name: str
+) -> None:
+    assert checks.get(name) == "OK", said(checks, listener, name)
 
 
 def test_python_gets_what_jms_sent(checks: dict[str, str], qmgr: QueueManager) -> None:
@@ -88,8 +96,10 @@ def test_the_jms_system_queues_exist(checks: dict[str, str], qmgr: QueueManager)
 
 
 @pytest.mark.parametrize("name", TOPIC_CHECKS)
-def test_jms_migration_mode_topics(checks: dict[str, str], name: str) -> None:
-    assert checks.get(name) == "OK", f"{name}: {checks.get(name)}\n{checks['_output']}"
+def test_jms_migration_mode_topics(
+    checks: dict[str, str], listener: ListenerProcess, name: str
+) -> None:
+    assert checks.get(name) == "OK", said(checks, listener, name)
 
 
 def test_python_gets_what_jms_published(checks: dict[str, str], qmgr: QueueManager) -> None:

@@ -17,6 +17,7 @@ from mqkafka.mq.mqmd import MQMD, MQMT
 from mqkafka.mq.reasons import RC
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
+from tests.integration.delivered import read_everything
 from tests.integration.raw import read_records
 from tests.integration.service.conftest import ServiceProcess, wait_until
 
@@ -133,7 +134,8 @@ def test_sigkill_during_persistent_publications_loses_and_duplicates_nothing(
             start_service("c")  # a rebalance: it takes partitions from the others
     for publisher in publishers:
         publisher.close()
-    bodies = [m.body for m in client.read_queue("APP.ORDERS", count=total + 1, timeout=60)]
+    # everything it delivers: read once the workers have taken every publication
+    bodies = [m.body for m in read_everything(kafka_bootstrap, namespace, "APP.ORDERS")]
     assert len(bodies) == total, f"{len(bodies)} delivered"
     assert sorted(bodies) == sorted(f"order-{i}".encode() for i in range(total))
 

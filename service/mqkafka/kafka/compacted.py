@@ -9,8 +9,9 @@ own position, which, unlike "last record + 1", also steps over the transaction m
 every committed batch of state records.
 
 A consumer that reads nothing while Kafka answers the end offsets (librdkafka 2.16 can leave a
-client with no broker to ask after an outage, for good) is replaced after ``REPLACE_AFTER``
-seconds of it, at the positions read: see :meth:`CompactedReader._stalled`.
+client with no broker to ask after an outage, for good) is replaced after
+``readstall.REPLACE_AFTER`` seconds of it, at the positions read: :meth:`CompactedReader.watch`,
+which the MQI's state copy, reading on a thread of its own, uses too.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.groups import reader_group
+from mqkafka.kafka.readstall import ReadStall
 from mqkafka.kafka.txcalls import close_in_background
 
 log = logging.getLogger(__name__)
@@ -34,10 +36,6 @@ PARTITION_EOF = -191
 END_OFFSETS_WAIT = 30.0  # seconds end_offsets asks, in all, unless told otherwise
 REQUEST_WAIT = 10.0  # seconds one list_offsets request may take
 SAY_AFTER = 10.0  # seconds of asking for end offsets before it is said (one line per 30 s)
-# Seconds of catching up with no position moving while Kafka answers the end offsets, counted
-# over calls (the service's barrier gives up after 10 s and is called again), before the
-# consumer is replaced: a healthy one fetches within seconds of Kafka's return.
-REPLACE_AFTER = 60.0
 
 
 class MissingTopic(clients.KafkaEdgeError):
@@ -69,7 +67,8 @@ class CompactedReader:
             **(role or {}),
         }
         self._consumer = clients.consumer(config, self._settings)
-        self.stalled_for = 0.0  # seconds behind, nothing read, Kafka answering (over calls)
+        self.progress = 0  # bumped whenever a position moves: what the stall clock watches
+        self._stall = ReadStall()
         self.renewals = 0  # consumers replaced so far
         self.partitions = self._discover(wait_for_topics)
         start = positions or {}
@@ -176,26 +175,30 @@ class CompactedReader:
     def advance(self, partitions: Iterable[Partition] | None = None) -> None:
         """Take the consumer's positions (past markers) as where reading stands."""
         wanted = [clients.TopicPartition(t, p) for t, p in (partitions or self.partitions)]
+        positions = self.positions
         for position in self._consumer.position(wanted):
-            if position.offset >= 0:
-                self.positions[(position.topic, position.partition)] = position.offset
+            offset = position.offset
+            if offset >= 0:
+                tp = (position.topic, position.partition)
+                if positions.get(tp) != offset:
+                    positions[tp] = offset
+                    self.progress += 1
 
     def catch_up(self, apply: ApplyRecord, timeout: float = 60.0) -> int:
         """Read every partition up to its current last stable offset, within ``timeout``
         seconds (asking for the offsets included); a retriable KafkaException after that."""
         deadline = time.monotonic() + timeout
+        self._stall.pause()  # the time between calls is not held against the consumer
         try:
             ends = self.end_offsets(timeout=timeout)
         except clients.KafkaException:
-            self.stalled_for = 0.0  # Kafka does not answer: nothing to hold against the consumer
+            self._stall.clear()  # Kafka does not answer: nothing to hold against the consumer
             raise
         behind = {tp for tp, end in ends.items() if self.at(tp) < end}
         applied = 0
-        tick = time.monotonic()
         while behind:
             now = time.monotonic()
-            self._stalled(now - tick)
-            tick = now
+            self.watch(now)
             if now > deadline:  # Kafka away: a retriable error to the loop
                 raise clients.KafkaException(
                     clients.KafkaError(
@@ -203,36 +206,44 @@ class CompactedReader:
                         f"could not read {sorted(behind)} to its end in time",
                     )
                 )
-            before = [self.positions[tp] for tp in behind]
             applied += self.poll(apply)
             self.advance(behind)
-            if [self.positions[tp] for tp in behind] != before:
-                self.stalled_for = 0.0  # reading, however slowly
             behind = {tp for tp in behind if self.at(tp) < ends[tp]}
-        self.stalled_for = 0.0
+        self._stall.clear()
         return applied
 
-    def _stalled(self, more: float) -> None:
-        """Another ``more`` seconds behind with nothing read, Kafka having answered the end
-        offsets: past ``REPLACE_AFTER`` in all, a new consumer takes the old one's place where
-        its records stop (the consumer's positions are its own: read without a broker), so
-        nothing is applied twice or missed; the old one is closed on a thread of its own (a
-        client with no broker may take long to close)."""
-        self.stalled_for += more
-        if self.stalled_for < REPLACE_AFTER:
-            return
+    @property
+    def stalled_for(self) -> float:
+        """Seconds behind, nothing read, Kafka answering (over calls)."""
+        return self._stall.seconds
+
+    def watch(self, now: float, *, answering: bool = True) -> bool:
+        """A look at a reader that knows it is behind (``answering``: Kafka told it so, or
+        answered something else, lately). Once no position has moved for
+        ``readstall.REPLACE_AFTER`` seconds of such looks, a new consumer takes the old
+        one's place where its records stop (the consumer's positions are its own: read
+        without a broker), so nothing is applied twice or missed; the old one is closed on a
+        thread of its own (a client with no broker may take long to close). Whether it was
+        replaced. Called by the thread that polls."""
+        if not self._stall.look(self.progress, now, answering=answering):
+            return False
         log.warning(
             "the reader of %s has read nothing for %.0fs with Kafka answering: a new consumer "
             "takes its place",
             ", ".join(self.topics),
-            self.stalled_for,
+            self._stall.seconds,
         )
         self.advance()
         old, self._consumer = self._consumer, clients.consumer(self._config, self._settings)
         self._assign()
         close_in_background(old, wait=0)
-        self.stalled_for = 0.0
+        self._stall.clear()
         self.renewals += 1
+        return True
+
+    def settled(self) -> None:
+        """Not behind, or Kafka not answering: the stall clock starts again from nothing."""
+        self._stall.clear()
 
     def close(self) -> None:
         self._consumer.close()
@@ -257,7 +268,6 @@ def read_compacted(config: ClientConfig, topic: str, timeout: float = 60.0) -> d
 
 
 __all__ = [
-    "REPLACE_AFTER",
     "ApplyRecord",
     "CompactedReader",
     "MissingTopic",

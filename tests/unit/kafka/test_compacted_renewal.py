@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from mqkafka.kafka import clients, compacted
+from mqkafka.kafka import clients, compacted, readstall
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 
@@ -124,7 +124,7 @@ def reader(monkeypatch: pytest.MonkeyPatch, made: list[Consumer], admin: Admin) 
 def test_a_reader_stuck_while_kafka_answers_is_replaced_once_at_its_positions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(compacted, "REPLACE_AFTER", 0.2)
+    monkeypatch.setattr(readstall, "REPLACE_AFTER", 0.2)
     stuck, fresh = Consumer({0: 3, 1: 2}), Consumer({0: ENDS[0], 1: 2})
     subject = reader(monkeypatch, [stuck, fresh], Admin())
     applied: Applied = []
@@ -151,7 +151,7 @@ def test_a_reader_stuck_while_kafka_answers_is_replaced_once_at_its_positions(
 def test_a_reader_is_kept_when_it_reads_again_or_kafka_does_not_answer(
     monkeypatch: pytest.MonkeyPatch, silent: int, answers: bool
 ) -> None:
-    monkeypatch.setattr(compacted, "REPLACE_AFTER", 60.0 if answers else 0.0)
+    monkeypatch.setattr(readstall, "REPLACE_AFTER", 60.0 if answers else 0.0)
     kept = Consumer({0: ENDS[0], 1: 2}, silent=silent)
     subject = reader(monkeypatch, [kept], Admin(answers))
     applied: Applied = []

@@ -13,6 +13,13 @@ The hot path (MQPUT/MQGET asking "was my queue deleted?") reads the tables witho
 a deletion by another client reaches it within a poll interval (about 50 ms). MQPUT to a
 permanent dynamic queue (any connection may delete it) first waits for the catalogue alone
 (:meth:`StateReplica.sync_catalogue`): one list-offsets request.
+
+A consumer that reads nothing while Kafka answers (librdkafka 2.16 can leave one with no
+broker after an outage, for good) is replaced as the service's state reader's is
+(``kafka.readstall``, ``CompactedReader.watch``). The tailing thread knows it is behind from
+what Kafka told this replica, asking nothing more of it: the offsets of the records it wrote
+(every connection's heartbeat, each ``heartbeat_interval``) and the end offsets its barriers
+asked.
 """
 
 from __future__ import annotations
@@ -20,10 +27,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from mqkafka.kafka import clients
-from mqkafka.kafka.compacted import ApplyRecord, CompactedReader, MissingTopic
+from mqkafka.kafka.compacted import ApplyRecord, CompactedReader, MissingTopic, Partition
 from mqkafka.kafka.provision import (
     ProvisionError,
     apply_catalogue,
@@ -45,6 +53,10 @@ MQI_TOPICS = frozenset(c.topic for c in MQI_CHANGELOGS)  # the state registry's 
 # A poll waits its whole timeout unless 1000 records come, and sync() waits for the poll
 # that applies the records it waits for: 10 ms, not 100 ms, per MQOPEN/MQCLOSE/MQCMIT barrier.
 POLL = 0.01
+# Seconds after Kafka last answered this replica (a record written, a barrier's end offsets)
+# during which its being behind with nothing read counts against its consumer: a few
+# heartbeats, so that an outage's time does not.
+ANSWERED_WITHIN = 10.0
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +93,12 @@ class StateReplica:
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._error: BaseException | None = None
+        # what Kafka said stands in the topics and this replica has not read yet, when it last
+        # answered, and whether it failed to since: written by any thread, under _said
+        self._said = threading.Lock()
+        self._wanted: dict[Partition, int] = {}
+        self._answered = -1e9
+        self._refused = False
         try:
             self._reader = CompactedReader(
                 settings.client,
@@ -108,6 +126,8 @@ class StateReplica:
                         self._apply(*record)
                     # positions step over transaction markers too: what sync() waits for
                     self._reader.advance()
+                    if self._wanted:
+                        self._watch_reading()
                     self._cond.notify_all()
         except BaseException as error:  # surfaced to the application by sync()/write()
             self._error = error
@@ -115,6 +135,34 @@ class StateReplica:
                 self._cond.notify_all()
         finally:
             self._reader.close()
+
+    def _watch_reading(self) -> None:
+        """Behind what Kafka said stands in the topics: the reader's stall clock is looked
+        at (it counts while Kafka answered within ``ANSWERED_WITHIN``), and its consumer
+        replaced when nothing has been read for ``readstall.REPLACE_AFTER`` seconds so."""
+        reader = self._reader
+        with self._said:
+            self._wanted = {tp: end for tp, end in self._wanted.items() if reader.at(tp) < end}
+            behind, answered, refused = bool(self._wanted), self._answered, self._refused
+            self._refused = False
+        if refused or not behind:  # as the service's reader: a refusal clears the count
+            reader.settled()
+            return
+        now = time.monotonic()
+        reader.watch(now, answering=now - answered < ANSWERED_WITHIN)
+
+    def _kafka_said(self, ends: Mapping[Partition, int]) -> None:
+        """Kafka answered: its records stand up to ``ends`` (exclusive), for this replica to
+        read."""
+        with self._said:
+            self._answered = time.monotonic()
+            for tp, end in ends.items():
+                if end > self._wanted.get(tp, 0):
+                    self._wanted[tp] = end
+
+    def _kafka_refused(self) -> None:
+        with self._said:
+            self._answered, self._refused = -1e9, True
 
     def _apply(self, topic: str, _partition: int, key: bytes, value: bytes | None, ts: int) -> None:
         if topic == self.settings.catalogue_topic:
@@ -130,22 +178,25 @@ class StateReplica:
 
     def sync(self, timeout: float = 30.0) -> None:
         """Wait until every record written so far to both topics has been applied."""
-        try:
-            targets = self._reader.end_offsets(attempts=3)
-        except clients.KafkaException as error:
-            raise broken(error, "reading the catalogue") from None
+        targets = self._end_offsets()
         self._wait(targets, timeout)
 
     def sync_catalogue(self, timeout: float = 30.0) -> None:
         """Wait until every queue definition written so far has been applied (not the
         heartbeats, written all the time): what MQPUT to a queue another connection may
         delete asks first, so that a delete that has returned is seen (issue 35)."""
+        targets = self._end_offsets()
+        topic = self.settings.catalogue_topic
+        self._wait({k: v for k, v in targets.items() if k[0] == topic}, timeout)
+
+    def _end_offsets(self) -> dict[Partition, int]:
         try:
             targets = self._reader.end_offsets(attempts=3)
         except clients.KafkaException as error:
+            self._kafka_refused()
             raise broken(error, "reading the catalogue") from None
-        topic = self.settings.catalogue_topic
-        self._wait({k: v for k, v in targets.items() if k[0] == topic}, timeout)
+        self._kafka_said(targets)
+        return targets
 
     def _wait(self, targets: dict[tuple[str, int], int], timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -176,8 +227,12 @@ class StateReplica:
         self._check()
         delivered: list[object] = []
 
-        def on_delivery(error: object, message: object) -> None:
+        def on_delivery(error: object, message: Any) -> None:
             delivered.append(error if error is not None else message)
+            if error is not None:
+                self._kafka_refused()
+            else:
+                self._kafka_said({(message.topic(), message.partition()): message.offset() + 1})
 
         self._producer.produce(topic, key=key, value=value, on_delivery=on_delivery)
         if not wait:

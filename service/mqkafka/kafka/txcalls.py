@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import warnings
 from collections.abc import Callable
 from concurrent.futures import Future
 from queue import SimpleQueue
@@ -12,6 +13,11 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 CLOSE_WAIT = 10.0  # seconds a replaced consumer's close may take before it is left to itself
+# A producer closed while its init_transactions goes on says so through Python's warnings
+# (confluent-kafka 2.16's close aborts first): a retired producer's close expects it.
+warnings.filterwarnings(
+    "ignore", "Producer abort_transaction failed during close", RuntimeWarning, "mqkafka"
+)
 
 
 class TxCaller:
@@ -61,4 +67,25 @@ def close_in_background(consumer: Any, wait: float = CLOSE_WAIT) -> Future[None]
     closing.start()
     if wait > 0:
         closing.join(wait)
+    return closed
+
+
+def retire_producer(producer: Any) -> Future[None]:
+    """A replaced producer's records purged and the client closed on a daemon thread (a close
+    may wait for a broker); the future is done once the close has returned. Until then the
+    client may still send what it was asked before: an init_transactions given up on the
+    caller's side goes on inside librdkafka, and its InitProducerId, landing after a
+    successor's, fences the successor (``txrecovery._renew_producer`` waits for this)."""
+    closed: Future[None] = Future()
+
+    def close() -> None:
+        try:  # its records belong to a transaction that will not commit
+            producer.purge(True, True, False)
+            producer.poll(0)
+            producer.close()
+        except Exception as error:  # fenced, failed, closed already: let go all the same
+            log.debug("closing a replaced producer: %s", error)
+        closed.set_result(None)
+
+    threading.Thread(target=close, name="mqk-retire", daemon=True).start()
     return closed

@@ -27,6 +27,7 @@ import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as WaitedTooLong
+from concurrent.futures import wait as wait_for
 from typing import Any
 
 from mqkafka.kafka import clients
@@ -34,7 +35,7 @@ from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
 from mqkafka.kafka.lanes import TopicLanes
 from mqkafka.kafka.lanewatch import MAX_CLOSING, LaneWatch
-from mqkafka.kafka.txcalls import CLOSE_WAIT, TxCaller, close_in_background
+from mqkafka.kafka.txcalls import CLOSE_WAIT, TxCaller, close_in_background, retire_producer
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +106,8 @@ class OutageRecovery(LaneWatch):
     _failing_since: float | None  # recovery steps failing with Kafka answering, since
     _took_over: list[str]  # clients replaced during this outage: said with its end
     _away_warned = False  # this outage's start was said as a warning: so is its end
+    _retiring: tuple[Future[None], ...] = ()  # closes of replaced producers not seen returned
+    _init_raced = False  # the producer's init began with a predecessor not closed
 
     def _assigned(self, consumer: Any, partitions: list[Any]) -> None:
         raise NotImplementedError  # the loop's
@@ -260,7 +263,15 @@ class OutageRecovery(LaneWatch):
         again to the new one), but only for a producer at least one transaction timeout old:
         the coordinator fences a producer for the outage only once a transaction it began
         was open that long, so a younger one was fenced by something else. A fatal error
-        at any other time (another worker took the id, credentials refused) ends the loop."""
+        at any other time (another worker took the id, credentials refused) ends the loop;
+        but a producer whose predecessor had not closed when it began is renewed, once: that
+        one's late InitProducerId fenced it (``_renew_producer``)."""
+        if self.transactional and self._init_raced:
+            self._init_raced = False
+            log.debug("fenced by the producer it replaced: %s", failure.str())
+            self._replaced("a new producer (the one before it, not yet closed, had fenced it)")
+            self._renew = True
+            return True
         if not self.transactional or not self._outage_recent():
             return False
         timeout = float(self._producer_settings.get("transaction.timeout.ms", 60_000)) / 1000.0
@@ -304,18 +315,18 @@ class OutageRecovery(LaneWatch):
 
     def _renew_producer(self) -> None:
         """A fresh transactional producer in place of one whose transaction state is stuck.
-        Raises (a KafkaException) while Kafka cannot initialise it; tried again then."""
+        Raises (a KafkaException) while Kafka cannot initialise it; tried again then. The old
+        one is closed, its close waited for (``CLOSE_WAIT``), before the new one inits: an
+        init_transactions that timed out goes on inside librdkafka, and its InitProducerId,
+        landing after the new one's, fenced the new one 70 ms after it began (the service
+        ended). Past the wait the new one inits all the same (a fence is then cured once)."""
         old = self.producer
         if old not in self._abandoned:  # else: already replaced, only not yet initialised
-            try:  # its records belong to a transaction that will not commit
-                old.purge(True, True, False)
-                old.poll(0)
-            except (KafkaException, RuntimeError):
-                pass
             self.producer = clients.producer(self._client, self._producer_settings)
-            retired = [old]
+            self._retiring += (retire_producer(old),)
             del old
-            _let_go(retired)  # its destroy may wait for the broker: not on the loop's thread
+        self._retiring = tuple(wait_for(self._retiring, CLOSE_WAIT).not_done)
+        self._init_raced = bool(self._retiring)
         self.producer.init_transactions(TX_TIMEOUT)  # aborts what the old one left open
         self._producer_at = time.monotonic()
         self._producer_fresh = True

@@ -41,6 +41,7 @@ from mqkafka.mq.commands import DEFAULT_STREAM
 from mqkafka.mq.mqmd import MQMD, MQPER
 from mqkafka.wire.headers import mqmd_to_headers
 from mqkafka.wire.names import queue_to_topic
+from tests.integration.delivered import read_everything
 from tests.integration.service.conftest import ServiceProcess, wait_until
 
 pytestmark = pytest.mark.kafka
@@ -197,7 +198,8 @@ def test_the_service_rides_through_kafka_restarts_and_loses_nothing(
             assert answer is not None and answer.ok, (how, answer)
             assert wait_until(partial(_said_since, service, went, "Kafka is back"))
             _assert_said_in_few_lines(service.log[went:], since=stopped)
-        bodies = [m.body for m in client.read_queue("APP.ORDERS", count=sent + 1, timeout=60)]
+        # everything it delivers: read once the service has taken every publication
+        bodies = [m.body for m in read_everything(bootstrap, ns, "APP.ORDERS")]
         twice = sorted(b for b, n in collections.Counter(bodies).items() if n > 1)
         if len(bodies) != sent:  # what the service did meanwhile, and where it is
             queues = ("SYSTEM.BROKER.CONTROL.QUEUE", DEFAULT_STREAM, "APP.ORDERS")

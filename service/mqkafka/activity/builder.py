@@ -45,6 +45,7 @@ _ONE = b"\x02"  # an array block's count of one event
 # Records stay far below Kafka's default 1 MB limit whatever the fan-out of a batch.
 MAX_BATCH_BYTES = 256 * 1024
 SETTLE_BLOCKS = 64  # blocks that ActivityRecorder.settle folds into records at once (~18 KB)
+TIMES_KEPT = 4096  # put times whose encoding a batch keeps (ActivityRecorder.times)
 
 
 class ActivityRecorder:
@@ -58,49 +59,50 @@ class ActivityRecorder:
         self._open_size = 0
         self._values: list[bytes] = []  # the records' values made since ``records``
         self.varints = self.encoder.varints  # sizes as Avro longs (the encoder's cache)
-        # Replayed publications' times: the batch's processing time (``begin``), the put time
-        # they were encoded for (None: none yet), and fan_out_1_template's arguments for them.
+        # Replayed publications' times: the batch's processing time (``begin``), and by put
+        # time fan_out_1_template's arguments that the times decide (``stamp``).
         self.time_ms = -1
-        self.put_ms: int | None = None
-        self.head = self.between = self.tail = b""
-        self._stamp = self._latency = b""
+        self.times: dict[int, tuple[bytes, bytes, bytes]] = {}
 
     def begin(self, now_ms: int) -> None:
         """A batch processed at ``now_ms`` begins: the replays' times are of it."""
         if now_ms != self.time_ms:
-            self.time_ms, self.put_ms = now_ms, None
+            self.time_ms = now_ms
+            self.times = {}
 
-    def stamp(self, put_ms: int) -> None:
-        """Encode the times of replayed publications put at ``put_ms`` (``head``, ``between``
-        and ``tail``, ``fan_out_1_template``'s arguments that the times decide)."""
-        self._stamp, self._latency = self.encoder.stamp_of(self.time_ms, put_ms)
-        self.head, self.between, self.tail = stamps(self._stamp, self._latency)
-        self.put_ms = put_ms
+    def stamp(self, put_ms: int) -> tuple[bytes, bytes, bytes]:
+        """Encode the times of replayed publications put at ``put_ms``: ``head``, ``between``
+        and ``tail`` (``events.stamps``), kept in ``times`` for the batch's other publications
+        put then (a batch interleaves its partitions' put times; in a live flow nearly every
+        publication has a put time of its own, so this is on the hot path too)."""
+        found = stamps(*self.encoder.stamp_of(self.time_ms, put_ms))
+        times = self.times
+        if len(times) >= TIMES_KEPT:
+            times.clear()
+        times[put_ms] = found
+        return found
 
     def replayed(
         self, plan: ReplayedPlan, msg_id: bytes, put_ms: int, size: int, copy_size: int
     ) -> None:
         """Record a replayed publication's events (``size``: the message's; ``copy_size``:
         its copy's at fan-out 1; ``msg_id``: an MQ one, 24 bytes, as ``split_msg_id``
-        gives a replay). The dispatcher does the fan-out-1 path itself while ``put_ms`` is
-        the one encoded last."""
-        if put_ms != self.put_ms:
-            self.stamp(put_ms)
+        gives a replay). The dispatcher does the fan-out-1 path itself."""
         template = plan.template
-        body_size = size - plan.length
         if template is not None:
             # the plan keeps no middles beside its template, whose MsgId length is 24
             assert len(msg_id) == MQ_MSG_ID_LENGTH
+            head, between, tail = self.times.get(put_ms) or self.stamp(put_ms)
             varint = self.encoder.varint
             self.blocks.append(
-                template % (self.head, msg_id, varint(size), self.between, msg_id,
-                            varint(copy_size), self.tail)
-            )  # fmt: skip
+                template % (head, msg_id, varint(size), between, msg_id, varint(copy_size), tail)
+            )
         else:
+            stamp, latency = self.encoder.stamp_of(self.time_ms, put_ms)
             self.blocks.append(
                 self.encoder.general_block(
-                    self._stamp, self._latency, msg_id, plan.activity, size, plan.copy_events,
-                    body_size,
+                    stamp, latency, msg_id, plan.activity, size, plan.copy_events,
+                    size - plan.length,
                 )
             )  # fmt: skip
 

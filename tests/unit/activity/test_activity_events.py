@@ -140,3 +140,18 @@ def test_a_publication_block_holds_the_events_the_plain_encoder_writes() -> None
     schema = fastavro.parse_schema(batch_schema())
     decoded = fastavro.schemaless_reader(io.BytesIO(join_blocks([block])), schema)
     assert decoded == {"events": [command.as_record(), delivery.as_record()]}
+
+
+@given(st.lists(st.tuples(st.integers(-(2**62), 2**62), st.integers(0, 2**45)), max_size=12))
+def test_encoded_times_are_the_plain_encoders(times: list[tuple[int, int]]) -> None:
+    """Issue 34: ``stamp_of`` (its kept higher bytes and latencies) and ``time_long`` write
+    what ``encode`` writes for the times and the latency, whatever came before."""
+    import struct
+
+    from mqkafka.activity.events import FastEncoder, _varint
+
+    fast = FastEncoder(limit=2)  # tiny caches: exercises clearing too
+    for time_ms, put_ms in times + times[::-1]:
+        assert fast.time_long(time_ms) == _varint(time_ms)
+        latency = struct.pack("<d", float(time_ms - put_ms))
+        assert fast.stamp_of(time_ms, put_ms) == (_varint(time_ms) + _varint(put_ms), latency)

@@ -93,3 +93,27 @@ def test_the_events_of_the_recorded_run_are_the_engine_paths() -> None:
     with_plans = [OutRecord("mqk-activity", v) for v in run(planned, times)]
     without = [OutRecord("mqk-activity", v) for v in run(engine_only, times)]
     assert activity_events(with_plans) == activity_events(without)
+
+
+def interleaved(batch: int) -> Iterator[Message]:
+    """A batch of four partitions' publications, as a consumer gives them: their put times
+    interleave, each coming back after others (the recorder keeps a batch's put times)."""
+    for i in range(48):
+        message = publish(TOPICS[i % 3], bytes([i]) * SIZES[i % len(SIZES)])
+        message._timestamp = 1_700_000_000_000 + (i % 4) * 1000 + i // 8 + batch
+        yield message
+
+
+def test_replays_of_interleaved_put_times_write_the_engine_paths_events() -> None:
+    times = [0.0]
+    planned, engine_only = dispatcher(times, plans=True), dispatcher(times, plans=False)
+    records: dict[bool, list[OutRecord]] = {True: [], False: []}
+    for d, out in ((planned, records[True]), (engine_only, records[False])):
+        batches = [[register("APP.A", "Sport/#"), register("APP.P", "Per%cent/#")]]
+        batches += [[*interleaved(n)] for n in range(4)]
+        for n, batch in enumerate(batches):
+            times[0] = 1_700_000_001.0 + (n // 2) * 0.5  # two batches at each processing time
+            out += [r for r in d.handle(batch) if r.topic == "mqk-activity"]
+            d.committed()
+    assert planned.plans is not None and planned.plans.hits > 150
+    assert activity_events(records[True]) == activity_events(records[False])

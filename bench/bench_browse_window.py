@@ -59,20 +59,29 @@ it costs nothing.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import subprocess
 import sys
 import time
 import uuid
+from dataclasses import astuple, dataclass
 from typing import Any
+
+from devsupport.browsegetter import (
+    Shown,
+    browse_oldest,
+    browse_walk,
+    getter_process,
+    shown_after_first,
+    shown_after_get,
+)
 
 from bench.bench_mqi_kafka import MAX_DEPTH
 from bench.kafka_env import kafka
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, MQMIError
-from mqkafka.mqi.kafkaqm import browsebarrier
+from mqkafka.mqi.kafkaqm import browsebarrier, transfer
 from mqkafka.mqi.kafkaqm import getter as getter_module
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
@@ -234,61 +243,14 @@ def windows(
     )
 
 
-# A getter in another process for the browse barrier's side by side: on "go" it gets every
-# message flat out (non-persistent, outside syncpoint) and answers its rate and, per body,
-# when its MQGET returned.
-GETTER_RUN = """
-import json, sys, time
-from mqkafka.mq.reasons import RC
-from mqkafka.mqi import CMQC as C, GMO, MD, MQMIError
-from mqkafka.mqi.kafkaqm.queue import Queue
-from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
-
-bootstrap, namespace, name = sys.argv[1:4]
-qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
-queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
-gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=15000)
-queue.get(None, MD(), gmo)  # joining the share group is not measured
-print("ready", flush=True)
-sys.stdin.readline()
-gmo.WaitInterval = 1000
-returned, start = [], time.time()
-while True:
-    try:
-        body = queue.get(None, MD(), gmo)
-    except MQMIError as error:
-        if error.reason != RC.NO_MSG_AVAILABLE:
-            raise
-        break
-    returned.append((body.decode(), time.time()))
-print(json.dumps([len(returned) / (returned[-1][1] - start), returned]), flush=True)
-queue.close()
-qmgr.disconnect()
-"""
-
-
-def browse_oldest(queue: Queue, count: int) -> list[str]:
-    """BROWSE_FIRST and BROWSE_NEXT up to ``count`` messages (the oldest: those just got)."""
-    shown: list[str] = []
-    option = C.MQGMO_BROWSE_FIRST
-    while len(shown) < count:
-        try:
-            shown.append(queue.get(None, MD(), GMO(Options=option)).decode())
-        except MQMIError as error:
-            if error.reason != RC.NO_MSG_AVAILABLE:
-                raise
-            break
-        option = C.MQGMO_BROWSE_NEXT
-    return shown
-
-
-def browsed_getter(
-    qmgr: QueueManager, bootstrap: str, n: int, browsing: bool, barrier_on: bool = True
-) -> tuple[float, int, float, float, int]:
-    """Another process gets ``n`` messages flat out, with this process browsing again and
-    again meanwhile (through the barrier or, ``barrier_on`` false, as before it) or not: its
-    gets/s; the browses begun, their barrier's median and p99 wait (ms), and the messages a
-    browse showed whose MQGET had returned before it began."""
+def browsed_getter(qmgr: QueueManager, bootstrap: str, n: int, mode: str) -> Browsed:
+    """Another process gets ``n`` messages flat out (``devsupport/browsegetter.py``), with
+    this process walking the oldest ten again and again meanwhile, or not (``alone``): its
+    gets/s; the walks, the barrier's median and p99 wait per browse call (ms), and the
+    messages a call showed whose MQGET had returned before that call began (and before the
+    walk's BROWSE_FIRST began). Modes: ``strict`` every call through the barrier (BROWSE_NEXT
+    too), ``first`` only BROWSE_FIRST (as before BROWSE_NEXT was strict), ``none`` no
+    barrier at all (as before the barrier)."""
     name = f"BENCH.BARRIER.{uuid.uuid4().hex[:8].upper()}"
     qmgr.define_queue(name, max_depth=MAX_DEPTH)
     fill(qmgr, name, [b"g%07d" % i for i in range(n)], False)
@@ -296,49 +258,63 @@ def browsed_getter(
     browse_oldest(browser, 1)  # the browse's reader made before the run
     waits: list[float] = []
     barrier = browsebarrier.BrowseBarrier.before_browse
+    settled = transfer._settled_since
 
-    def timed(self: browsebarrier.BrowseBarrier, conn: Any, queue: str) -> None:
+    def timed(self: browsebarrier.BrowseBarrier, conn: Any, queue: str) -> int | None:
         began = time.perf_counter()
-        barrier(self, conn, queue)
-        waits.append(time.perf_counter() - began)
+        try:
+            return barrier(self, conn, queue)
+        finally:
+            waits.append(time.perf_counter() - began)
 
-    namespace = qmgr.connection.settings.namespace
-    proc = subprocess.Popen(
-        [sys.executable, "-c", GETTER_RUN, bootstrap, namespace, name],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    browses: list[tuple[float, list[str]]] = []
-
-    def skipped(self: browsebarrier.BrowseBarrier, conn: Any, queue: str) -> None:
+    def skipped(self: browsebarrier.BrowseBarrier, conn: Any, queue: str) -> int | None:
         return None  # as before the barrier
 
-    patched = timed if barrier_on else skipped
-    browsebarrier.BrowseBarrier.before_browse = patched  # type: ignore[method-assign]
+    def first_only(conn: Any, handle: Any, reader: Any) -> None:
+        return None  # BROWSE_NEXT as before it was strict: what was fetched since FIRST
+
+    namespace = qmgr.connection.settings.namespace
+    walks: list[Shown] = []
+    browsebarrier.BrowseBarrier.before_browse = (  # type: ignore[method-assign]
+        skipped if mode == "none" else timed
+    )
+    if mode in ("first", "none"):
+        transfer._settled_since = first_only
     try:
-        assert proc.stdout.readline().strip() == "ready"
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
-        while browsing:
-            began = time.time()
-            shown = browse_oldest(browser, 10)
-            browses.append((began, shown))
-            if not shown:
-                break
-        rate, pairs = json.loads(proc.stdout.readline())
+        with getter_process(bootstrap, namespace, name, idle=1.0) as getter:
+            getter.go()
+            while mode != "alone":
+                walk = browse_walk(browser, 10)
+                walks.append(walk)
+                if not walk:
+                    break
+            run = getter.result()
     finally:
         browsebarrier.BrowseBarrier.before_browse = barrier  # type: ignore[method-assign]
-        proc.stdin.close()
-        proc.wait(60)
+        transfer._settled_since = settled
         browser.close()
-    returned = dict(pairs)
-    late = sum(1 for began, shown in browses for b in shown if returned.get(b, began) < began)
     waits.sort()
     p99 = waits[int(len(waits) * 0.99)] if waits else 0.0
     median = statistics.median(waits) if waits else 0.0
-    return rate, len(browses), median * 1000, p99 * 1000, late
+    late = len(shown_after_get(walks, run.returned))
+    return Browsed(
+        run.rate,
+        len(walks),
+        median * 1000,
+        p99 * 1000,
+        late,
+        shown_after_first(walks, run.returned),
+    )
+
+
+@dataclass
+class Browsed:
+    rate: float
+    walks: int
+    median: float  # ms per browse call, in the barrier
+    p99: float
+    late: int  # shown after their MQGET returned before the call began
+    late_first: int  # ... before the walk's BROWSE_FIRST began
 
 
 def say(
@@ -360,30 +336,39 @@ def say(
     )
 
 
+MODES = ("alone", "strict", "first", "none")
+
+
 def side_by_side(qmgr: QueueManager, bootstrap: str, n: int, rounds: int) -> None:
-    """Another process's gets/s alone, while this one browses again and again through the
-    barrier, and while it browses as before the barrier (interleaved: the load moves)."""
+    """Another process's gets/s alone, while this one walks through the barrier at every
+    call, at BROWSE_FIRST only, and with no barrier (interleaved: the load moves)."""
     print(f"a getter in another process, {n:,} non-persistent messages flat out:")
-    modes = {"alone": (False, True), "browsed": (True, True), "no barrier": (True, False)}
-    rows: dict[str, list[tuple[float, int, float, float, int]]] = {m: [] for m in modes}
+    rows: dict[str, list[Browsed]] = {m: [] for m in MODES}
     for _ in range(rounds):
-        for label, (browsing, barrier_on) in modes.items():
-            row = browsed_getter(qmgr, bootstrap, n, browsing, barrier_on)
-            rows[label].append(row)
-            print(f"  {label:<10} {say_browsed(*row)}", flush=True)
+        for mode in MODES:
+            row = browsed_getter(qmgr, bootstrap, n, mode)
+            rows[mode].append(row)
+            print(f"  {mode:<7} {say_browsed(row)}", flush=True)
     print("  medians:")
-    for label, kept in rows.items():
-        rate, browses, median, p99, late = [statistics.median(c) for c in zip(*kept, strict=True)]
-        print(f"  {label:<10} {say_browsed(rate, int(browses), median, p99, int(late))}")
+    for mode, kept in rows.items():
+        rate, walks, median, p99, late, first = (
+            statistics.median(c) for c in zip(*(astuple(r) for r in kept), strict=True)
+        )
+        row = Browsed(rate, round(walks), median, p99, round(late), round(first))
+        print(f"  {mode:<7} {say_browsed(row)}")
 
 
-def say_browsed(rate: float, browses: int, median: float, p99: float, late: int) -> str:
-    if not browses:
-        return f"{rate:>7,.0f} gets/s"
-    waited = f"barrier median {median:5.1f} ms, p99 {p99:5.1f} ms; " if median else ""
+def say_browsed(row: Browsed) -> str:
+    if not row.walks:
+        return f"{row.rate:>7,.0f} gets/s"
+    waited = (
+        f"barrier per call median {row.median:5.1f} ms, p99 {row.p99:5.1f} ms; "
+        if row.median
+        else ""
+    )
     return (
-        f"{rate:>7,.0f} gets/s; {browses} browses begun, {waited}"
-        f"shown after their MQGET returned: {late}"
+        f"{row.rate:>7,.0f} gets/s; {row.walks} walks, {waited}shown after their MQGET "
+        f"returned: {row.late} before the call, {row.late_first} before the walk's first"
     )
 
 

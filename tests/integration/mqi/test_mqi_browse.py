@@ -283,3 +283,43 @@ def test_a_non_persistent_get_by_another_process_is_hidden_once_its_keeper_commi
         assert get("next next next") == "n2 n3 n5"  # back to back
         assert mqi_browse(elsewhere) == [] == cli_browse(kafka_bootstrap, namespace, name)
     elsewhere.close()
+
+
+def test_a_message_got_elsewhere_is_no_longer_under_the_cursor(
+    connect: Connect, kafka_bootstrap: str, namespace: str
+) -> None:
+    """MQ's NO_MSG_UNDER_CURSOR (2034): the message the browse cursor is on was got by
+    another OS process (its non-syncpoint get not yet committed by its keeper, which is
+    asked to) or by another connection of this process; browse and destructive get under
+    the cursor both say so. A message nobody got is still got under the cursor."""
+    putter, browser, neighbour = connect(), connect(), connect()
+    name = f"APP.CURSOR{id(putter) % 100000}"
+    putter.define_queue(name)
+    out = Queue(putter, name, C.MQOO_OUTPUT)
+    for body in (b"c0", b"c1", b"c2"):
+        out.put(body, MD(Persistence=C.MQPER_NOT_PERSISTENT))
+    out.close()
+    mine = Queue(browser, name, C.MQOO_BROWSE | C.MQOO_INPUT_SHARED)
+    beside = Queue(neighbour, name, C.MQOO_INPUT_SHARED)
+
+    def under_cursor(options: int) -> int:
+        with pytest.raises(MQMIError) as caught:
+            mine.get(None, MD(), GMO(Options=options))
+        return caught.value.reason
+
+    browse_under = C.MQGMO_BROWSE_MSG_UNDER_CURSOR
+    get_under = C.MQGMO_MSG_UNDER_CURSOR | C.MQGMO_NO_SYNCPOINT
+    assert mine.get(None, MD(), GMO(Options=C.MQGMO_BROWSE_FIRST)) == b"c0"
+    with getter_process(kafka_bootstrap, namespace, name) as get:
+        assert get("next") == "c0"
+        assert under_cursor(browse_under) == RC.NO_MSG_UNDER_CURSOR
+        assert under_cursor(get_under) == RC.NO_MSG_UNDER_CURSOR
+    assert mine.get(None, MD(), GMO(Options=C.MQGMO_BROWSE_NEXT)) == b"c1"
+    assert take(beside, 1) == [b"c1"]
+    beside.close()  # its read-ahead (c2) given back
+    assert under_cursor(browse_under) == RC.NO_MSG_UNDER_CURSOR
+    assert under_cursor(get_under) == RC.NO_MSG_UNDER_CURSOR
+    assert mine.get(None, MD(), GMO(Options=C.MQGMO_BROWSE_NEXT)) == b"c2"
+    assert mine.get(None, MD(), GMO(Options=browse_under)) == b"c2"
+    assert mine.get(None, MD(), GMO(Options=get_under)) == b"c2"
+    mine.close()

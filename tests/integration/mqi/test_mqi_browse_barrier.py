@@ -1,26 +1,30 @@
 """The browse barrier over the real broker (issue 35 point 4): another OS process gets
 non-persistent messages outside syncpoint flat out while this one browses again and again
-(the MQI's browse and ``mqk browse``'s, in turn); no browse shows a message whose MQGET had
-returned before the browse began.
+(the MQI's walk, BROWSE_FIRST then BROWSE_NEXT, and ``mqk browse``'s, in turn); no browse
+call shows a message whose MQGET had returned before that call began: the walk's
+BROWSE_NEXT calls no more than its BROWSE_FIRST.
 
 Both processes stamp ``time.time()`` (one machine, one clock): the getter after each MQGET
-returned, the browser before each MQGMO_BROWSE_FIRST. The check is the order of those
-stamps, not how long anything took."""
+returned, the browser before each browse call (``devsupport/browsegetter.py``, which the
+benchmark drives too). The check is the order of those stamps, not how long anything took."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 
 import pytest
+from devsupport.browsegetter import (
+    Shown,
+    browse_oldest,
+    browse_walk,
+    getter_process,
+    shown_after_get,
+)
 
 from mqkafka.kafka.clientconfig import ClientConfig
-from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi import GMO, MD, MQMIError
+from mqkafka.mqi import MD
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.query.messages import browse
@@ -28,58 +32,10 @@ from mqkafka.query.messages import browse
 pytestmark = pytest.mark.kafka
 
 MESSAGES = 30000
-LOOK = 10  # messages each browse reads: the oldest ones are those just got
-
-GETTER = """
-import json, sys, time
-from mqkafka.kafka.clientconfig import ClientConfig
-from mqkafka.mq.reasons import RC
-from mqkafka.mqi import CMQC as C, GMO, MD, MQMIError
-from mqkafka.mqi.kafkaqm.queue import Queue
-from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
-
-from mqkafka.mqi.kafkaqm import getter
-
-bootstrap, namespace, name = sys.argv[1:4]
-# The keeper commits a busy lane's gets every half second, not every 10 ms: the window the
-# barrier closes is wide, so a browse that did not wait for it would show got messages.
-getter.ACK_GAP, getter.ACK_FLUSH = 0.5, 5.0
-qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
-queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
-gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=15000)
-first = queue.get(None, MD(), gmo)  # joined the share group: not part of the run
-print("ready", flush=True)
-sys.stdin.readline()
-returned = [(first.decode(), time.time())]
-gmo.WaitInterval = 3000
-while True:
-    try:
-        body = queue.get(None, MD(), gmo)
-    except MQMIError as error:
-        if error.reason != RC.NO_MSG_AVAILABLE:
-            raise
-        break
-    returned.append((body.decode(), time.time()))  # after MQGET returned
-print(json.dumps(returned), flush=True)
-queue.close()
-qmgr.disconnect()
-"""
+LOOK = 20  # messages each walk reads: the oldest ones are those being got
 
 
-def browse_oldest(queue: Queue, count: int) -> list[str]:
-    shown: list[str] = []
-    option = C.MQGMO_BROWSE_FIRST
-    while len(shown) < count:
-        try:
-            shown.append(queue.get(None, MD(), GMO(Options=option)).decode())
-        except MQMIError as error:
-            assert error.reason == RC.NO_MSG_AVAILABLE
-            break
-        option = C.MQGMO_BROWSE_NEXT
-    return shown
-
-
-def test_no_browse_shows_a_message_whose_get_returned_before_it_began(
+def test_no_browse_call_shows_a_message_whose_get_returned_before_it_began(
     connect: Callable[..., QueueManager], kafka_bootstrap: str, namespace: str
 ) -> None:
     putter = connect()
@@ -95,42 +51,29 @@ def test_no_browse_shows_a_message_whose_get_returned_before_it_began(
     browser = Queue(connect(heartbeat_interval=2.0, liveness_timeout=10.0), name, C.MQOO_BROWSE)
     config = ClientConfig(kafka_bootstrap)
     assert browse_oldest(browser, 3) == ["b00000", "b00001", "b00002"]  # the reader is ready
-    getter = subprocess.Popen(
-        [sys.executable, "-c", GETTER, kafka_bootstrap, namespace, name],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert getter.stdin is not None and getter.stdout is not None
-    browses: list[tuple[float, list[str]]] = []
-    try:
-        assert getter.stdout.readline().strip() == "ready"
-        getter.stdin.write("go\n")
-        getter.stdin.flush()
-        while True:  # the MQI's browse, then mqk browse's (and the console's), in turn
-            began = time.time()  # before BROWSE_FIRST
-            if len(browses) % 2:
+    walks: list[Shown] = []
+    # The keeper commits a busy lane's gets every half second, not every 10 ms: the window
+    # the barrier closes is wide, so a browse call that did not wait for it would show got
+    # messages (BROWSE_NEXT did, before it was strict).
+    with getter_process(kafka_bootstrap, namespace, name, ack_gap=0.5) as getter:
+        getter.go()
+        while True:  # the MQI's walk, then mqk browse's (and the console's), in turn
+            if len(walks) % 2:
+                began = time.time()  # one call: the listing as of its start
                 found = browse(config, name, namespace=namespace, limit=LOOK, timeout=15)
-                shown = [m.body.text for m in found.messages]
+                walk = [(began, m.body.text) for m in found.messages]
             else:
-                shown = browse_oldest(browser, LOOK)
-            browses.append((began, shown))
-            if not shown:
+                walk = browse_walk(browser, LOOK)
+            walks.append(walk)
+            if not walk:
                 break
-        returned = dict(json.loads(getter.stdout.readline()))
-    finally:
-        getter.stdin.close()
-        assert getter.wait(60) == 0
-        browser.close()
+        returned = getter.result().returned
+    browser.close()
     assert len(returned) == MESSAGES  # every message got once
-    busy = [b for b in browses if b[1]]
+    busy = [w for w in walks if w]
     assert busy, "no browse met the getter at work"  # how many: the machine's load decides
-    late = [
-        (body, began - returned[body])
-        for began, shown in browses
-        for body in shown
-        if body in returned and returned[body] < began
-    ]
-    assert late == [], f"{len(late)} shown after their MQGET returned (s before the browse)"
-    for _, shown in busy:
-        assert shown == sorted(shown)  # in order
+    late = shown_after_get(walks, returned)
+    assert late == [], f"{len(late)} shown after their MQGET returned (s before the call)"
+    for walk in busy:
+        bodies = [body for _, body in walk]
+        assert bodies == sorted(bodies)  # in order

@@ -4,6 +4,8 @@ how the connection table keeps requests and answers from the heartbeats."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from mqkafka.mq.errors import MQError
@@ -235,3 +237,81 @@ def test_a_getter_commits_the_named_queues_then_answers(
     conn.events.clear()
     barrier.answer(conn)  # type: ignore[arg-type]
     assert conn.events == []  # answered once
+
+
+# ---- every browse call: the quiet check and shared rounds ------------------------------------
+
+
+def use(inputs: int) -> bytes:
+    return Heartbeat("x", queues={"Q": QueueUse(handles=1, input_shared=inputs)}).encode()
+
+
+@pytest.mark.parametrize(
+    ("before", "record", "moves"),
+    [
+        (None, use(0), False),  # a browser or putter opens Q: nobody can get
+        (None, use(1), True),  # a getter opens Q
+        (use(1), use(1), True),  # a getter's beat: it may have got more
+        (use(1), use(0), True),  # it closed Q for input (its gets committed first)
+        (use(1), None, True),  # its tombstone (MQDISC)
+        (use(0), use(0), False),
+        (use(0), None, False),
+    ],
+)
+def test_the_input_mark_moves_whenever_a_getter_may_have_got(
+    before: bytes | None, record: bytes | None, moves: bool
+) -> None:
+    table = ConnectionTable(timeout=10.0)
+    if before is not None:
+        table.apply("x", before, 100.0)
+    mark = table.input_mark("Q")
+    table.apply("x", record, 101.0)
+    assert (table.input_mark("Q") != mark) is moves
+    assert table.input_mark("R") == 0  # another queue: untouched
+
+
+def test_calls_that_begin_while_a_round_runs_share_the_next_one() -> None:
+    """Group commit: a call joins a round only if it began after this call did; every call
+    begun while one round ran is covered by one more."""
+    import threading
+
+    class Counted(threading.Condition):
+        waiting = 0
+
+        def wait(self, timeout: float | None = None) -> bool:
+            self.waiting += 1
+            return super().wait(timeout)
+
+    barrier = BrowseBarrier()
+    barrier._rounds_changed = counted = Counted()
+    rounds: list[float] = []
+    release = threading.Event()
+
+    def one_round(conn: object, queue: str) -> int | None:
+        rounds.append(time.monotonic())
+        if len(rounds) == 1:
+            release.wait(10)
+        return 7
+
+    barrier._round = one_round  # type: ignore[method-assign]
+    marks: list[int | None] = []
+
+    def call() -> None:
+        marks.append(barrier.before_browse(None, "Q"))  # type: ignore[arg-type]
+
+    first = threading.Thread(target=call)
+    first.start()
+    while not rounds:
+        time.sleep(0.001)
+    later = [threading.Thread(target=call) for _ in range(5)]
+    for thread in later:
+        thread.start()
+    while counted.waiting < 5:  # all five wait on the first round, which began before them
+        time.sleep(0.001)
+    release.set()
+    for thread in (first, *later):
+        thread.join(10)
+    assert len(rounds) == 2  # theirs shared
+    assert marks == [7] * 6
+    barrier.before_browse(None, "Q")  # type: ignore[arg-type]
+    assert len(rounds) == 3  # a call begun after both: a round of its own

@@ -1,4 +1,4 @@
-"""The browse barrier: no browse shows a message whose MQGET returned before the browse began.
+"""The browse barrier: no browse call shows a message whose MQGET returned before it began.
 
 A browse reads Kafka's per-record share state (:mod:`.logreader`), which Kafka writes before
 it answers an acknowledgement. A persistent message, and one got under syncpoint, is
@@ -6,17 +6,21 @@ committed before MQGET (MQCMIT) returns; a non-persistent one got outside syncpo
 committed by the getter's keeper thread milliseconds after (:mod:`.getter`), because a
 commit before every MQGET returns ran 855 gets/s against 38,255 (bench/bench_browse_window.py).
 Within those milliseconds another process's browse showed the message. The barrier closes
-that window only when someone browses: each browse that begins asks the queue's getters in
-other processes to commit what they got, and waits for their answers.
+that window only when someone browses: each browse call asks the queue's getters in other
+processes to commit what they got, and waits for their answers. Every call: BROWSE_FIRST
+(or a handle's first browse), each BROWSE_NEXT of the walk, BROWSE_MSG_UNDER_CURSOR and a
+destructive MSG_UNDER_CURSOR get (MQ's NO_MSG_UNDER_CURSOR, 2034, for a message got since
+the cursor reached it); ``mqk browse`` and the console make one call per listing
+(:mod:`.browsevisitor`).
 
 The protocol, over the heartbeats every connection already writes and reads (its two maps
 ``flush`` and ``flushed``, :mod:`.heartbeat`):
 
-1. A browse begins at T (MQGMO_BROWSE_FIRST, or a handle's first browse). The browser syncs
-   its replica (everything written to the heartbeat topic before T is applied) and lists the
-   *getters*: other processes' live connections whose beat shows an input handle on the
-   queue. This process's own need no barrier: a browse hides what any connection of the
-   process got, committed or not (:mod:`.liveconnections`).
+1. A browse call begins at T. The browser syncs its replica (everything written to the
+   heartbeat topic before T is applied) and lists the *getters*: other processes' live
+   connections whose beat shows an input handle on the queue. This process's own need no
+   barrier: a browse hides what any connection of the process got, committed or not
+   (:mod:`.liveconnections`), as soon as its MQGET accepted it.
 2. No getter: the browse goes on (its cost: the sync). Otherwise the browser takes its next
    request number n, puts ``{queue: n}`` in its beat's ``flush`` map and writes the beat,
    waiting for Kafka's acknowledgement.
@@ -32,7 +36,30 @@ The protocol, over the heartbeats every connection already writes and reads (its
 Why it holds: an MQGET that returned before T noted its acceptance before returning
 (``Getter.accept``), so before the getter's connection applied the request (written after
 T), so before the answering thread's commit, which either carries it or waits for the commit in
-flight that does; the browser reads the share state after that commit was answered.
+flight that does; the browser reads the share state after that commit was answered. Calls of
+one connection that begin while a round runs share the next round (group commit): a round
+covers every call begun before its T, never one begun after.
+
+A BROWSE_NEXT reads the share state to its end again after its round (``LogReader.refresh``),
+unless nothing can have changed it: the round found no getter elsewhere and the table's
+*input mark* for the queue (moved by every beat that shows, or stops showing, an input
+handle on it) is where it was when the walk last read it. A getter that opened since wrote a
+beat before its MQOPEN returned, so before its first get, and the sync shows it; one open
+at the last read is either still listed or its closing beat moved the mark.
+
+Why a BROWSE_NEXT with a getter elsewhere always takes a round, however far its message
+lies from the getters: nothing the browser knew before the call began says the getter has
+not got it since. A getter's answer is about the instant it was written; after it, the
+getter may poll, be handed the very message (Kafka offers the oldest available records to
+whoever fetches), and return it from MQGET before the call begins, its acknowledgement still
+in its lane. A position "every getter confirmed committed up to", or a getter's highest
+acquired offset, bounds what it held when it answered, not what it holds a moment later. A
+skip would need the getter to promise something about what it does after answering:
+commit before MQGET returns while a browse walks (a lease: every getter at the strict rate
+while anybody browses), or write a beat before each poll while a browse walks (one
+acknowledged write per read-ahead batch, 500 gets; the browser then skips a round for a
+message above every getter's announced acquisitions). Neither is done: a getter pays
+nothing for a browse but one commit and one beat per round it is asked.
 
 Races, and what happens in each:
 
@@ -41,7 +68,7 @@ Races, and what happens in each:
   sync of step 1 lists it. One that opened after T got nothing before T.
 - An MQGET that returns after its connection saw the request, or whose acceptance is noted
   after the answering commit took the lane's acknowledgements: it returned after T, while
-  the browse runs. Shown or not, as MQ's browse may show a message got while it looks.
+  the call runs. Shown or not, as MQ's browse may show a message got while it looks.
 - A poll carrying an acceptance (not confirmed when the poll returns): take() commits
   before it polls, under the getter's lock that accept() holds, so a poll carries none.
 - A getter that dies, hangs, or runs a version without the barrier never answers: the
@@ -53,25 +80,36 @@ Races, and what happens in each:
   browser's map holds every queue it waits for; a getter answers the highest number it saw
   after committing every queue of that beat's map; the table keeps the highest answer seen,
   so a beat written late with an older map changes nothing.
+- Two threads of one connection browsing one queue: the second call, begun while the
+  first's round runs, waits for it to end and then for the next round, which it starts or
+  joins; it never takes the running round, whose T is older than its own beginning.
 - A getter that closes the queue before its connection looks at the request, and opens it
   again after: it had nothing of that queue to commit, so it answers without a beat, and
   its MQOPEN's beat carries no answer; the browser waits ``BARRIER_WAIT`` for it and says
   so (a delay, never a message shown wrongly: its gets before T were committed at MQCLOSE).
 - A browser that dies while waiting: its request stays in its last beat until the beat
   expires; getters answered it once and do nothing more.
+- The cursor's message got elsewhere between the BROWSE_NEXT that reached it and a call
+  under the cursor: that call's round and read find it done (2034); a destructive get
+  under the cursor that the check passes still asks Kafka for that record alone, and gets
+  2034 if another getter took it meanwhile.
 - No lease: a request is about one instant (T), so nothing expires mid-browse and getters
-  never turn strict. A lease ("getters commit before MQGET returns while a browse lease is
-  held") was the alternative: it would save the wait of a browse begun within a lease, but
-  costs every getter the strict rate (855 gets/s) while anybody browses, and a lease's
-  expiry compares two processes' clocks.
+  never turn strict (see above for what a lease would cost), and no two processes' clocks
+  are compared.
 
-Not covered: a later MQGMO_BROWSE_NEXT follows the share state as far as it has been
-fetched (milliseconds behind), so a message got after T may still show under a moving
-cursor; BROWSE_FIRST again is the barrier.
+Not covered: where the application user may not read Kafka's share state
+(``__share_group_state``; the shipped ACLs do not grant it), a browse counts the messages
+others got from Kafka's lag at BROWSE_FIRST (:mod:`.logreader`), and BROWSE_NEXT cannot
+count again mid-walk: a message got elsewhere after BROWSE_FIRST began may show under the
+moving cursor there. A message another process got under syncpoint shows until its MQCMIT
+(its acknowledgement waits for the unit of work; the answer names no positions), where MQ
+hides it from the moment MQGET returns; this process's own are hidden.
 
-Cost: nobody browsing, nothing (no request, no thread). A browse begun with
-getters elsewhere waits for one beat each way (bench/bench_browse_window.py measures it),
-and each getter commits once and writes one beat per browse begun.
+Cost: nobody browsing, nothing (no request, no thread). Each browse call with getters
+elsewhere waits for one beat each way and reads the share state again (about two round
+trips besides: bench/bench_browse_window.py measures the wait), and each getter commits once
+and writes one beat per round; a call with none elsewhere costs the sync, and the read only
+when a getter came or went since the walk's last.
 """
 
 from __future__ import annotations
@@ -80,6 +118,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import weakref
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
@@ -156,6 +195,16 @@ def getter_seen(table: ConnectionTable, connection: str, queue: str, me: str) ->
 # ---- each connection's part -------------------------------------------------------------
 
 
+@dataclass
+class _Rounds:
+    """A browser's rounds of one queue: the one running (when it began), and the newest
+    done (when it began, and its input mark)."""
+
+    running: float | None = None
+    done_at: float = -1.0
+    mark: int | None = None
+
+
 class BrowseBarrier:
     """One connection's requests as a browser and answers as a getter (thread-safe)."""
 
@@ -165,6 +214,8 @@ class BrowseBarrier:
         self._asking: dict[str, int] = {}  # queue -> request number, while waiting
         self._answered: dict[str, int] = {}  # requester -> highest number answered
         self._looked = 0  # the table's requests_seen at the last answer
+        self._rounds: dict[str, _Rounds] = {}  # per queue browsed: its rounds as a browser
+        self._rounds_changed = threading.Condition()
 
     def maps(self) -> tuple[dict[str, int], dict[str, int]]:
         """The beat's ``flush`` and ``flushed`` maps."""
@@ -197,8 +248,35 @@ class BrowseBarrier:
         if queues:  # a connection that gets none of them is not waited for
             self._beat(conn)
 
-    def before_browse(self, conn: Connection, queue: str) -> None:
-        """Steps 1, 2 and 4, before the browse reads the share state."""
+    def before_browse(self, conn: Connection, queue: str) -> int | None:
+        """Steps 1, 2 and 4, before a browse call reads the share state: a round of its own,
+        or one that began after this call began (threads browsing together share it).
+        Answers the table's input mark for the queue when no getter was found elsewhere (the
+        browse need not read the share state again while it stays), else None."""
+        began = time.monotonic()
+        with self._rounds_changed:
+            while True:
+                state = self._rounds.setdefault(queue, _Rounds())
+                if state.done_at >= began:
+                    return state.mark  # begun after this call began: it covers this call
+                if state.running is None:
+                    state.running = time.monotonic()
+                    break
+                self._rounds_changed.wait()  # one older than this call: the next one
+        mark: int | None = None
+        done = False
+        try:
+            mark = self._round(conn, queue)
+            done = True
+        finally:
+            with self._rounds_changed:
+                if done:
+                    state.done_at, state.mark = state.running, mark
+                state.running = None
+                self._rounds_changed.notify_all()
+        return mark
+
+    def _round(self, conn: Connection, queue: str) -> int | None:
         conn.replica.sync()
         table = conn.replica.connections
         mine = {c.id for c in live.snapshot()}
@@ -208,7 +286,7 @@ class BrowseBarrier:
             if (use.input_shared or use.input_exclusive) and c not in mine
         }
         if not getters:
-            return
+            return table.input_mark(queue)
         with self._lock:
             self._number += 1
             number = self._number
@@ -235,6 +313,7 @@ class BrowseBarrier:
             with self._lock:
                 if self._asking.get(queue) == number:
                     del self._asking[queue]
+        return None
 
     def _beat(self, conn: Connection) -> None:
         """The connection's heartbeat with the barrier's maps, written and acknowledged. The
@@ -273,9 +352,10 @@ def barrier_of(conn: Connection) -> BrowseBarrier:
         return barrier
 
 
-def before_browse(conn: Connection, queue: str) -> None:
-    """A browse of ``queue`` on ``conn`` begins: the getters elsewhere commit first."""
-    barrier_of(conn).before_browse(conn, queue)
+def before_browse(conn: Connection, queue: str) -> int | None:
+    """A browse call on ``queue`` (first, next or under the cursor) on ``conn`` begins: the
+    getters elsewhere commit first. Answers the input mark when none was found."""
+    return barrier_of(conn).before_browse(conn, queue)
 
 
 def request_seen() -> None:

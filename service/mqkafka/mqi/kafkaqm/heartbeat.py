@@ -164,12 +164,17 @@ class ConnectionTable:
         self._flushed: dict[str, dict[str, int]] = {}
         self.requests_seen = 0  # bumped on each new request: the keeper looks when it moves
         self.on_request: Callable[[], None] = lambda: None  # wakes the keeper thread
+        # per queue, bumped by every beat or tombstone of a connection that shows, or showed
+        # before it, an input handle on it: unmoved, nobody in another process can have
+        # got (and committed) anything from the queue (the browse barrier's quiet check)
+        self._inputs: dict[str, int] = {}
 
     def apply(self, key: str, value: bytes | None, timestamp: float) -> None:
         """One record of the heartbeat topic; a damaged record counts as a bare beat."""
         self.now = max(self.now, timestamp)
         if value is None:
             with self._lock:
+                self._count_inputs(self._beats.get(key), None)
                 self._beats.pop(key, None)
                 self._last.pop(key, None)
                 self._requests.pop(key, None)
@@ -181,6 +186,7 @@ class ConnectionTable:
             beat = Heartbeat(key)
         fresh = False
         with self._lock:
+            self._count_inputs(self._beats.get(key), beat)
             self._beats[key] = beat
             self._last[key] = max(timestamp, self._last.get(key, timestamp))
             if beat.flush:
@@ -196,6 +202,21 @@ class ConnectionTable:
                     answered[requester] = max(number, answered.get(requester, 0))
         if fresh:
             self.on_request()
+
+    def _count_inputs(self, before: Heartbeat | None, after: Heartbeat | None) -> None:
+        for beat in (before, after):
+            if beat is None:
+                continue
+            for queue, use in beat.queues.items():
+                if use.input_shared or use.input_exclusive:
+                    self._inputs[queue] = self._inputs.get(queue, 0) + 1
+
+    def input_mark(self, queue: str) -> int:
+        """A number that moves whenever a beat shows, or stops showing, an input handle on
+        ``queue``: the same twice, no other connection got from it in between (unless it
+        was open for input at the first of the two, which its beats show)."""
+        with self._lock:
+            return self._inputs.get(queue, 0)
 
     def requests(self) -> dict[str, FlushRequest]:
         """Every live requester's newest browse-barrier request."""

@@ -158,6 +158,9 @@ class LogReader:
         # records of a partition that hides some, held until its end shows how many markers
         # lie among them (hidden_records)
         self._held: dict[int, list[Rec]] = {}
+        # the browse barrier's input mark when the share state was last read to its end
+        # (None: getters elsewhere then; read it again at the next call)
+        self.mark: int | None = None
         self.rewind()
 
     def rewind(self) -> None:
@@ -183,6 +186,30 @@ class LogReader:
         self._hide = {p: n for p, n in hide.items() if p not in self._states}
         self._starts_at = dict(starts)
         self._held = {p: [] for p, n in self._hide.items() if n > 0}
+
+    def refresh(self) -> None:
+        """A browse call after the first (BROWSE_NEXT, under the cursor), once the barrier
+        had the getters elsewhere commit: Kafka's share state read to its end again, so
+        that what they got before the call began is passed over. A partition without state
+        at the first call is asked too (its group may have started since); where the state
+        cannot be read, what the first call counted stays (``hide``)."""
+        if self._share is None:
+            return
+        partitions = range(self.partitions)
+        states = self._share.states(partitions)
+        if states is None and self._share.topic_id() is None:
+            self._starts()  # the group's topic id, answered with its offsets
+            states = self._share.states(partitions)
+        for p, state in (states or {}).items():
+            # not where the first call's count still waits to pass records over: they would
+            # be passed over twice
+            if state.start >= 0 and (p in self._states or not self._hide.get(p)):
+                self._states[p] = state
+
+    def shows(self, rec: Rec) -> bool:
+        """Whether ``rec`` is still on the queue as far as this reader knows (the message
+        under the cursor, after :meth:`refresh`)."""
+        return not self._known(rec.position)
 
     def _read(self, timeout: float) -> int:
         try:

@@ -300,8 +300,8 @@ def get(
     chosen = _selection(md, gmo)
     under_cursor = bool(options & C.MQGMO_MSG_UNDER_CURSOR)
     if under_cursor:
-        if handle.cursor is None:
-            raise failed(RC.NO_MSG_UNDER_CURSOR, "no browse cursor")
+        if handle.cursor is None or not _still_under_cursor(conn, handle, handle.cursor):
+            raise failed(RC.NO_MSG_UNDER_CURSOR, "no message under the browse cursor")
         chosen = Selection(position=handle.cursor.position)
     if conn.unsent_puts():
         conn.producer.flush(30)  # this connection's own puts are on the queue before it gets
@@ -402,19 +402,21 @@ def _browse(
     wait = _wait_seconds(options, gmo.WaitInterval)
     if options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR:
         rec = handle.cursor
-        if rec is None:
-            raise failed(RC.NO_MSG_UNDER_CURSOR, "no browse cursor")
+        if rec is None or not _still_under_cursor(conn, handle, rec):
+            raise failed(RC.NO_MSG_UNDER_CURSOR, "no message under the browse cursor")
     else:
         chosen = _selection(md, gmo)
         if options & C.MQGMO_BROWSE_FIRST or handle.cursor is None:
             # this process's getters' acknowledgements reach Kafka first, so that its lag
             # counts every message they got (issue 35: browse never shows a got message)
             conn.settle_acks(handle.name)
-            before_browse(conn, handle.name)  # and other processes' getters' (browsebarrier)
+            mark = before_browse(conn, handle.name)  # and other processes' (browsebarrier)
             reader = _reader(conn, handle)
             reader.rewind()
+            reader.mark = mark
         else:
             reader = _reader(conn, handle)
+            _settled_since(conn, handle, reader)  # every call, not only the first (issue 35)
         if conn.unsent_puts():
             conn.producer.flush(30)
         found = reader.next(lambda r: chosen is None or chosen.accepts(r.ids(), r.position), wait)
@@ -430,6 +432,25 @@ def _browse(
     ):
         raise MQMIError(C.MQCC_FAILED, RC.TRUNCATED_MSG_FAILED, handle.name, original_length=length)
     return _deliver(handle, rec, data, length, max_length, md, gmo)
+
+
+def _settled_since(conn: Connection, handle: Handle, reader: LogReader) -> None:
+    """A browse call after the first: the barrier again (browsebarrier: a round of its
+    own or a shared one, none while nobody elsewhere gets), then Kafka's share state read
+    to its end unless nobody elsewhere can have got anything since it last was."""
+    mark = before_browse(conn, handle.name)
+    if mark is None or mark != reader.mark:
+        reader.refresh()
+    reader.mark = mark
+
+
+def _still_under_cursor(conn: Connection, handle: Handle, rec: Rec) -> bool:
+    """Whether the message under the browse cursor is still on the queue: not got by any
+    connection (MQ answers NO_MSG_UNDER_CURSOR for one removed since it was browsed)."""
+    if handle.browser is None:
+        return True
+    _settled_since(conn, handle, handle.browser)
+    return handle.browser.shows(rec)
 
 
 def _reader(conn: Connection, handle: Handle) -> LogReader:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import select
 import socket
 import ssl
 import struct
@@ -44,6 +43,7 @@ from mqkafka.channel.readahead import ReadAhead
 from mqkafka.channel.session import KNOWN_VERBS, Session
 from mqkafka.channel.settings import ListenerSettings
 from mqkafka.channel.tls import HANDSHAKE_TIMEOUT_S, subject_user
+from mqkafka.channel.transport import Transport
 
 T = TypeVar("T")
 log = logging.getLogger("mqkafka.channel.server")  # the listener's lines keep their logger name
@@ -80,12 +80,12 @@ class ConnectionInfo:
 class ChannelConnection:
     def __init__(self, sock: socket.socket, info: ConnectionInfo, settings: ListenerSettings):
         self.sock = sock
+        self.transport = Transport(sock)  # every read and write of the socket, any thread's
         self.info = info
         self.settings = settings
         self.session = Session(settings)
         self.template = Header(SegType.STATUS_DATA)
         self.max_segment = settings.max_segment
-        self._send_lock = threading.Lock()
         self.stopping = False
         self.busy_since: float | None = None  # an MQGET in the MQI since then (its wait)
         self.last_beat = 0.0
@@ -119,7 +119,7 @@ class ChannelConnection:
         """At least ``size`` bytes in the inbox."""
         inbox = self._inbox
         while len(inbox) < size:
-            chunk = self.sock.recv(max(size - len(inbox), 1 << 16))
+            chunk = self.transport.recv(max(size - len(inbox), 1 << 16))
             if not chunk:
                 raise Closed
             inbox += chunk
@@ -156,10 +156,9 @@ class ChannelConnection:
     def answer_heartbeats(self) -> None:
         """In a call on a channel with conversations: the client's HEARTBEAT requests that
         have come meanwhile are answered now, from the heartbeats' thread (module
-        :mod:`.heartbeats` says why). Not on TLS: OpenSSL's SSL object must not be read in
-        one thread while another writes it (CPython gh-143756), and a record read in part
-        would block that thread; there the connection's thread answers between calls."""
-        if isinstance(self.sock, ssl.SSLSocket) or not self._reading.acquire(blocking=False):
+        :mod:`.heartbeats` says why), on TLS too: the transport reads what has come without
+        waiting, its SSL calls one at a time (module :mod:`.transport`)."""
+        if not self._reading.acquire(blocking=False):
             return
         try:
             if self.busy_since is not None:
@@ -177,16 +176,12 @@ class ChannelConnection:
     def _answer_heartbeats(self) -> None:
         """What has come read without waiting, its heartbeat requests answered (the read
         lock held)."""
-        sock, inbox = self.sock, self._inbox
-        tls = sock if isinstance(sock, ssl.SSLSocket) else None
+        transport, inbox = self.transport, self._inbox
         try:
             while len(inbox) < DRAIN_LIMIT:
-                buffered = tls is not None and tls.pending() > 0  # decrypted, unseen by select
-                if not buffered and not select.select([sock], [], [], 0)[0]:
-                    break
-                chunk = sock.recv(1 << 16)  # TLS: a record cut short is waited for, here
+                chunk = transport.recv_ready(1 << 16)  # TLS: a record cut short stays there
                 if not chunk:
-                    break  # the reader meets the end next
+                    break  # nothing more now (or the end: the reader meets it next)
                 inbox += chunk
                 self.info.counters.bytes_received += len(chunk)
             head = self.info.counters.bytes_received - len(inbox)  # the inbox's start, counted
@@ -201,21 +196,22 @@ class ChannelConnection:
             return  # this connection's thread meets the same when it reads
 
     def _send_header(self, header: Header) -> None:
-        with contextlib.suppress(OSError), self._send_lock:
-            self.sock.sendall(header.to_bytes())
+        with contextlib.suppress(OSError):
+            self.transport.sendall(header.to_bytes())
             self.info.counters.bytes_sent += header.size
 
     def send(self, seg_type: int, body: bytes) -> None:
-        with self._send_lock:
+        transport = self.transport
+        with transport.writing:  # a flow's segments together
             for part in split(self.template, seg_type, body, self.max_segment):
-                self.sock.sendall(part)
+                transport.write(part)
                 self.info.counters.bytes_sent += len(part)
 
     def push(self, segments: bytes, messages: int) -> None:
         """Whole segments the listener starts (read ahead's), sent at once; ``messages``
         got and sent in them (counted as MQGETs, as MQ counts read-ahead messages)."""
-        with self._send_lock:
-            self.sock.sendall(segments)
+        with self.transport.writing:
+            self.transport.write(segments)
             counters = self.info.counters
             counters.bytes_sent += len(segments)
             if messages:
@@ -227,9 +223,8 @@ class ChannelConnection:
         body = verbs.status_body(order, code)
         flags = Flags1.FIRST | Flags1.LAST | Flags1.ERROR
         header = self.template.for_body(SegType.STATUS_DATA, len(body), flags)
-        with self._send_lock:
-            self.sock.sendall(header.to_bytes() + body)
-            self.info.counters.bytes_sent += header.size + len(body)
+        self.transport.sendall(header.to_bytes() + body)
+        self.info.counters.bytes_sent += header.size + len(body)
 
     # ---- the conversation ----
 
@@ -246,7 +241,7 @@ class ChannelConnection:
         except Refused as error:  # one line, no traceback: a port scan or a wrong certificate
             log.warning("channel: connection %s from %s refused: %s", self.info.number,
                         self.info.peer, error)  # fmt: skip
-            self.sock.close()
+            self.transport.close()
             return
         except Closed:
             reason, lost = ("stopped" if self.stopping else "lost (socket closed)"), True
@@ -258,7 +253,7 @@ class ChannelConnection:
         finally:
             self.read_ahead.stop_all()
             self.session.end(lost=lost)
-            self.sock.close()
+            self.transport.close()
             log.info("channel: connection %s ended: %s", self.info.number, reason)
 
     def _try_status(self, code: int) -> None:
@@ -269,16 +264,14 @@ class ChannelConnection:
         """In the connection's thread: a slow or silent client holds up no one else."""
         if not isinstance(self.sock, ssl.SSLSocket):
             return
-        self.sock.settimeout(HANDSHAKE_TIMEOUT_S)
         try:
-            self.sock.do_handshake()
+            self.transport.handshake(HANDSHAKE_TIMEOUT_S)
         except ssl.SSLError as error:
             raise Refused(f"TLS handshake: {error.reason or error}") from None
         except TimeoutError:
             raise Refused("TLS handshake: timed out") from None
         except OSError as error:
             raise Refused(f"TLS handshake: {error.strerror or error}") from None
-        self.sock.settimeout(None)
         if self.settings.tls is None or not self.settings.tls.maps_user:
             return
         cert = self.sock.getpeercert()
@@ -427,7 +420,7 @@ class ChannelConnection:
         self.stopping = True
         self._try_status(STATUS_QM_TERMINATING)
         with contextlib.suppress(OSError):
-            self.sock.shutdown(socket.SHUT_RDWR)
+            self.transport.shutdown()
 
 
 def _name(seg_type: int) -> str:

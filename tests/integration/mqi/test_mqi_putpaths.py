@@ -79,3 +79,89 @@ def test_a_reused_descriptor_keeps_its_msgid(
     queue.put(b"three", md, pymqi.PMO(Options=C.MQPMO_NEW_MSG_ID))
     assert md.MsgId != first
     queue.close()
+
+
+# ---- Queue.put_run (module putrun: the listener's runs of async puts) against put ----
+
+RUN_GIVEN = [b"AMQ run test id %08d" % i for i in range(6)]  # 24 bytes each, as IBM's client's
+
+
+def _each(queue: pymqi.Queue, md: pymqi.MD, items: list[tuple[bytes, bytes]]) -> list[int]:
+    """put(data, md with the item's MsgId) each: the reason of each (0: put)."""
+    reasons = []
+    for data, msg_id in items:
+        try:
+            queue.put(data, pymqi.MD(**{**md.__dict__, "MsgId": msg_id}))
+            reasons.append(0)
+        except pymqi.MQMIError as error:
+            reasons.append(error.reason)
+    return reasons
+
+
+def _run(queue: pymqi.Queue, md: pymqi.MD, items: list[tuple[bytes, bytes]]) -> list[int]:
+    """put_run, on past each put that raised (as the listener's put stream)."""
+    reasons: list[int] = []
+    while items:
+        done, error = queue.put_run(md, items)
+        reasons += [0] * done
+        if error is None:
+            break
+        reasons.append(error.reason)
+        items = items[done + 1 :]
+    return reasons
+
+
+def _got(queue: pymqi.Queue) -> list[tuple[bytes, dict[str, object]]]:
+    out: list[tuple[bytes, dict[str, object]]] = []
+    gmo = pymqi.GMO(Options=C.MQGMO_NO_WAIT | C.MQGMO_NO_SYNCPOINT)
+    while True:
+        md = pymqi.MD()
+        try:
+            data = queue.get(None, md, gmo)
+        except pymqi.MQMIError as error:
+            assert error.reason == C.MQRC_NO_MSG_AVAILABLE
+            return out
+        fields = dict(md.__dict__)
+        del fields["PutDate"], fields["PutTime"]
+        out.append((data, fields))
+
+
+@pytest.mark.parametrize(
+    ("md", "datas", "attributes"),
+    [
+        (pymqi.MD(Format=C.MQFMT_STRING, Priority=5, CorrelId=b"c" * 24),
+         [b"x%d" % i for i in range(6)], {}),
+        (pymqi.MD(Persistence=C.MQPER_PERSISTENT), [b"p%d" % i for i in range(3)], {}),
+        (pymqi.MD(Priority=12), [b"w%d" % i for i in range(3)], {}),  # each put warned (2049)
+        (pymqi.MD(), [b"s", b"long one", b"s", b"long two", b"s"], {"max_msg_length": 4}),
+        (pymqi.MD(), [b"d%d" % i for i in range(5)], {"max_depth": 3}),
+        (pymqi.MD(), [b"i%d" % i for i in range(3)], {"inhibit_put": True}),
+    ],
+    ids=["alike", "persistent", "warned", "too-long", "maxdepth", "inhibited"],
+)  # fmt: skip
+def test_a_run_of_puts_is_each_put_by_itself(
+    md: pymqi.MD,
+    datas: list[bytes],
+    attributes: dict[str, object],
+    qmgr: QueueManager,
+    new_queue: Callable[..., str],
+) -> None:
+    """The same MDs and data, put one by one on one queue and as a run on another: the same
+    outcome each, and the same messages got back (but for the time), in the same order; a
+    blank MsgId in a run gets one of its own, as put's."""
+    given = list(RUN_GIVEN[: len(datas)])
+    given[1] = bytes(24)
+    ways = []
+    for put in (_each, _run):
+        name = new_queue(**attributes)
+        queue = pymqi.Queue(qmgr, name, C.MQOO_INPUT_SHARED | C.MQOO_OUTPUT)
+        reasons = put(queue, md, list(zip(datas, given, strict=True)))
+        got = _got(queue)
+        for _, fields in got:
+            assert fields["MsgId"] != bytes(24)
+            if fields["MsgId"] not in given:  # the blank one's: its own, made by the put
+                fields["MsgId"] = b"made"
+        ways.append((reasons, got))
+        queue.close()
+    assert ways[0] == ways[1]
+    assert ways[0][0] != [0] * len(datas) or not attributes

@@ -15,14 +15,14 @@ The connection, ``connect`` and the MQI error boundary are :mod:`.queuemanager`'
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from functools import partial
 from typing import Any
 
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
-from mqkafka.mqi.kafkaqm import transfer
+from mqkafka.mqi.kafkaqm import putrun, transfer
 from mqkafka.mqi.kafkaqm.blocks import end_block
 from mqkafka.mqi.kafkaqm.connection import Handle
 from mqkafka.mqi.kafkaqm.inquire import inquire_queue, set_queue
@@ -102,6 +102,17 @@ class Queue:
         with _mqi():
             handle = self._opened(C.MQOO_OUTPUT)
             transfer.put(self._qmgr.connection, handle, msg, md, pmo)
+
+    def put_run(self, md: MD, items: Sequence[tuple[bytes, bytes]]) -> tuple[int, MQMIError | None]:
+        """MQPUT of each (data, MsgId) in turn with ``md`` but for its MsgId, and no MQPMO,
+        as ``put(data, md)`` each (module putrun: the listener's async puts): the puts made
+        before the first that raised, and its error (None: all were put)."""
+        try:
+            handle = self._opened(C.MQOO_OUTPUT)
+            done, error = putrun.put_run(self._qmgr.connection, handle, md, items)
+        except MQError as raised:
+            done, error = 0, raised
+        return done, None if error is None else MQMIError.of(error)
 
     def put_rfh2(self, msg: Any, *opts: Any) -> None:
         """pymqi's put_rfh2(msg, md, pmo, [RFH2, ...]): the headers go before ``msg``."""

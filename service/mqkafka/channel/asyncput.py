@@ -102,9 +102,10 @@ class AsyncPuts:
         """The API header the last async put would have been answered with."""
         return _HEADERS[order, self.last_failed]
 
-    def succeeded(self) -> None:
-        self.last_failed = False
-        self.succeeded_count += 1
+    def succeeded(self, count: int = 1) -> None:
+        if count:
+            self.last_failed = False
+            self.succeeded_count += count
 
     def refused(self, comp: int, reason: int, queue: str, qmgr: str) -> None:
         """A put that failed (``comp`` 2) or warned (1); the first such is the one told."""

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Final, cast
 from mqkafka.channel.codec.mqstructs import PMO_KIND, parse_md_fast
 from mqkafka.channel.codec.segments import ChannelError, Flags1, SegType
 from mqkafka.channel.msgverbs import mqi_put_options
-from mqkafka.mq.errors import MQError
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.rules.structs import MD
@@ -51,6 +50,7 @@ _SYNC: Final = C.MQPMO_SYNC_RESPONSE
 _PMO_SIZES: Final = {version: PMO_KIND.size(version) for version in (1, 2, 3)}
 _API: Final = 16
 _new = object.__new__
+RUN: Final = 128  # async puts a run at most, taken from the inbox at once
 
 
 class PutStream:
@@ -75,31 +75,34 @@ class PutStream:
         qmgr = session.qmgr
         if pending or qmgr is None or not qmgr.is_connected:
             return False
-        take_unread, next_put = conn.take_unread, self._next
+        take_unread, next_run = conn.take_unread, self._next_run
         async_puts = session.async_puts
         calls = puts = 0
         try:
             while True:
-                found = take_unread(next_put)  # held: the heartbeats' thread reads in a call
+                found = take_unread(next_run)  # held: the heartbeats' thread reads in a call
                 if found is None:
                     break
-                queue, data, md, ids = found
+                queue, md, items, ids = found
                 if conn.conversations:
                     self._follow(conn, ids)
                     conn.busy_since = time.monotonic()  # as the plain path: beats answered
                 try:
-                    queue.put(data, md)
-                except MQError as error:
-                    log.debug("channel: async put to %s: %s", queue.name, error)
-                    async_puts.refused(int(error.comp), error.reason, queue.name,
-                                       conn.settings.qmgr)  # fmt: skip
-                    puts += error.comp < 2  # a warning is a put made
-                else:
-                    async_puts.succeeded()
-                    puts += 1
+                    while items:  # each put in turn, on past one refused: MQ's async puts
+                        done, error = queue.put_run(md, items)
+                        calls += done
+                        puts += done
+                        async_puts.succeeded(done)
+                        if error is None:
+                            break
+                        log.debug("channel: async put to %s: %s", queue.name, error)
+                        async_puts.refused(int(error.comp), error.reason, queue.name,
+                                           conn.settings.qmgr)  # fmt: skip
+                        calls += 1
+                        puts += error.comp < 2  # a warning is a put made
+                        items = items[done + 1 :]
                 finally:
                     conn.busy_since = None
-                calls += 1
         finally:
             if calls:
                 counters = conn.info.counters
@@ -109,9 +112,33 @@ class PutStream:
                 counters.last_time = time.time()
         return calls > 0
 
-    def _next(self, inbox: bytearray) -> tuple[Queue, bytes, MD, tuple[int, int]] | None:
+    def _next_run(
+        self, inbox: bytearray
+    ) -> tuple[Queue, MD, list[tuple[bytes, bytes]], tuple[int, int]] | None:
+        """The async puts whole at the head of the unread bytes, to one queue, each MQMD
+        the first's but for its MsgId (RUN at most), taken out of them; None: none there."""
+        first = self._next(inbox, None)
+        if first is None:
+            return None
+        queue, data, msg_id, ids = first
+        items = [(data, msg_id)]
+        while len(items) < RUN:
+            more = self._next(inbox, queue)
+            if more is None:
+                break
+            items.append((more[1], more[2]))
+            ids = more[3]
+        md: MD = _new(MD)
+        md.__dict__.update(self._md_fields)
+        return queue, md, items, ids
+
+    def _next(
+        self, inbox: bytearray, same: Queue | None
+    ) -> tuple[Queue, bytes, bytes, tuple[int, int]] | None:
         """The async put whole at the head of the connection's unread bytes, taken out of
-        them; None: none there (the bytes as they were)."""
+        them: its queue, data, MsgId (its MQMD's other fields: ``_md_fields``) and ids;
+        None: none there (the bytes as they were). ``same``: only a put to that queue
+        whose MQMD is the last one's but for its MsgId."""
         conn = self.connection
         end = len(inbox)
         if end < 28:
@@ -135,12 +162,14 @@ class PutStream:
         if length - head > settings.max_flow or length - head < _API:
             return None
         queue = conn.session.handles.get(_INT[order].unpack_from(inbox, head + 12)[0])
-        if not isinstance(queue, Queue):
+        if not isinstance(queue, Queue) or (same is not None and queue is not same):
             return None
         rest = head + _API
-        md = self._md_as_last(inbox, order, rest, length)
-        if md is not None:
+        msg_id = self._md_as_last(inbox, order, rest, length)
+        if msg_id is not None:
             md_size = self._md_size
+        elif same is not None:
+            return None
         else:
             try:  # an MQMD running past the segment is caught next, by its PMO's room
                 md, md_size = parse_md_fast(cast(bytes, inbox), order, rest)  # read only
@@ -149,6 +178,7 @@ class PutStream:
             at = rest + md_size
             self._md_key = (bytes(inbox[rest : rest + 48]), bytes(inbox[rest + 72 : at]), order)
             self._md_size, self._md_fields = md_size, dict(md.__dict__)
+            msg_id = md.MsgId
         pmo_at = rest + md_size
         if length - pmo_at < 12:
             return None
@@ -167,22 +197,18 @@ class PutStream:
         # as the plain path's _follow on a channel with conversations: a TSH one's are (0, 0)
         ids = _IDS.unpack_from(inbox, 8) if head == 36 else (0, 0)
         del inbox[:length]
-        return queue, data, md, ids
+        return queue, data, msg_id, ids
 
-    def _md_as_last(self, inbox: bytearray, order: str, rest: int, length: int) -> MD | None:
-        """The MQMD at ``rest`` when it is the last one's but for its MsgId (the fields
-        parse_md_fast gave for it, without its key's copy and hash); else None."""
+    def _md_as_last(self, inbox: bytearray, order: str, rest: int, length: int) -> bytes | None:
+        """The MsgId of the MQMD at ``rest`` when it is the last one's but for its MsgId
+        (compared in place, without its key's copy and hash); else None."""
         head, tail, last_order = self._md_key
         end = rest + self._md_size
         if order != last_order or end > length or inbox[rest + 72 : end] != tail:
             return None
         if inbox[rest : rest + 48] != head:
             return None
-        md: MD = _new(MD)
-        fields = md.__dict__
-        fields.update(self._md_fields)
-        fields["MsgId"] = bytes(inbox[rest + 48 : rest + 72])
-        return md
+        return bytes(inbox[rest + 48 : rest + 72])
 
     @staticmethod
     def _follow(conn: ChannelConnection, ids: tuple[int, int]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -50,6 +51,16 @@ class FakeQueue(Queue):
             raise MQMIError(2, 2051, "put inhibited")
         if msg[:1] == b"W":
             raise MQMIError(1, 2049, "a warning")
+
+    def put_run(self, md: MD, items: Sequence[tuple[bytes, bytes]]) -> tuple[int, MQMIError | None]:
+        """As Queue.put_run: put(data, md with the item's MsgId) each, to the first raise."""
+        for done, (data, msg_id) in enumerate(items):
+            one = MD(**{**md.__dict__, "MsgId": msg_id})
+            try:
+                self.put(data, one)
+            except MQMIError as error:
+                return done, error
+        return len(items), None
 
 
 @dataclass

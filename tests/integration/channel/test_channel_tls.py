@@ -22,6 +22,7 @@ from tests.integration.channel.conftest import ListenerProcess, connect_qmgr, ru
 from tests.integration.channel.rawclient import RawClient
 
 C = pymqi.CMQC
+RA_CHANNEL = "DEV.TLS.RA.SVRCONN"  # offered SHARECNV 1: read ahead, the client's heartbeats
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +40,7 @@ def tls_listener(kafka_bootstrap: str, namespace: str, certs: Path) -> Iterator[
     process = ListenerProcess(
         kafka_bootstrap, namespace, "--tls-cert", str(certs / "server.pem"),
         "--tls-key", str(certs / "server.key"), "--tls-ca", str(certs / "ca.pem"),
+        "--sharecnv", f"{RA_CHANNEL}=1",
     )  # fmt: skip
     yield process
     if process.proc.poll() is None:
@@ -184,3 +186,41 @@ def test_ibm_jms_over_tls(
     assert md.UserIdentifier.rstrip(b" \0") == b"alice"  # not the JVM's OS user
     queue.close()
     qmgr.disconnect()
+
+
+RA_CHECKS = ["tls_connect", "tls_read_ahead_beside_calls", "tls_long_wait_ends_2033",
+             "tls_long_wait_gets_the_message_put_meanwhile", "tls_read_ahead_long_wait",
+             "tls_disconnect"]  # fmt: skip
+
+
+def test_read_ahead_and_long_waits_over_tls_with_sharecnv_1(
+    kafka_bootstrap: str,
+    namespace: str,
+    tls_listener: ListenerProcess,
+    java_tls: list[str],
+    mq_client_jars: Path,
+    java_classes: Path,
+) -> None:
+    """The MQ classes for Java on a TLS channel with SHARECNV 1: read ahead's flows, sent
+    from their stream's thread while the connection's thread reads and answers this
+    program's puts, come once each and in order (every 50th message in several segments);
+    an MQGET whose wait (6 s) outlasts the client's heartbeat patience (it asks about a
+    second into a call, and gives up a second later) ends with 2033 or with the message put
+    meanwhile (4 s in), the connection alive, read ahead or not: the heartbeats' thread
+    answers the client during the call (before, on TLS only the connection's thread read,
+    between calls, and the client ended the connection with 2009)."""
+    qmgr = connect_qmgr(kafka_bootstrap, namespace)
+    for name in ("TLSRA.Q", "TLSWAIT.Q"):
+        qmgr.define_queue(name, max_depth=10_000)
+    qmgr.disconnect()
+    before = len(tls_listener.lines)
+    checks = run_java(
+        mq_client_jars, java_classes, "TlsReadAheadCheck", "127.0.0.1", str(tls_listener.port),
+        RA_CHANNEL, "TLS_AES_128_GCM_SHA256", "TLSRA.Q", "200", "TLSWAIT.Q", timeout=300,
+        jvm=java_tls,
+    )  # fmt: skip
+    failed = {name: checks.get(name) for name in RA_CHECKS if checks.get(name) != "OK"}
+    log = "\n".join(tls_listener.lines[before:])
+    assert not failed, f"{failed}\n{checks['_output']}\n{log[-3000:]}"
+    assert checks["_ffdc"] == "", checks["_ffdc"][:3000]
+    assert "ended: lost" not in log and "read ahead of" not in log, log[-3000:]

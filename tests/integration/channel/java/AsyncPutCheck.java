@@ -21,11 +21,7 @@ public class AsyncPutCheck {
     static MQQueueManager qm;
 
     public static void main(String[] args) throws Exception {
-        Hashtable<String, Object> props = new Hashtable<>();
-        props.put(CMQC.HOST_NAME_PROPERTY, args[0]);
-        props.put(CMQC.PORT_PROPERTY, Integer.parseInt(args[1]));
-        props.put(CMQC.CHANNEL_PROPERTY, args[2]);
-        props.put(CMQC.TRANSPORT_PROPERTY, CMQC.TRANSPORT_MQSERIES_CLIENT);
+        Hashtable<String, Object> props = ClientProps.of(args[0], args[1], args[2]);
         String queue = args[3];
         int count = Integer.parseInt(args[4]);
         String inhibited = args[5];

@@ -21,11 +21,7 @@ public class MqClassesCheck {
     static String queue;
 
     public static void main(String[] args) throws Exception {
-        props = new Hashtable<>();
-        props.put(CMQC.HOST_NAME_PROPERTY, args[0]);
-        props.put(CMQC.PORT_PROPERTY, Integer.parseInt(args[1]));
-        props.put(CMQC.CHANNEL_PROPERTY, "DEV.APP.SVRCONN");
-        props.put(CMQC.TRANSPORT_PROPERTY, CMQC.TRANSPORT_MQSERIES_CLIENT);
+        props = ClientProps.of(args[0], args[1], "DEV.APP.SVRCONN");
         queue = args[2];
         check("connect", () -> qm = new MQQueueManager("QM1", props));
         if (qm == null) return;

@@ -12,12 +12,8 @@ import java.util.Hashtable;
 
 public class TlsCheck {
     public static void main(String[] args) {
-        Hashtable<String, Object> props = new Hashtable<>();
-        props.put(CMQC.HOST_NAME_PROPERTY, args[0]);
-        props.put(CMQC.PORT_PROPERTY, Integer.parseInt(args[1]));
-        props.put(CMQC.CHANNEL_PROPERTY, "DEV.APP.SVRCONN");
-        props.put(CMQC.TRANSPORT_PROPERTY, CMQC.TRANSPORT_MQSERIES_CLIENT);
-        props.put(CMQC.SSL_CIPHER_SUITE_PROPERTY, args[3]);
+        Hashtable<String, Object> props =
+            ClientProps.tls(args[0], args[1], "DEV.APP.SVRCONN", args[3]);
         try {
             MQQueueManager qm = new MQQueueManager("QM1", props);
             MQQueue q = qm.accessQueue(args[2], CMQC.MQOO_OUTPUT);

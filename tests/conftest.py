@@ -25,6 +25,11 @@ from mqkafka.kafka.localbroker import BrokerError, LocalBroker
 settings.register_profile("mqk", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("mqk")
 
+# The brokers tests start (the session's, a module's own, mqk's) run on the C1 compiler only
+# (KAFKA_OPTS, as Kafka's scripts take it): a start takes half the time and CPU on two cores,
+# and a test broker lives minutes, too short for C2's faster code to pay for its compiling.
+os.environ.setdefault("KAFKA_OPTS", "-XX:TieredStopAtLevel=1")
+
 
 @pytest.fixture(scope="session")
 def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:

@@ -27,6 +27,7 @@ from mqkafka.kafka.localbroker import (
     default_home,
     ensure_jars,
     free_port,
+    jvm_options,
     pid_alive,
     port_in_use,
     random_cluster_id,
@@ -170,7 +171,7 @@ class LocalCluster:
         log_file = folder / "kafka.log"
         cmd = [
             java, f"-Xmx{self.heap}", "-Xms128m", "-XX:+UseG1GC", "-Djava.awt.headless=true",
-            f"-Dlog4j2.configurationFile={log4j}", f"-Dmqk.log.file={log_file}",
+            f"-Dlog4j2.configurationFile={log4j}", f"-Dmqk.log.file={log_file}", *jvm_options(),
             "-cp", f"{libs}/*", "kafka.Kafka", str(folder / "server.properties"),
         ]  # fmt: skip
         with log_file.open("ab") as log:

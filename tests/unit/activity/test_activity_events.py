@@ -144,14 +144,16 @@ def test_a_publication_block_holds_the_events_the_plain_encoder_writes() -> None
 
 @given(st.lists(st.tuples(st.integers(-(2**62), 2**62), st.integers(0, 2**45)), max_size=12))
 def test_encoded_times_are_the_plain_encoders(times: list[tuple[int, int]]) -> None:
-    """Issue 34: ``stamp_of`` (its kept higher bytes and latencies) and ``time_long`` write
-    what ``encode`` writes for the times and the latency, whatever came before."""
+    """Issue 34: ``stamp_of``, ``template_times`` (their kept higher bytes, latencies and
+    parts) and ``time_long`` write what ``encode`` writes for the times and the latency,
+    whatever came before."""
     import struct
 
-    from mqkafka.activity.events import FastEncoder, _varint
+    from mqkafka.activity.events import FastEncoder, _varint, stamps
 
     fast = FastEncoder(limit=2)  # tiny caches: exercises clearing too
     for time_ms, put_ms in times + times[::-1]:
         assert fast.time_long(time_ms) == _varint(time_ms)
-        latency = struct.pack("<d", float(time_ms - put_ms))
-        assert fast.stamp_of(time_ms, put_ms) == (_varint(time_ms) + _varint(put_ms), latency)
+        plain = _varint(time_ms) + _varint(put_ms), struct.pack("<d", float(time_ms - put_ms))
+        assert fast.template_times(time_ms, put_ms) == stamps(*plain)
+        assert fast.stamp_of(time_ms, put_ms) == plain

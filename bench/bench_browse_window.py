@@ -37,23 +37,34 @@ moved 4x between rounds of one setting (28,498 and 13,095 gets/s for the chosen 
 an earlier run); the CPU per get did not. Times across the two processes are ``time.time()``
 on the one machine.
 
-Then, since the browse barrier (mqi/kafkaqm/browsebarrier.py: a browse that begins asks the
-getters elsewhere to commit first), side by side and interleaved: a getter in another
-process gets ``--browsed`` non-persistent messages flat out alone, while this process
-browses again and again (BROWSE_FIRST and nine BROWSE_NEXT) through the barrier, and while
-it browses as before the barrier; its gets/s, the barrier's wait per browse begun, and the
-messages a browse showed whose MQGET had returned before the browse began
-(``--only-browsed`` runs this part alone). 40,000 messages, 3 rounds, load average 18-24:
+Then the browse barrier (mqi/kafkaqm/browsebarrier.py: a browse call asks the getters
+elsewhere to commit first), side by side and interleaved: a getter in another process
+(devsupport/browsegetter.py) gets ``--browsed`` non-persistent messages flat out alone, and
+while this process walks the oldest ten again and again (BROWSE_FIRST and nine
+BROWSE_NEXT): through the barrier at every call (``strict``), at BROWSE_FIRST only
+(``first``, the code before BROWSE_NEXT was strict), and with no barrier (``none``); the
+getter's gets/s, how long a walk of ten took, the barrier's wait per browse call, and the
+messages a call showed whose MQGET had returned before that call began, or before the
+walk's BROWSE_FIRST began (``--only-browsed`` runs this part alone).
 
-    getter            gets/s   browses  barrier median, p99   shown after their MQGET returned
-    alone             27,097
-    browsed           20,275         9  49.8, 86.9 ms         0  (0 0 0 in the rounds)
-    no barrier        14,292        13  -                     2  (0 20 2 in the rounds)
+    python -m bench.bench_browse_window --only-browsed --rounds 3 --browsed 40000
 
-A browser that loops flat out takes CPU from a getter on two cores either way: the rates of
-the browsed runs moved 11,065-23,924 (barrier) and 10,513-33,238 (none) between rounds; the
-barrier costs the getter one commit and one heartbeat per browse begun. Nobody browsing,
-it costs nothing.
+at commit 1ba6dc8, 3 rounds, load average 33-45 on the 2-core VM (medians):
+
+    mode     gets/s   walk of 10   barrier per call      shown after MQGET returned,
+                                   median, p99           before the call / the walk's first
+    alone    11,298
+    strict    7,902     3,085 ms    67.1, 387.3 ms        0 / 0     (0 0 0 in the rounds)
+    first     7,145       281 ms    82.5, 366.7 ms (*)  109 / 0
+    none      3,905       308 ms    -                   205 / 22
+
+(*) per BROWSE_FIRST: its BROWSE_NEXT calls waited for nothing. The getter's rate is the
+machine's load more than the browse's (rates moved 3,320-15,011 alone between rounds); the
+strict walk pays a round per call with the getter at work elsewhere, and then passes over
+what the getter got meanwhile (a profile of one walk at a load average of 45: rounds 302 ms
+median, the share state read again 135 ms, the reader's next 117 ms). A run before
+BROWSE_NEXT was strict (load average 18-24): alone 27,097, first 20,275 (0 shown before the
+walk's first), none 14,292 (2). Nobody browsing, the barrier costs nothing.
 """
 
 from __future__ import annotations
@@ -275,6 +286,7 @@ def browsed_getter(qmgr: QueueManager, bootstrap: str, n: int, mode: str) -> Bro
 
     namespace = qmgr.connection.settings.namespace
     walks: list[Shown] = []
+    lasted: list[float] = []  # seconds each walk took
     browsebarrier.BrowseBarrier.before_browse = (  # type: ignore[method-assign]
         skipped if mode == "none" else timed
     )
@@ -284,10 +296,12 @@ def browsed_getter(qmgr: QueueManager, bootstrap: str, n: int, mode: str) -> Bro
         with getter_process(bootstrap, namespace, name, idle=1.0) as getter:
             getter.go()
             while mode != "alone":
+                began = time.perf_counter()
                 walk = browse_walk(browser, 10)
                 walks.append(walk)
                 if not walk:
                     break
+                lasted.append(time.perf_counter() - began)
             run = getter.result()
     finally:
         browsebarrier.BrowseBarrier.before_browse = barrier  # type: ignore[method-assign]
@@ -300,6 +314,7 @@ def browsed_getter(qmgr: QueueManager, bootstrap: str, n: int, mode: str) -> Bro
     return Browsed(
         run.rate,
         len(walks),
+        statistics.median(lasted) * 1000 if lasted else 0.0,
         median * 1000,
         p99 * 1000,
         late,
@@ -311,6 +326,7 @@ def browsed_getter(qmgr: QueueManager, bootstrap: str, n: int, mode: str) -> Bro
 class Browsed:
     rate: float
     walks: int
+    walk: float  # ms a walk of ten took, median
     median: float  # ms per browse call, in the barrier
     p99: float
     late: int  # shown after their MQGET returned before the call began
@@ -351,10 +367,10 @@ def side_by_side(qmgr: QueueManager, bootstrap: str, n: int, rounds: int) -> Non
             print(f"  {mode:<7} {say_browsed(row)}", flush=True)
     print("  medians:")
     for mode, kept in rows.items():
-        rate, walks, median, p99, late, first = (
+        rate, walks, walk, median, p99, late, first = (
             statistics.median(c) for c in zip(*(astuple(r) for r in kept), strict=True)
         )
-        row = Browsed(rate, round(walks), median, p99, round(late), round(first))
+        row = Browsed(rate, round(walks), walk, median, p99, round(late), round(first))
         print(f"  {mode:<7} {say_browsed(row)}")
 
 
@@ -367,7 +383,8 @@ def say_browsed(row: Browsed) -> str:
         else ""
     )
     return (
-        f"{row.rate:>7,.0f} gets/s; {row.walks} walks, {waited}shown after their MQGET "
+        f"{row.rate:>7,.0f} gets/s; {row.walks} walks of {row.walk:4.0f} ms, {waited}"
+        "shown after their MQGET "
         f"returned: {row.late} before the call, {row.late_first} before the walk's first"
     )
 

@@ -6,10 +6,16 @@ a queue opened with MQOO_READ_AHEAD and got from outside syncpoint is not asked 
 (the listener's MQOPEN reply says the queue's default is no read ahead, so
 MQOO_READ_AHEAD_AS_Q_DEF does not read ahead): at its application's first MQGET the client
 sends REQUEST_MSGS (the get options, the wait, the largest message it takes, how many bytes it
-wants) and takes the messages from the ASYNC_MESSAGE flows that come.
+wants) and takes the messages from the ASYNC_MESSAGE flows that come. It never sends a plain
+MQGET on such a handle (tests/integration/channel/test_channel_readahead.py): a get matching
+another MsgId or CorrelId is a REQUEST_MSGS with that selection (and, the window full, all
+received and room for one message), which the stream follows from its next get; a get under
+syncpoint once read ahead has begun the client refuses itself (2046); a first get under
+syncpoint makes it ask 1 byte at a time, a message per MQGET, which the stream gets with the
+client's options, in the connection's unit of work.
 
 A stream per such handle runs in a thread of its own: it gets each message from the MQI with
-the client's options (MQGMO_NO_SYNCPOINT: read ahead is outside syncpoint), in order, right
+the client's options (MQGMO_NO_SYNCPOINT when it reads ahead: outside syncpoint), in order, right
 before it sends it, so a message is got only as the listener sends it: what the MQI's
 share-group getter has fetched from Kafka and not handed out stays there and goes back with
 the handle at MQCLOSE or disconnect. The messages there at once go out together, 8 kB at a

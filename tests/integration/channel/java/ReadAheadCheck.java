@@ -1,7 +1,7 @@
 // Read ahead (MQOO_READ_AHEAD) with the IBM MQ classes for Java against `mqk listen` on a
 // channel it offers SHARECNV 1: one line per check ("CHECK <name> OK" or "CHECK <name> FAIL
 // <why>"), read by test_channel_readahead.py.
-// Arguments: host port channel queue count closeQueue browseQueue
+// Arguments: host port channel queue count closeQueue browseQueue mixQueue
 
 import com.ibm.mq.MQException;
 import com.ibm.mq.MQGetMessageOptions;
@@ -20,15 +20,12 @@ public class ReadAheadCheck {
     static final int BIG = 70_000;  // beyond a segment: an ASYNC_MESSAGE in several
 
     public static void main(String[] args) throws Exception {
-        Hashtable<String, Object> props = new Hashtable<>();
-        props.put(CMQC.HOST_NAME_PROPERTY, args[0]);
-        props.put(CMQC.PORT_PROPERTY, Integer.parseInt(args[1]));
-        props.put(CMQC.CHANNEL_PROPERTY, args[2]);
-        props.put(CMQC.TRANSPORT_PROPERTY, CMQC.TRANSPORT_MQSERIES_CLIENT);
+        Hashtable<String, Object> props = ClientProps.of(args[0], args[1], args[2]);
         String queue = args[3];
         int count = Integer.parseInt(args[4]);
         String closeQueue = args[5];
         String browseQueue = args[6];
+        String mixQueue = args[7];
         check("connect", () -> qm = new MQQueueManager("QM1", props));
         if (qm == null) return;
         check("read_ahead_once_in_order", () -> {
@@ -105,6 +102,83 @@ public class ReadAheadCheck {
             }
             q.close();
         });
+        check("mixed_msgid_match", () -> {
+            // a get matching a MsgId on a handle whose read ahead has begun (the message was
+            // sent ahead already), then plain gets
+            byte[][] ids = new byte[10][];
+            for (int i = 0; i < 10; i++) ids[i] = put(mixQueue, "id-" + i, 0);
+            MQQueue q = qm.accessQueue(mixQueue, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_READ_AHEAD);
+            StringBuilder got = new StringBuilder(getText(q, gmo(5000)));
+            MQMessage m = new MQMessage();
+            m.messageId = ids[5];
+            MQGetMessageOptions match = gmo(5000);
+            match.matchOptions = CMQC.MQMO_MATCH_MSG_ID;
+            got.append(' ').append(outcome(() -> { q.get(m, match); return text(m); }));
+            for (int i = 0; i < 9; i++) got.append(' ').append(outcome(() -> getText(q, gmo(2000))));
+            q.close();
+            System.out.println("MIXED msgid " + got);
+            String want = "id-0 id-5 id-1 id-2 id-3 id-4 id-6 id-7 id-8 id-9 2033";
+            if (!got.toString().equals(want)) throw new Exception(got + ", wanted " + want);
+        });
+        check("mixed_msgid_beyond_the_window", () -> {
+            // the MsgId matched is one the listener has not sent yet: the window is full of
+            // messages the application has not got
+            int n = 300;
+            byte[][] ids = new byte[n][];
+            for (int i = 0; i < n; i++) ids[i] = put(mixQueue, "w-" + i, 1000);
+            MQQueue q = qm.accessQueue(mixQueue, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_READ_AHEAD);
+            StringBuilder got = new StringBuilder(getText(q, gmo(5000)));
+            MQMessage m = new MQMessage();
+            m.messageId = ids[250];
+            MQGetMessageOptions match = gmo(5000);
+            match.matchOptions = CMQC.MQMO_MATCH_MSG_ID;
+            got.append(' ').append(outcome(() -> { q.get(m, match); return text(m); }));
+            StringBuilder want = new StringBuilder("w-0 w-250");
+            for (int i = 1; i < n; i++) {
+                if (i == 250) continue;
+                want.append(" w-").append(i);
+                got.append(' ').append(outcome(() -> getText(q, gmo(2000))));
+            }
+            want.append(" 2033");
+            got.append(' ').append(outcome(() -> getText(q, gmo(2000))));
+            q.close();
+            System.out.println("MIXED beyond " + got);
+            if (!got.toString().equals(want.toString())) throw new Exception(got.toString());
+        });
+        check("mixed_syncpoint", () -> {
+            // a get under syncpoint on a handle whose read ahead has begun: the client refuses
+            // it itself (2046, options error, as MQ documents), then the rest read ahead
+            for (int i = 0; i < 6; i++) put(mixQueue, "sp-" + i, 0);
+            MQQueue q = qm.accessQueue(mixQueue, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_READ_AHEAD);
+            StringBuilder got = new StringBuilder(getText(q, gmo(5000)));
+            MQGetMessageOptions sync = gmo(5000);
+            sync.options = CMQC.MQGMO_WAIT | CMQC.MQGMO_SYNCPOINT;
+            got.append(' ').append(outcome(() -> getText(q, sync)));
+            qm.commit();
+            for (int i = 0; i < 6; i++) got.append(' ').append(outcome(() -> getText(q, gmo(2000))));
+            q.close();
+            System.out.println("MIXED syncpoint " + got);
+            String want = "sp-0 2046 sp-1 sp-2 sp-3 sp-4 sp-5 2033";
+            if (!got.toString().equals(want)) throw new Exception(got + ", wanted " + want);
+        });
+        check("syncpoint_first", () -> {
+            // the first get under syncpoint: the client asks a message at a time (REQUEST_MSGS
+            // for 1 byte), each got in the unit of work: a backout puts it back
+            for (int i = 0; i < 4; i++) put(mixQueue, "fs-" + i, 0);
+            MQQueue q = qm.accessQueue(mixQueue, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_READ_AHEAD);
+            MQGetMessageOptions sync = gmo(5000);
+            sync.options = CMQC.MQGMO_WAIT | CMQC.MQGMO_SYNCPOINT;
+            StringBuilder got = new StringBuilder(getText(q, sync));
+            qm.backout();
+            for (int i = 0; i < 3; i++) got.append(' ').append(outcome(() -> getText(q, sync)));
+            got.append(' ').append(outcome(() -> getText(q, gmo(2000))));
+            qm.commit();
+            got.append(' ').append(outcome(() -> getText(q, gmo(2000))));
+            q.close();
+            System.out.println("MIXED syncpoint_first " + got);
+            String want = "fs-0 fs-0 fs-1 fs-2 fs-3 2033";  // fs-0 backed out, then got again
+            if (!got.toString().equals(want)) throw new Exception(got + ", wanted " + want);
+        });
         check("disconnect", () -> qm.disconnect());
     }
 
@@ -115,7 +189,24 @@ public class ReadAheadCheck {
         return gmo;
     }
 
-    static void put(String queue, String text, int extra) throws Exception {
+    interface Got { String run() throws Exception; }
+
+    // the text got, or the reason code the get failed with
+    static String outcome(Got call) throws Exception {
+        try {
+            return call.run();
+        } catch (MQException e) {
+            return String.valueOf(e.reasonCode);
+        }
+    }
+
+    static String getText(MQQueue q, MQGetMessageOptions gmo) throws Exception {
+        MQMessage m = new MQMessage();
+        q.get(m, gmo);
+        return text(m);
+    }
+
+    static byte[] put(String queue, String text, int extra) throws Exception {
         MQMessage m = new MQMessage();
         m.persistence = CMQC.MQPER_NOT_PERSISTENT;
         m.write(text.getBytes(StandardCharsets.US_ASCII));
@@ -123,6 +214,7 @@ public class ReadAheadCheck {
         MQPutMessageOptions pmo = new MQPutMessageOptions();
         pmo.options = CMQC.MQPMO_NO_SYNCPOINT;
         qm.put(queue, m, pmo);
+        return m.messageId;
     }
 
     // the text before the first zero byte

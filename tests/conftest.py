@@ -31,6 +31,40 @@ settings.load_profile("mqk")
 os.environ.setdefault("KAFKA_OPTS", "-XX:TieredStopAtLevel=1")
 
 
+# make test's --dist loadfile hands files to its workers in collection order (with
+# --no-loadscope-reorder: xdist's default order, most tests first, put these minutes-long files
+# of few tests last, and one worker ran them alone at the end): the longest first (clean-clone
+# durations), then the other integration files, then the unit tests, which fill the gaps.
+LONGEST_FIRST = (
+    "tests/integration/faust/test_faust_service_resilience.py",
+    "tests/integration/faust/test_faust_kafka_restart.py",
+    "tests/integration/service/test_service_resilience.py",
+    "tests/integration/service/test_kafka_restart.py",
+    "tests/integration/pipeline/test_cli.py",
+    "tests/integration/service/test_readme_examples.py",
+    "tests/integration/channel/test_channel_jms.py",
+    "tests/integration/cluster/test_replicated_cluster.py",
+    "tests/integration/faust/test_faust_service_scaleout.py",
+    "tests/integration/service/test_service_scaleout.py",
+    "tests/integration/pipeline/test_stream_job.py",
+    "tests/integration/faust/test_faust_runtime_differential.py",
+    "tests/integration/test_cli_local_broker.py",
+    "tests/integration/pipeline/test_stream_restart.py",
+    "tests/integration/service/test_service_takeover.py",
+    "tests/integration/faust/test_faust_service_takeover.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        if path in LONGEST_FIRST:
+            return LONGEST_FIRST.index(path)
+        return len(LONGEST_FIRST) + (0 if path.startswith("tests/integration/") else 1)
+
+    items.sort(key=rank)  # stable: a file's tests keep their order
+
+
 @pytest.fixture(scope="session")
 def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     external = os.environ.get("MQK_TEST_BOOTSTRAP_SERVERS")

@@ -5,7 +5,11 @@ them. The plain way (read_segment: a Header; the Reassembler; Session.call: the 
 the verb's lookup, is_async_put, do_put) cost the listener's thread ~15.5 us a put; here
 the segments already whole in the inbox are read in place, one after the other, and put
 with the MQI's default MQPMO, as msgverbs' plain async put does: ~9.5 us, ~2 of them this
-module's (bench.bench_channel_asyncput). The segment a receive cuts goes the plain way.
+module's (bench.bench_channel_asyncput). A run of them to one queue whose MQMDs differ in
+their MsgIds alone (RUN at most, as IBM's client sends them) is put by one call,
+``Queue.put_run``, which makes each put's checks but not the per-call work (the MQMD's
+template looked up, the MQMD filled back): ~6.6 us, against ~7.7 us for a Python MQI put
+in the same run. The segment a receive cuts goes the plain way.
 
 Only the common case is taken: a whole one-segment async MQPUT (TSH or TSHM) on a connected
 session's queue handle, whose MQPMO asks nothing but (no) syncpoint and whose MQMD and

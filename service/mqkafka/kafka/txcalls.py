@@ -71,17 +71,21 @@ def close_in_background(consumer: Any, wait: float = CLOSE_WAIT) -> Future[None]
 
 
 def retire_producer(producer: Any) -> Future[None]:
-    """A replaced producer's records purged and the client closed on a daemon thread (a close
-    may wait for a broker); the future is done once the close has returned. Until then the
-    client may still send what it was asked before: an init_transactions given up on the
-    caller's side goes on inside librdkafka, and its InitProducerId, landing after a
-    successor's, fences the successor (``txrecovery._renew_producer`` waits for this)."""
+    """A replaced producer's records purged (and their reports served) on the caller's
+    thread, then the client closed on a daemon thread (a close may wait for a broker); the
+    future is done once the close has returned. Until then the client may still send what it
+    was asked before: an init_transactions given up on the caller's side goes on inside
+    librdkafka, and its InitProducerId, landing after a successor's, fences the successor
+    (``txrecovery._renew_producer`` waits for this)."""
+    try:  # its records belong to a transaction that will not commit
+        producer.purge(True, True, False)
+        producer.poll(0)
+    except Exception as error:  # fenced, failed, closed already: closed all the same
+        log.debug("purging a replaced producer: %s", error)
     closed: Future[None] = Future()
 
     def close() -> None:
-        try:  # its records belong to a transaction that will not commit
-            producer.purge(True, True, False)
-            producer.poll(0)
+        try:
             producer.close()
         except Exception as error:  # fenced, failed, closed already: let go all the same
             log.debug("closing a replaced producer: %s", error)

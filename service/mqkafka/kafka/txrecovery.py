@@ -323,9 +323,11 @@ class OutageRecovery(LaneWatch):
         old = self.producer
         if old not in self._abandoned:  # else: already replaced, only not yet initialised
             self.producer = clients.producer(self._client, self._producer_settings)
-            self._retiring += (retire_producer(old),)
+            closing = retire_producer(old)
             del old
-        self._retiring = tuple(wait_for(self._retiring, CLOSE_WAIT).not_done)
+            wait_for([closing], CLOSE_WAIT)  # each close waited for once
+            self._retiring += (closing,)
+        self._retiring = tuple(closing for closing in self._retiring if not closing.done())
         self._init_raced = bool(self._retiring)
         self.producer.init_transactions(TX_TIMEOUT)  # aborts what the old one left open
         self._producer_at = time.monotonic()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from concurrent.futures import wait
 from typing import Any, cast
 
 import pytest
@@ -115,6 +116,7 @@ def test_a_producer_fenced_by_a_predecessor_not_closed_in_time_is_renewed_once(
     assert loop._init_raced and loop.producer.fenced  # the late init of the one before
     assert loop._retry_after(KafkaException(FENCED)) and loop._renew  # not the loop's end
     closes.set()
+    wait(loop._retiring, 10)  # the closes return
     assert loop._recovered()
     assert not loop.producer.fenced and not loop._init_raced
     assert not loop._retry_after(KafkaException(FENCED))  # fenced again: another worker's

@@ -33,7 +33,8 @@ from mqkafka.mqi.kafkaqm import getter
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
-bootstrap, namespace, name, idle, gap, flush = sys.argv[1:7]
+bootstrap, namespace, name, idle, gap, flush, pause = sys.argv[1:8]
+pause = float(pause)
 if gap:
     getter.ACK_GAP, getter.ACK_FLUSH = float(gap), float(flush)
 qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
@@ -53,6 +54,8 @@ while True:
             raise
         break
     returned.append((body.decode(), time.time()))  # after MQGET returned
+    if pause:
+        time.sleep(pause)
 rate = (len(returned) - 1) / (returned[-1][1] - start) if len(returned) > 1 else 0.0
 print(json.dumps([rate, returned]), flush=True)
 queue.close()
@@ -100,13 +103,16 @@ def getter_process(
     idle: float = 3.0,
     ack_gap: float | None = None,
     ack_flush: float = 5.0,
+    pause: float = 0.0,
 ) -> Iterator[GetterProcess]:
     """The getter on queue ``name``, ready. ``ack_gap``: the least time between its keeper's
     commits of a busy lane (``getter.ACK_GAP``; wider than the default, a browse that did not
-    wait for the barrier would show what it got). It must end cleanly."""
+    wait for the barrier would show what it got). ``pause``: seconds it sleeps after each
+    MQGET (a test's getter still at work when a walk that waits for it begins, however
+    loaded the machine). It must end cleanly."""
     args = [bootstrap, namespace, name, str(idle), "" if ack_gap is None else str(ack_gap)]
     proc = subprocess.Popen(
-        [sys.executable, "-c", PROGRAM, *args, str(ack_flush)],
+        [sys.executable, "-c", PROGRAM, *args, str(ack_flush), str(pause)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

@@ -217,15 +217,19 @@ class CompactedReader:
         """Seconds behind, nothing read, Kafka answering (over calls)."""
         return self._stall.seconds
 
-    def watch(self, now: float, *, answering: bool = True) -> bool:
+    def watch(self, now: float, *, answering: bool = True, progress: int | None = None) -> bool:
         """A look at a reader that knows it is behind (``answering``: Kafka told it so, or
-        answered something else, lately). Once no position has moved for
+        answered something else, lately), its progress ``progress`` (a number that changes
+        as the partitions it waits for are read; by default, as any position moves). Once
+        no position has moved for
         ``readstall.REPLACE_AFTER`` seconds of such looks, a new consumer takes the old
         one's place where its records stop (the consumer's positions are its own: read
         without a broker), so nothing is applied twice or missed; the old one is closed on a
         thread of its own (a client with no broker may take long to close). Whether it was
         replaced. Called by the thread that polls."""
-        if not self._stall.look(self.progress, now, answering=answering):
+        if not self._stall.look(
+            self.progress if progress is None else progress, now, answering=answering
+        ):
             return False
         log.warning(
             "the reader of %s has read nothing for %.0fs with Kafka answering: a new consumer "

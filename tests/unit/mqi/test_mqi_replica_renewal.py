@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future
 from types import SimpleNamespace
 from typing import Any, cast
@@ -104,10 +104,14 @@ class Producer:
 
 class Consumer:
     """Reads the logs from where it was assigned, but nothing past ``stuck_at`` records of
-    each topic (a client left with no broker), nor in its first ``silent`` polls."""
+    the ``stuck`` topics (a client left with no broker for them), nor in its first
+    ``silent`` polls."""
 
-    def __init__(self, logs: Logs, stuck_at: int | None = None, silent: int = 0) -> None:
+    def __init__(
+        self, logs: Logs, stuck_at: int | None = None, silent: int = 0, stuck: Iterable[str] = ()
+    ) -> None:
         self.logs, self.stuck_at, self.silent = logs, stuck_at, silent
+        self.stuck = frozenset(stuck or logs)
         self.at: dict[str, int] = {}
         self.assigned: dict[str, int] = {}
         self.closed = threading.Event()
@@ -123,7 +127,7 @@ class Consumer:
         else:
             for topic, at in self.at.items():
                 end = len(self.logs[topic])
-                if self.stuck_at is not None:
+                if self.stuck_at is not None and topic in self.stuck:
                     end = min(end, self.stuck_at)
                 got += [Record(topic, o, *self.logs[topic][o]) for o in range(at, end)]
                 self.at[topic] = max(at, end)
@@ -180,23 +184,41 @@ def start(
     return replica, admin, producer
 
 
+@pytest.mark.parametrize("beats", [False, True], ids=["all of it", "the catalogue only"])
 def test_a_replica_stuck_while_kafka_answers_is_replaced_once_at_its_positions(
-    monkeypatch: pytest.MonkeyPatch, logs: Logs, replicas: list[Replica]
+    monkeypatch: pytest.MonkeyPatch, logs: Logs, replicas: list[Replica], beats: bool
 ) -> None:
-    """The consumer read the first record, then nothing for good: a queue defined by this
-    connection (its write, its offset Kafka's answer) is seen once its successor reads on
-    from where it stopped; MQOPEN's barrier no longer ends in 2009."""
+    """The consumer read the first record, then nothing for good (or nothing of the
+    catalogue, the heartbeats of others read all along): a queue defined by this connection
+    (its write, its offset Kafka's answer) is seen once its successor reads on from where it
+    stopped; MQOPEN's barrier no longer ends in 2009."""
     monkeypatch.setattr(readstall, "REPLACE_AFTER", 0.3)
-    stuck, fresh = Consumer(logs, stuck_at=1), Consumer(logs)
+    stuck = Consumer(logs, stuck_at=1, stuck=[CATALOGUE] if beats else [])
+    fresh = Consumer(logs)
     replica, _, _ = start(monkeypatch, logs, [stuck, fresh], replicas)
+    done = threading.Event()
+
+    def beat() -> None:  # another connection's heartbeats, every 20 ms
+        while not done.wait(0.02):
+            logs[CONNECTIONS].append((b"other", None))
+
+    beating = threading.Thread(target=beat)
+    if beats:
+        beating.start()
     record = CatalogueRecord.put(QueueDefinition("Q.AFTER"))
     replica.write(CATALOGUE, record.key, record.value, wait=False)
     replica.flush()
-    replica.sync(timeout=10)
+    try:
+        replica.sync(timeout=10)
+    finally:
+        done.set()
     assert replica.lookup("Q.AFTER") is not None and replica.lookup("Q.BEFORE") is not None
     assert replica._reader.renewals == 1
-    assert fresh.assigned == {CATALOGUE: 1, CONNECTIONS: 0}  # where the stuck one stopped
-    assert sorted(replica.applied) == [(CATALOGUE, b"Q.AFTER"), (CATALOGUE, b"Q.BEFORE")]
+    assert fresh.assigned[CATALOGUE] == 1  # where the stuck one stopped
+    assert [key for topic, key in replica.applied if topic == CATALOGUE] == [
+        b"Q.BEFORE",
+        b"Q.AFTER",
+    ]
     assert stuck.closed.wait(10) and not fresh.closed.is_set()
 
 

@@ -145,11 +145,14 @@ class StateReplica:
             self._wanted = {tp: end for tp, end in self._wanted.items() if reader.at(tp) < end}
             behind, answered, refused = bool(self._wanted), self._answered, self._refused
             self._refused = False
+            # the partitions waited for, read (a consumer some of whose partitions fetch and
+            # others not is stuck as well)
+            progress = sum(reader.at(tp) for tp in self._wanted)
         if refused or not behind:  # as the service's reader: a refusal clears the count
             reader.settled()
             return
         now = time.monotonic()
-        reader.watch(now, answering=now - answered < ANSWERED_WITHIN)
+        reader.watch(now, answering=now - answered < ANSWERED_WITHIN, progress=progress)
 
     def _kafka_said(self, ends: Mapping[Partition, int]) -> None:
         """Kafka answered: its records stand up to ``ends`` (exclusive), for this replica to

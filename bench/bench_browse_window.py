@@ -94,6 +94,7 @@ from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, MQMIError
 from mqkafka.mqi.kafkaqm import browsebarrier, transfer
 from mqkafka.mqi.kafkaqm import getter as getter_module
+from mqkafka.mqi.kafkaqm.browsebarrier import Settled
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 
@@ -271,15 +272,15 @@ def browsed_getter(qmgr: QueueManager, bootstrap: str, n: int, mode: str) -> Bro
     barrier = browsebarrier.BrowseBarrier.before_browse
     settled = transfer._settled_since
 
-    def timed(self: browsebarrier.BrowseBarrier, conn: Any, queue: str) -> int | None:
+    def timed(self: browsebarrier.BrowseBarrier, conn: Any, queue: str) -> Settled:
         began = time.perf_counter()
         try:
             return barrier(self, conn, queue)
         finally:
             waits.append(time.perf_counter() - began)
 
-    def skipped(self: browsebarrier.BrowseBarrier, conn: Any, queue: str) -> int | None:
-        return None  # as before the barrier
+    def skipped(self: browsebarrier.BrowseBarrier, conn: Any, queue: str) -> Settled:
+        return Settled(None)  # as before the barrier
 
     def first_only(conn: Any, handle: Any, reader: Any) -> None:
         return None  # BROWSE_NEXT as before it was strict: what was fetched since FIRST

@@ -144,7 +144,7 @@ def browse(
         if metadata is None or metadata.error is not None or not metadata.partitions:
             raise UnknownQueue(queue)
         partitions = sorted(metadata.partitions)
-        visit(config, namespace, queue)  # getters elsewhere commit first (mqi browsebarrier)
+        held = visit(config, namespace, queue)  # getters elsewhere commit first (browsebarrier)
         starts, got, done = _starts(config, namespace, topic, len(partitions))
         consumer.assign(
             [TopicPartition(topic, p, starts.get(p, OFFSET_BEGINNING)) for p in partitions]
@@ -164,6 +164,8 @@ def browse(
                 state = done.get(record.partition())
                 if state is not None and state.done(record.offset()):
                     continue  # acknowledged: got, in order or not
+                if (record.partition(), record.offset()) in held:
+                    continue  # got under syncpoint by a getter elsewhere, not yet committed
                 if got.get(record.partition(), 0) > 0:
                     got[record.partition()] -= 1  # got by a getter, in order
                     continue

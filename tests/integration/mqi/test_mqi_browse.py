@@ -168,12 +168,16 @@ bootstrap, namespace, name = sys.argv[1:4]
 keeper = sys.argv[4:] == ["keeper"]  # each line answered once the keeper committed its gets
 qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
 queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
-for line in sys.stdin:  # MQGETs outside syncpoint, one after another: "next" or a MsgId in hex
-    got = []
+for line in sys.stdin:  # MQGETs, one after another: "next" or a MsgId in hex outside
+    got = []  # syncpoint, "sync" the next under syncpoint; "commit" and "backout" end its unit
     for word in line.split():
-        gmo = GMO(Options=C.MQGMO_WAIT | C.MQGMO_NO_SYNCPOINT, WaitInterval=15000)
+        if word in ("commit", "backout"):
+            getattr(qmgr, word)()
+            continue
+        unit = C.MQGMO_SYNCPOINT if word == "sync" else C.MQGMO_NO_SYNCPOINT
+        gmo = GMO(Options=C.MQGMO_WAIT | unit, WaitInterval=15000)
         md = MD()
-        if word != "next":
+        if word not in ("next", "sync"):
             gmo.MatchOptions = C.MQMO_MATCH_MSG_ID
             md = MD(MsgId=bytes.fromhex(word))
         got.append(queue.get(None, md, gmo).decode())
@@ -323,3 +327,32 @@ def test_a_message_got_elsewhere_is_no_longer_under_the_cursor(
     assert mine.get(None, MD(), GMO(Options=browse_under)) == b"c2"
     assert mine.get(None, MD(), GMO(Options=get_under)) == b"c2"
     mine.close()
+
+
+def test_what_another_process_got_under_syncpoint_is_shown_only_once_backed_out(
+    connect: Connect, kafka_bootstrap: str, namespace: str
+) -> None:
+    """MQ hides a message got under syncpoint from every browse from the moment MQGET
+    returns: another OS process's too, whose acknowledgement waits for its MQCMIT (the
+    barrier's answer names what it holds). Backed out, it shows again; committed, never."""
+    putter, browser = connect(), connect()
+    name = f"APP.BROWSESYNC{id(putter) % 100000}"
+    putter.define_queue(name)
+    out = Queue(putter, name, C.MQOO_OUTPUT)
+    bodies = [b"s0", b"s1", b"s2"]
+    for body in bodies:
+        out.put(body)
+    out.close()
+    elsewhere = Queue(browser, name, C.MQOO_BROWSE)
+    assert mqi_browse(elsewhere) == bodies
+    with getter_process(kafka_bootstrap, namespace, name) as get:
+        assert get("sync") == "s0"
+        assert mqi_browse(elsewhere) == bodies[1:]
+        assert cli_browse(kafka_bootstrap, namespace, name) == bodies[1:]
+        assert get("backout") == ""
+        assert mqi_browse(elsewhere) == bodies == cli_browse(kafka_bootstrap, namespace, name)
+        assert get("sync sync") == "s0 s1"  # s0 again first, as MQ gives a backed-out one
+        assert mqi_browse(elsewhere) == bodies[2:]
+        assert get("commit") == ""
+        assert mqi_browse(elsewhere) == bodies[2:] == cli_browse(kafka_bootstrap, namespace, name)
+    elsewhere.close()

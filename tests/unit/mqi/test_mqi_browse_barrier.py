@@ -13,6 +13,7 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.browsebarrier import (
     BrowseBarrier,
     GetterSeen,
+    Settled,
     answered_after,
     outstanding,
     owed,
@@ -196,9 +197,15 @@ class FakeSettings:
     user, appl_name, connections_topic = "u", "a", "mqk-connections"
 
 
+class FakeUow:
+    def __init__(self) -> None:
+        self.gets: list[object] = []
+
+
 class FakeConnection:
     def __init__(self, table: ConnectionTable, *getting: str) -> None:
         self.id, self.connected, self.settings = "me", True, FakeSettings()
+        self.uow = FakeUow()
         self.events: list[str] = []
         self.replica = FakeReplica(self.events, table)
         self.handles = {
@@ -287,14 +294,14 @@ def test_calls_that_begin_while_a_round_runs_share_the_next_one() -> None:
     rounds: list[float] = []
     release = threading.Event()
 
-    def one_round(conn: object, queue: str) -> int | None:
+    def one_round(conn: object, queue: str) -> Settled:
         rounds.append(time.monotonic())
         if len(rounds) == 1:
             release.wait(10)
-        return 7
+        return Settled(7)
 
     barrier._round = one_round  # type: ignore[method-assign]
-    marks: list[int | None] = []
+    marks: list[Settled] = []
 
     def call() -> None:
         marks.append(barrier.before_browse(None, "Q"))  # type: ignore[arg-type]
@@ -312,6 +319,49 @@ def test_calls_that_begin_while_a_round_runs_share_the_next_one() -> None:
     for thread in (first, *later):
         thread.join(10)
     assert len(rounds) == 2  # theirs shared
-    assert marks == [7] * 6
+    assert marks == [Settled(7)] * 6
     barrier.before_browse(None, "Q")  # type: ignore[arg-type]
     assert len(rounds) == 3  # a call begun after both: a round of its own
+
+
+def test_a_beat_carries_what_its_connection_holds_under_syncpoint() -> None:
+    held = {"Q": frozenset({(0, 5), (1, 2)})}
+    again = Heartbeat.decode(Heartbeat("c", flushed={"b": 1}, held=held).encode())
+    assert dict(again.held) == held
+    assert b"held" not in Heartbeat("c", held={"Q": frozenset()}).encode()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"schema":1,"connection":"c","queues":{},"held":{"Q":[[0,-1]]}}',
+        b'{"schema":1,"connection":"c","queues":{},"held":{"Q":[[0]]}}',
+        b'{"schema":1,"connection":"c","queues":{},"held":{"Q":[[[0],1]]}}',
+        b'{"schema":1,"connection":"c","queues":{},"held":{"Q":5}}',
+    ],
+)
+def test_a_damaged_held_list_is_object_damaged(raw: bytes) -> None:
+    with pytest.raises(MQError) as caught:
+        Heartbeat.decode(raw)
+    assert caught.value.reason == RC.OBJECT_DAMAGED
+
+
+def held_beat(flushed: dict[str, int], *positions: tuple[int, int]) -> bytes:
+    return Heartbeat("g", flushed=flushed, held={"Q": frozenset(positions)}).encode()
+
+
+def test_the_table_takes_held_messages_from_a_new_answer_only() -> None:
+    """A beat that answers nothing new may have been composed before the request was seen:
+    what it says is held is not taken (the next answer says it afresh)."""
+    table = ConnectionTable(timeout=10.0)
+    table.apply("g", held_beat({"b": 1}, (0, 3)), 100.0)
+    assert table.held("g", "Q") == {(0, 3)}
+    table.apply("g", held_beat({"b": 1}), 100.1)  # no new answer: stale, not taken
+    table.apply("g", Heartbeat("g").encode(), 100.2)  # a plain beat: nothing changes
+    assert table.held("g", "Q") == {(0, 3)}
+    table.apply("g", held_beat({"b": 2}), 100.3)  # committed since: a new answer says so
+    assert table.held("g", "Q") == frozenset()
+    table.apply("g", held_beat({"b": 2, "c": 1}, (0, 9)), 100.4)
+    assert table.held("g", "Q") == {(0, 9)} and table.held("g", "R") == frozenset()
+    table.apply("g", None, 101.0)
+    assert table.held("g", "Q") == frozenset()

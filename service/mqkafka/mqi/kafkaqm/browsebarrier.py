@@ -28,10 +28,12 @@ The protocol, over the heartbeats every connection already writes and reads (its
    (``ConnectionTable.on_request``), which, for each of its connections that gets from a
    named queue, commits every lane of those getters (waiting for a commit or a poll in
    flight, never for the application's call) and then writes the connection's beat with
-   ``flushed`` ``{browser: n}``.
+   ``flushed`` ``{browser: n}`` and ``held``: the messages it got under syncpoint and has not
+   committed (their acknowledgements wait for MQCMIT), taken after the request was seen.
 4. The browser waits until each getter listed has answered n or more, no longer has the
    queue open for input (MQCLOSE commits first), or is no longer alive; then it reads the
-   share state to its end and browses.
+   share state to its end and browses, passing over what the getters said they hold (MQ's
+   browse never shows a message got under syncpoint; backed out, the next call shows it).
 
 Why it holds: an MQGET that returned before T noted its acceptance before returning
 (``Getter.accept``), so before the getter's connection applied the request (written after
@@ -87,6 +89,10 @@ Races, and what happens in each:
   again after: it had nothing of that queue to commit, so it answers without a beat, and
   its MQOPEN's beat carries no answer; the browser waits ``BARRIER_WAIT`` for it and says
   so (a delay, never a message shown wrongly: its gets before T were committed at MQCLOSE).
+- A ``held`` list that is stale: the table takes it only from a beat that answers something
+  new (composed after the request was seen); an older beat written late, or a plain one,
+  leaves the last answer's list. A message backed out after that answer stays hidden until
+  the browser's next call, whose round asks again.
 - A browser that dies while waiting: its request stays in its last beat until the beat
   expires; getters answered it once and do nothing more.
 - The cursor's message got elsewhere between the BROWSE_NEXT that reached it and a call
@@ -101,9 +107,7 @@ Not covered: where the application user may not read Kafka's share state
 (``__share_group_state``; the shipped ACLs do not grant it), a browse counts the messages
 others got from Kafka's lag at BROWSE_FIRST (:mod:`.logreader`), and BROWSE_NEXT cannot
 count again mid-walk: a message got elsewhere after BROWSE_FIRST began may show under the
-moving cursor there. A message another process got under syncpoint shows until its MQCMIT
-(its acknowledgement waits for the unit of work; the answer names no positions), where MQ
-hides it from the moment MQGET returns; this process's own are hidden.
+moving cursor there.
 
 Cost: nobody browsing, nothing (no request, no thread). Each browse call with getters
 elsewhere waits for one beat each way and reads the share state again (about two round
@@ -127,6 +131,7 @@ from typing import TYPE_CHECKING
 from mqkafka.mq.errors import MQError
 from mqkafka.mqi.kafkaqm import liveconnections as live
 from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, FlushRequest, Heartbeat
+from mqkafka.mqi.rules.matching import Position
 
 if TYPE_CHECKING:
     from mqkafka.mqi.kafkaqm.connection import Connection
@@ -195,14 +200,24 @@ def getter_seen(table: ConnectionTable, connection: str, queue: str, me: str) ->
 # ---- each connection's part -------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Settled:
+    """What a round found: the table's input mark for the queue when no getter was found
+    elsewhere (None: getters; the share state is read again), and the messages the getters
+    said they held got under syncpoint (the browse passes over them)."""
+
+    mark: int | None
+    held: frozenset[Position] = frozenset()
+
+
 @dataclass
 class _Rounds:
     """A browser's rounds of one queue: the one running (when it began), and the newest
-    done (when it began, and its input mark)."""
+    done (when it began, and what it found)."""
 
     running: float | None = None
     done_at: float = -1.0
-    mark: int | None = None
+    settled: Settled = Settled(None)
 
 
 class BrowseBarrier:
@@ -248,35 +263,32 @@ class BrowseBarrier:
         if queues:  # a connection that gets none of them is not waited for
             self._beat(conn)
 
-    def before_browse(self, conn: Connection, queue: str) -> int | None:
+    def before_browse(self, conn: Connection, queue: str) -> Settled:
         """Steps 1, 2 and 4, before a browse call reads the share state: a round of its own,
         or one that began after this call began (threads browsing together share it).
-        Answers the table's input mark for the queue when no getter was found elsewhere (the
-        browse need not read the share state again while it stays), else None."""
+        Answers what the round found (:class:`Settled`)."""
         began = time.monotonic()
         with self._rounds_changed:
             while True:
                 state = self._rounds.setdefault(queue, _Rounds())
                 if state.done_at >= began:
-                    return state.mark  # begun after this call began: it covers this call
+                    return state.settled  # begun after this call began: it covers this call
                 if state.running is None:
                     state.running = time.monotonic()
                     break
                 self._rounds_changed.wait()  # one older than this call: the next one
-        mark: int | None = None
-        done = False
+        settled: Settled | None = None
         try:
-            mark = self._round(conn, queue)
-            done = True
+            settled = self._round(conn, queue)
         finally:
             with self._rounds_changed:
-                if done:
-                    state.done_at, state.mark = state.running, mark
+                if settled is not None and state.running is not None:
+                    state.done_at, state.settled = state.running, settled
                 state.running = None
                 self._rounds_changed.notify_all()
-        return mark
+        return settled
 
-    def _round(self, conn: Connection, queue: str) -> int | None:
+    def _round(self, conn: Connection, queue: str) -> Settled:
         conn.replica.sync()
         table = conn.replica.connections
         mine = {c.id for c in live.snapshot()}
@@ -286,7 +298,7 @@ class BrowseBarrier:
             if (use.input_shared or use.input_exclusive) and c not in mine
         }
         if not getters:
-            return table.input_mark(queue)
+            return Settled(table.input_mark(queue))
         with self._lock:
             self._number += 1
             number = self._number
@@ -313,7 +325,7 @@ class BrowseBarrier:
             with self._lock:
                 if self._asking.get(queue) == number:
                     del self._asking[queue]
-        return None
+        return Settled(None, frozenset().union(*(table.held(c, queue) for c in getters)))
 
     def _beat(self, conn: Connection) -> None:
         """The connection's heartbeat with the barrier's maps, written and acknowledged. The
@@ -322,6 +334,9 @@ class BrowseBarrier:
         if not conn.connected:
             return  # its tombstone may be written: a beat now would bring it back
         flush, flushed = self.maps()
+        held: dict[str, set[Position]] = {}  # taken after the maps: after the request was seen
+        for got in list(conn.uow.gets):
+            held.setdefault(got.queue, set()).add(got.taken.rec.position)
         beat = Heartbeat(
             conn.id,
             conn.settings.user,
@@ -331,6 +346,7 @@ class BrowseBarrier:
             conn.uses(),
             flush,
             flushed,
+            {q: frozenset(p) for q, p in held.items()},
         )
         conn.replica.write(
             conn.settings.connections_topic, conn.id.encode(), beat.encode(), wait=False
@@ -352,9 +368,9 @@ def barrier_of(conn: Connection) -> BrowseBarrier:
         return barrier
 
 
-def before_browse(conn: Connection, queue: str) -> int | None:
+def before_browse(conn: Connection, queue: str) -> Settled:
     """A browse call on ``queue`` (first, next or under the cursor) on ``conn`` begins: the
-    getters elsewhere commit first. Answers the input mark when none was found."""
+    getters elsewhere commit first, and say what they hold under syncpoint."""
     return barrier_of(conn).before_browse(conn, queue)
 
 
@@ -387,6 +403,7 @@ __all__ = [
     "BARRIER_WAIT",
     "BrowseBarrier",
     "GetterSeen",
+    "Settled",
     "answered_after",
     "barrier_of",
     "before_browse",

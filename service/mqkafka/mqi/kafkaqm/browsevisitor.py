@@ -5,8 +5,9 @@ heartbeat topic to its end (everything written before the browse began), list th
 getters, and if there are any, write a heartbeat of a connection of its own (a fresh id, no
 queues, ``flush`` naming the queue) and read on until each getter has answered, stopped
 getting from the queue, or died, waiting at most ``BARRIER_WAIT``; then a tombstone takes
-the visitor's heartbeat away. The getters answer it as they answer any browsing connection.
-A queue nobody gets from costs the reading alone.
+the visitor's heartbeat away. The getters answer it as they answer any browsing connection,
+naming what they hold got under syncpoint, which the listing passes over. A queue nobody
+gets from costs the reading alone.
 """
 
 from __future__ import annotations
@@ -24,15 +25,19 @@ from mqkafka.mq.errors import MQError
 from mqkafka.mqi.kafkaqm.browsebarrier import BARRIER_WAIT, getter_seen, outstanding
 from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, Heartbeat
 from mqkafka.mqi.kafkaqm.settings import CONNECTIONS_TOPIC, Settings
+from mqkafka.mqi.rules.matching import Position
 
 log = logging.getLogger("mqkafka.mqi.kafkaqm.connection")  # the operator's lines: the MQI's
 
 LIVENESS = Settings.liveness_timeout  # the MQI's default: a getter unheard this long is gone
 
 
-def visit(config: ClientConfig, namespace: str, queue: str, wait: float = BARRIER_WAIT) -> None:
+def visit(
+    config: ClientConfig, namespace: str, queue: str, wait: float = BARRIER_WAIT
+) -> frozenset[Position]:
     """Before a browse of ``queue`` reads the share state: the getters in other processes
-    have committed what they got (or ``wait`` seconds passed, said in a line each)."""
+    have committed what they got (or ``wait`` seconds passed, said in a line each). Answers
+    the messages they said they hold got under syncpoint (the browse passes over them)."""
     topic = namespace + CONNECTIONS_TOPIC
     table = ConnectionTable(LIVENESS)
 
@@ -42,17 +47,17 @@ def visit(config: ClientConfig, namespace: str, queue: str, wait: float = BARRIE
     try:
         reader = CompactedReader(config, [topic], role={"fetch.wait.max.ms": 20}, wait_for_topics=0)
     except MissingTopic:
-        return  # no MQI application ever connected: nobody gets
+        return frozenset()  # no MQI application ever connected: nobody gets
     except clients.KafkaException as error:
         log.warning("browse of %s: the getters could not be asked to commit: %s", queue, error)
-        return
+        return frozenset()
     me = uuid.uuid4().hex
     producer = None
     try:
         reader.catch_up(apply, timeout=30.0)
         getters = {c for c, use in table.uses(queue) if use.input_shared or use.input_exclusive}
         if not getters:
-            return
+            return frozenset()
         producer = clients.producer(config, {"acks": "all", "linger.ms": 0})
         beat = Heartbeat(me, "", "mqk browse", socket.gethostname(), os.getpid(), {}, {queue: 1})
         producer.produce(topic, key=me.encode(), value=beat.encode())
@@ -72,10 +77,12 @@ def visit(config: ClientConfig, namespace: str, queue: str, wait: float = BARRIE
                         connection,
                         wait,
                     )
-                return
+                break
             reader.poll(apply, 0.02)
+        return frozenset().union(*(table.held(c, queue) for c in getters))
     except (clients.KafkaException, MQError) as error:  # the browse goes on without it
         log.warning("browse of %s: the getters could not be asked to commit: %s", queue, error)
+        return frozenset()
     finally:
         if producer is not None:
             producer.produce(topic, key=me.encode(), value=None)

@@ -16,8 +16,10 @@ Time is the broker's: the topic uses LogAppendTime, and "now" is the newest time
 
 A beat also carries the browse barrier's two maps (:mod:`.browsebarrier`): ``flush``, the
 queues this connection is about to browse with its request number, and ``flushed``, per
-requesting connection the highest request number this one answered. Both are left out of
-the record while empty, so a beat without them is the same bytes as before.
+requesting connection the highest request number this one answered; with an answer,
+``held``: per queue, the messages it got under syncpoint and has not committed (MQ's browse
+never shows them). All are left out of the record while empty, so a beat without them is the
+same bytes as before.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from types import MappingProxyType
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.rules.dynamic import Liveness
+from mqkafka.mqi.rules.matching import Position
 
 SCHEMA = 1
 
@@ -74,6 +77,8 @@ class Heartbeat:
     queues: Mapping[str, QueueUse] = field(default_factory=lambda: _frozen({}))
     flush: Mapping[str, int] = field(default_factory=lambda: _numbers({}))  # queue -> request
     flushed: Mapping[str, int] = field(default_factory=lambda: _numbers({}))  # requester -> no.
+    # queue -> the (partition, offset) of each message got under syncpoint, not yet committed
+    held: Mapping[str, frozenset[tuple[int, int]]] = field(default_factory=lambda: _held({}))
 
     def __post_init__(self) -> None:
         if not self.connection:
@@ -83,6 +88,7 @@ class Heartbeat:
         )
         object.__setattr__(self, "flush", _numbers(self.flush))
         object.__setattr__(self, "flushed", _numbers(self.flushed))
+        object.__setattr__(self, "held", _held(self.held))
 
     def encode(self) -> bytes:
         body = {
@@ -101,6 +107,8 @@ class Heartbeat:
             body["flush"] = dict(sorted(self.flush.items()))
         if self.flushed:
             body["flushed"] = dict(sorted(self.flushed.items()))
+        if self.held:
+            body["held"] = {q: sorted(map(list, p)) for q, p in sorted(self.held.items())}
         return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
     @classmethod
@@ -120,6 +128,7 @@ class Heartbeat:
                 queues,
                 dict(body.get("flush", {})),
                 dict(body.get("flushed", {})),
+                {q: frozenset(map(tuple, p)) for q, p in body.get("held", {}).items()},
             )
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise MQError(RC.OBJECT_DAMAGED, f"heartbeat record: {error}") from None
@@ -133,6 +142,19 @@ def _numbers(mapping: Mapping[str, int]) -> Mapping[str, int]:
         if number <= 0:
             raise MQError(RC.OBJECT_DAMAGED, f"browse barrier number must be > 0: {number}")
     return MappingProxyType(dict(mapping))
+
+
+def _held(mapping: Mapping[str, frozenset[tuple[int, int]]]) -> Mapping[str, frozenset[Position]]:
+    """A frozen map of queues to positions (two ints >= 0 each), checked (OBJECT_DAMAGED)."""
+    for queue, positions in mapping.items():
+        for position in positions:
+            if (
+                not isinstance(queue, str)
+                or len(position) != 2
+                or any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in position)
+            ):
+                raise MQError(RC.OBJECT_DAMAGED, f"held message {queue!r}: {position!r}")
+    return MappingProxyType({q: frozenset(p) for q, p in mapping.items() if p})
 
 
 @dataclass(frozen=True)
@@ -162,6 +184,8 @@ class ConnectionTable:
         # the highest number it answered per requester (the highest seen: answers only grow)
         self._requests: dict[str, FlushRequest] = {}
         self._flushed: dict[str, dict[str, int]] = {}
+        # per connection, what it held under syncpoint when it last answered a request
+        self._held: dict[str, Mapping[str, frozenset[Position]]] = {}
         self.requests_seen = 0  # bumped on each new request: the keeper looks when it moves
         self.on_request: Callable[[], None] = lambda: None  # wakes the keeper thread
         # per queue, bumped by every beat or tombstone of a connection that shows, or showed
@@ -179,6 +203,7 @@ class ConnectionTable:
                 self._last.pop(key, None)
                 self._requests.pop(key, None)
                 self._flushed.pop(key, None)
+                self._held.pop(key, None)
             return
         try:
             beat = Heartbeat.decode(value)
@@ -198,6 +223,10 @@ class ConnectionTable:
                     fresh = True
             if beat.flushed:
                 answered = self._flushed.setdefault(key, {})
+                if any(n > answered.get(r, 0) for r, n in beat.flushed.items()):
+                    # a new answer: its held was taken after the request was seen (a beat
+                    # with only old answers may have been composed before, and is stale)
+                    self._held[key] = beat.held
                 for requester, number in beat.flushed.items():
                     answered[requester] = max(number, answered.get(requester, 0))
         if fresh:
@@ -223,6 +252,11 @@ class ConnectionTable:
         with self._lock:
             pending = tuple(self._requests.items())
         return {r: request for r, request in pending if self.alive(r)}
+
+    def held(self, connection: str, queue: str) -> frozenset[Position]:
+        """What ``connection`` held got under syncpoint on ``queue`` at its newest answer."""
+        with self._lock:
+            return self._held.get(connection, {}).get(queue, frozenset())
 
     def flushed(self, connection: str, requester: str) -> int:
         """The highest request number of ``requester`` that ``connection`` answered."""

@@ -161,6 +161,8 @@ class LogReader:
         # the browse barrier's input mark when the share state was last read to its end
         # (None: getters elsewhere then; read it again at the next call)
         self.mark: int | None = None
+        # what getters elsewhere said they held got under syncpoint, at this call's barrier
+        self.held: frozenset[Position] = frozenset()
         self.rewind()
 
     def rewind(self) -> None:
@@ -290,6 +292,7 @@ class LogReader:
         state = self._states.get(position[0])
         return (
             position in self._skip
+            or position in self.held
             or (state is not None and state.done(position[1]))
             or (self._gone is not None and self._gone(position))
         )

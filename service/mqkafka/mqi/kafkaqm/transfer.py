@@ -410,10 +410,10 @@ def _browse(
             # this process's getters' acknowledgements reach Kafka first, so that its lag
             # counts every message they got (issue 35: browse never shows a got message)
             conn.settle_acks(handle.name)
-            mark = before_browse(conn, handle.name)  # and other processes' (browsebarrier)
+            settled = before_browse(conn, handle.name)  # and other processes' (browsebarrier)
             reader = _reader(conn, handle)
             reader.rewind()
-            reader.mark = mark
+            reader.mark, reader.held = settled.mark, settled.held
         else:
             reader = _reader(conn, handle)
             _settled_since(conn, handle, reader)  # every call, not only the first (issue 35)
@@ -438,10 +438,10 @@ def _settled_since(conn: Connection, handle: Handle, reader: LogReader) -> None:
     """A browse call after the first: the barrier again (browsebarrier: a round of its
     own or a shared one, none while nobody elsewhere gets), then Kafka's share state read
     to its end unless nobody elsewhere can have got anything since it last was."""
-    mark = before_browse(conn, handle.name)
-    if mark is None or mark != reader.mark:
+    settled = before_browse(conn, handle.name)
+    if settled.mark is None or settled.mark != reader.mark:
         reader.refresh()
-    reader.mark = mark
+    reader.mark, reader.held = settled.mark, settled.held
 
 
 def _still_under_cursor(conn: Connection, handle: Handle, rec: Rec) -> bool:

@@ -58,28 +58,36 @@ class ActivityRecorder:
         self._open_size = 0
         self._values: list[bytes] = []  # the records' values made since ``records``
         self.varints = self.encoder.varints  # sizes as Avro longs (the encoder's cache)
-        # Replayed publications' times: the batch's processing time (``begin``), and by put
-        # time fan_out_1_template's arguments that the times decide (``stamp``).
+        # Replayed publications' times: the batch's processing time (``begin``); the put time
+        # last stamped (None: none yet) and fan_out_1_template's arguments that its times
+        # decide; by put time, those of the others stamped in this batch (``stamp``).
         self.time_ms = -1
+        self.put_ms: int | None = None
+        self.head = self.between = self.tail = b""
         self.times: dict[int, tuple[bytes, bytes, bytes]] = {}
 
     def begin(self, now_ms: int) -> None:
         """A batch processed at ``now_ms`` begins: the replays' times are of it."""
         if now_ms != self.time_ms:
-            self.time_ms = now_ms
+            self.time_ms, self.put_ms = now_ms, None
             self.times = {}
 
-    def stamp(self, put_ms: int) -> tuple[bytes, bytes, bytes]:
-        """Encode the times of replayed publications put at ``put_ms``: ``head``, ``between``
-        and ``tail`` (``events.stamps``), kept in ``times`` for the batch's other publications
-        put then (a batch interleaves its partitions' put times; in a live flow nearly every
-        publication has a put time of its own, so this is on the hot path too)."""
-        found = self.encoder.template_times(self.time_ms, put_ms)
+    def stamp(self, put_ms: int) -> None:
+        """Make ``head``, ``between`` and ``tail`` (``events.stamps``) those of replayed
+        publications put at ``put_ms``. The dispatcher calls this only for a put time other
+        than the last: publications read from a partition's backlog share put times, and the
+        attributes cost less to read than a lookup by put time; a batch interleaves its
+        partitions' put times, and in a live flow nearly every publication has its own, so
+        they are kept for the batch and encoded in one call (``template_times``)."""
         times = self.times
-        if len(times) >= TIMES_KEPT:
-            times.clear()
-        times[put_ms] = found
-        return found
+        found = times.get(put_ms)
+        if found is None:
+            found = self.encoder.template_times(self.time_ms, put_ms)
+            if len(times) >= TIMES_KEPT:
+                times.clear()
+            times[put_ms] = found
+        self.head, self.between, self.tail = found
+        self.put_ms = put_ms
 
     def replayed(
         self, plan: ReplayedPlan, msg_id: bytes, put_ms: int, size: int, copy_size: int
@@ -91,11 +99,13 @@ class ActivityRecorder:
         if template is not None:
             # the plan keeps no middles beside its template, whose MsgId length is 24
             assert len(msg_id) == MQ_MSG_ID_LENGTH
-            head, between, tail = self.times.get(put_ms) or self.stamp(put_ms)
+            if put_ms != self.put_ms:
+                self.stamp(put_ms)
             varint = self.encoder.varint
             self.blocks.append(
-                template % (head, msg_id, varint(size), between, msg_id, varint(copy_size), tail)
-            )
+                template % (self.head, msg_id, varint(size), self.between, msg_id,
+                            varint(copy_size), self.tail)
+            )  # fmt: skip
         else:
             stamp, latency = self.encoder.stamp_of(self.time_ms, put_ms)
             self.blocks.append(

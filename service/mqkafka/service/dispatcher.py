@@ -391,14 +391,15 @@ class Dispatcher:
         if template is not None:
             # ActivityRecorder.replayed's fan-out-1 path, here: it is every replay's, and the
             # plan and message are in the cache now (the MsgId is 24 bytes: split_msg_id)
-            head, between, tail = activity.times.get(put_ms) or activity.stamp(put_ms)
+            if put_ms != activity.put_ms:
+                activity.stamp(put_ms)
             size, copy_size = len(value), len(copies[0].head) + len(body)
             varints = activity.varints
             activity.blocks.append(
                 template % (
-                    head, pub_msg_id, varints.get(size) or activity.varint(size),
-                    between, pub_msg_id,
-                    varints.get(copy_size) or activity.varint(copy_size), tail,
+                    activity.head, pub_msg_id, varints.get(size) or activity.varint(size),
+                    activity.between, pub_msg_id,
+                    varints.get(copy_size) or activity.varint(copy_size), activity.tail,
                 )
             )  # fmt: skip
             if len(activity.blocks) >= SETTLE_BLOCKS:

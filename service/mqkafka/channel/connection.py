@@ -87,6 +87,8 @@ class ChannelConnection:
         self.template = Header(SegType.STATUS_DATA)
         self.max_segment = settings.max_segment
         self.stopping = False
+        self.ending = ""  # why the listener ends it (a client that stopped reading), if so
+        self.heartbeat = settings.heartbeat  # seconds: the interval agreed (0: none)
         self.busy_since: float | None = None  # an MQGET in the MQI since then (its wait)
         self.last_beat = 0.0
         self.tls_user = ""  # the client certificate's user id: USERID_DATA cannot change it
@@ -158,11 +160,11 @@ class ChannelConnection:
         have come meanwhile are answered now, from the heartbeats' thread (module
         :mod:`.heartbeats` says why), on TLS too: the transport reads what has come without
         waiting, its SSL calls one at a time (module :mod:`.transport`)."""
-        if not self._reading.acquire(blocking=False):
-            return
+        if self.transport.owed or not self._reading.acquire(blocking=False):
+            return  # owing answers already: what has come waits (the owed stay bounded)
         try:
             if self.busy_since is not None:
-                self._answer_heartbeats()
+                self._answer_heartbeats(self._offer_header)
         finally:
             self._reading.release()
 
@@ -171,11 +173,11 @@ class ChannelConnection:
         backlog on a channel with conversations, the heartbeats in it and behind it (read
         now, up to DRAIN_LIMIT) answered."""
         self._scanned = time.monotonic()
-        self._answer_heartbeats()
+        self._answer_heartbeats(self._send_header)
 
-    def _answer_heartbeats(self) -> None:
-        """What has come read without waiting, its heartbeat requests answered (the read
-        lock held)."""
+    def _answer_heartbeats(self, send: Callable[[Header], None]) -> None:
+        """What has come read without waiting, its heartbeat requests answered by ``send``
+        (the read lock held)."""
         transport, inbox = self.transport, self._inbox
         try:
             while len(inbox) < DRAIN_LIMIT:
@@ -191,13 +193,19 @@ class ChannelConnection:
             head = self.info.counters.bytes_received - len(inbox)  # less what was taken out
             self._walked, self._looked = head + stop, head + looked
             for request in asked:
-                self._send_header(heartbeat_answer(self.template, request))
+                send(heartbeat_answer(self.template, request))
         except (OSError, ValueError):
             return  # this connection's thread meets the same when it reads
 
     def _send_header(self, header: Header) -> None:
         with contextlib.suppress(OSError):
             self.transport.sendall(header.to_bytes())
+            self.info.counters.bytes_sent += header.size
+
+    def _offer_header(self, header: Header) -> None:
+        """From the heartbeats' thread: sent without waiting, else owed (``Transport.offer``)."""
+        with contextlib.suppress(OSError):
+            self.transport.offer(header.to_bytes())
             self.info.counters.bytes_sent += header.size
 
     def send(self, seg_type: int, body: bytes) -> None:
@@ -218,12 +226,16 @@ class ChannelConnection:
                 counters.gets += messages
                 counters.last_verb, counters.last_time = "MQGET", time.time()
 
-    def send_status(self, code: int) -> None:
+    def send_status(self, code: int, wait: bool = True) -> None:
+        """A STATUS segment; not ``wait``: offered (it waits for no writer)."""
         order = self.template.order
         body = verbs.status_body(order, code)
         flags = Flags1.FIRST | Flags1.LAST | Flags1.ERROR
         header = self.template.for_body(SegType.STATUS_DATA, len(body), flags)
-        self.transport.sendall(header.to_bytes() + body)
+        if wait:
+            self.transport.sendall(header.to_bytes() + body)
+        else:
+            self.transport.offer(header.to_bytes() + body)
         self.info.counters.bytes_sent += header.size + len(body)
 
     # ---- the conversation ----
@@ -251,6 +263,10 @@ class ChannelConnection:
             reason, lost = f"failed: {type(error).__name__}: {error}", True
             self._try_status(STATUS_PROTOCOL_GENERAL)
         finally:
+            if self.ending:  # what the reader or a writer met then is its consequence
+                reason, lost = self.ending, True
+            with contextlib.suppress(OSError):
+                self.transport.shutdown()  # a writer blocked in it (read ahead's) wakes
             self.read_ahead.stop_all()
             self.session.end(lost=lost)
             self.transport.close()
@@ -303,6 +319,7 @@ class ChannelConnection:
         self.info.channel = client.channel
         self.session.ccsid = header.ccsid
         self.send(SegType.INITIAL_DATA, answer)
+        self.heartbeat = agreed.heartbeat
         self.max_segment = agreed.max_segment
         self.conversations = agreed.sharecnv
         if agreed.sharecnv:  # TSHM from now on, both ways (the client's first: conversation 1)
@@ -404,21 +421,52 @@ class ChannelConnection:
         """During a long MQGET (its wait) a heartbeat request every BEAT_S: the Java
         client takes about 5 s of silence in a call as a broken connection (MQRC 2009, and
         its later replies out of step), whatever heartbeat interval was agreed. The request
-        is an empty HEARTBEAT with CONFIRM_REQUEST; the client answers with an empty one."""
+        is an empty HEARTBEAT with CONFIRM_REQUEST; the client answers with an empty one.
+
+        This thread serves every connection: it never waits on this one's writers or
+        socket (module :mod:`.transport`). A connection whose writes have gone nowhere
+        for longer than its limit is ended, as a queue manager ends a channel whose
+        partner does not respond."""
+        if self.ending:
+            return
+        transport = self.transport
+        stalled = transport.stalled(now)
+        if stalled > self.stall_limit:
+            self._end_stalled(stalled)
+            return
+        if transport.owed:
+            with contextlib.suppress(OSError):
+                transport.write_owed_now()
         since = self.busy_since
         if since is not None and self.conversations:
             self.answer_heartbeats()
             return
-        if since is None or now - max(since, self.last_beat) < BEAT_S:
+        if since is None or transport.owed or now - max(since, self.last_beat) < BEAT_S:
             return
         self.last_beat = now
         flags = Flags1.FIRST | Flags1.LAST | Flags1.CONFIRM_REQUEST
-        self._send_header(self.template.for_body(SegType.HEARTBEAT, 0, flags))
+        self._offer_header(self.template.for_body(SegType.HEARTBEAT, 0, flags))
+
+    @property
+    def stall_limit(self) -> float:
+        """Seconds a write may go nowhere: the setting, else twice the heartbeat interval
+        agreed (MQ ends a channel silent that long past a heartbeat), else 600."""
+        return self.settings.write_stall or 2.0 * (self.heartbeat or 300)
+
+    def _end_stalled(self, stalled: float) -> None:
+        """In the heartbeats' thread: the connection's threads wake to the end, which its
+        own thread says in one line."""
+        self.ending = (f"the client read nothing for {stalled:.0f} s (a write waited past "
+                       f"the limit, {self.stall_limit:g} s)")  # fmt: skip
+        with contextlib.suppress(OSError):
+            self.transport.shutdown()
 
     def stop(self) -> None:
-        """End this connection as a quiescing queue manager does; its thread finishes."""
+        """End this connection as a quiescing queue manager does; its thread finishes (a
+        writer blocked on a client that stopped reading too: the status waits for none)."""
         self.stopping = True
-        self._try_status(STATUS_QM_TERMINATING)
+        with contextlib.suppress(OSError):
+            self.send_status(STATUS_QM_TERMINATING, wait=False)
         with contextlib.suppress(OSError):
             self.transport.shutdown()
 

@@ -29,6 +29,9 @@ class ListenerSettings:
     max_message: int = DEFAULT_MAX_MESSAGE
     max_segment: int = MAX_SEGMENT
     heartbeat: int = 300  # seconds: the least heartbeat interval the listener agrees to
+    # seconds a connection's write may go nowhere (its client reads nothing) before the
+    # connection is ended; 0: twice the heartbeat interval agreed with the client
+    write_stall: float = 0.0
     tls: TlsSettings | None = None  # None: a plain channel, the user id the client asserts
     signing: bool = False  # the MQI signs for each connection's user id (an hmac edge)
     # SHARECNV by channel name (others: 0): 1 gives TSHM headers, one conversation per

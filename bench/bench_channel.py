@@ -5,8 +5,8 @@ the Python MQI's rate on the same Kafka in the same run; prints figures.
 
 Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one. Needs Maven and
 a JDK: IBM's client is fetched from Maven Central (devsupport/pom.xml). Both
-sides put non-persistent messages outside syncpoint, then get them (MQGMO_WAIT), one
-connection each, after ``--warmup`` untimed puts and gets each (the JVM compiles the client
+sides put non-persistent messages of random bytes (they do not compress) outside syncpoint,
+then get them (MQGMO_WAIT), one connection each, after ``--warmup`` untimed puts and gets each (the JVM compiles the client
 meanwhile; the Python side does the same, and its first get joins the share group). The Java
 side also times MQINQ of the queue type: a round trip through the listener with no MQI work,
 which shows what a verb costs before the MQI does anything. It also puts asynchronously
@@ -162,9 +162,8 @@ def main() -> None:
         try:
             time.sleep(8)  # it defines the JMS queues, then listens
             load = os.getloadavg()[0]
-            py_put, py_get = python_rates(
-                qmgr, py_queue, args.n, bytes(args.size), args.warmup, args.rounds
-            )
+            body = os.urandom(args.size)  # a body that does not compress
+            py_put, py_get = python_rates(qmgr, py_queue, args.n, body, args.warmup, args.rounds)
             py_cpu = cpu_per_put[-args.rounds :]
             command = java_command(jars, Path(classes), "ChannelBench", "127.0.0.1", str(port),
                                    java_queue, str(args.n), str(args.size), str(args.warmup),
@@ -174,7 +173,7 @@ def main() -> None:
                 raise SystemExit(f"ChannelBench failed:\n{(done.stdout + done.stderr)[-3000:]}")
             # the Python side again after the Java one: a busy machine's load moves between
             more_put, more_get = python_rates(
-                qmgr, py_queue, args.n, bytes(args.size), args.warmup // 4, args.rounds
+                qmgr, py_queue, args.n, body, args.warmup // 4, args.rounds
             )
             py_put, py_get = py_put + more_put, py_get + more_get
             py_cpu += cpu_per_put[-args.rounds :]

@@ -149,7 +149,7 @@ class PythonSide:
 
     def __init__(self, bootstrap: str, namespace: str, size: int) -> None:
         self.topic = "bench/jms/python"
-        self.body = bytes(max(size - 8, 0))
+        self.body = os.urandom(max(size - 8, 0))  # a body that does not compress
         self.sub = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
         self.pub = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
         self.correl = uuid.uuid4().bytes + bytes(8)

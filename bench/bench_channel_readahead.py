@@ -95,7 +95,7 @@ def main() -> None:
         try:
             time.sleep(8)  # it defines the JMS queues, then listens
             load = os.getloadavg()[0]
-            body = bytes(args.size)
+            body = os.urandom(args.size)  # a body that does not compress
             py_get, cpu_per_get = python_gets(
                 qmgr, py_queue, args.n, body, args.warmup, args.rounds
             )

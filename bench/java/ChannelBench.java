@@ -28,6 +28,7 @@ public class ChannelBench {
         props.put(CMQC.TRANSPORT_PROPERTY, CMQC.TRANSPORT_MQSERIES_CLIENT);
         int n = Integer.parseInt(args[3]);
         byte[] body = new byte[Integer.parseInt(args[4])];
+        new java.util.Random(1).nextBytes(body); // a body that does not compress
         int warmup = args.length > 5 ? Integer.parseInt(args[5]) : 0;
         int rounds = args.length > 6 ? Integer.parseInt(args[6]) : 1;
         MQQueueManager qm = new MQQueueManager("QM1", props);

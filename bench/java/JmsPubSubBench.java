@@ -31,6 +31,7 @@ public class JmsPubSubBench {
             args[2].equals("1") ? WMQConstants.WMQ_BROKER_V1 : WMQConstants.WMQ_BROKER_V2);
         int count = Integer.parseInt(args[3]);
         byte[] body = new byte[Integer.parseInt(args[4])];
+        new java.util.Random(1).nextBytes(body); // a body that does not compress
         try (Connection c = cf.createConnection()) {
             Session subs = c.createSession(false, Session.AUTO_ACKNOWLEDGE);
             Session pubs = c.createSession(false, Session.AUTO_ACKNOWLEDGE);

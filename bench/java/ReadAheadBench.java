@@ -74,6 +74,7 @@ public class ReadAheadBench {
         MQPutMessageOptions pmo = new MQPutMessageOptions();
         pmo.options = CMQC.MQPMO_NO_SYNCPOINT | CMQC.MQPMO_ASYNC_RESPONSE;
         byte[] body = new byte[size];
+        new java.util.Random(1).nextBytes(body); // a body that does not compress
         for (int i = 0; i < n; i++) {
             MQMessage m = new MQMessage();
             m.persistence = CMQC.MQPER_NOT_PERSISTENT;

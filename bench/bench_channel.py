@@ -3,20 +3,20 @@ the Python MQI's rate on the same Kafka in the same run; prints figures.
 
     python -m bench.bench_channel [--n 5000] [--size 256] [--warmup 2000] [--rounds 3]
 
-Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one. Needs Maven and
-a JDK: IBM's client is fetched from Maven Central (devsupport/pom.xml). Both
-sides put non-persistent messages of random bytes (they do not compress) outside syncpoint,
-then get them (MQGMO_WAIT), one connection each, after ``--warmup`` untimed puts and gets each (the JVM compiles the client
-meanwhile; the Python side does the same, and its first get joins the share group). The Java
-side also times MQINQ of the queue type: a round trip through the listener with no MQI work,
-which shows what a verb costs before the MQI does anything. It also puts asynchronously
-(MQPMO_ASYNC_RESPONSE) on a second connection over a channel the listener offers SHARECNV 1
-(``--sharecnv``), timed up to the answer of the MQSTAT after the puts (the listener answers it
-once it has done them all). Target: the listener at least 50% of the Python MQI. Each side
-runs ``--rounds`` timed rounds of puts then gets (the Python side before and again after the
-Java one, the machine's load moving meanwhile); the median
-round is printed (a Python round of 5,000 puts lasts well under a second: one stall of the
-busy machine moved a single round's figure several-fold).
+Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one. Needs Maven and a
+JDK: IBM's client is fetched from Maven Central (devsupport/pom.xml). Both sides put non-
+persistent messages of random bytes (they do not compress) outside syncpoint, then get them
+(MQGMO_WAIT), one connection each, after ``--warmup`` untimed puts and gets each (the JVM
+compiles the client meanwhile; the Python side does the same, and its first get joins the share
+group). The Java side also times MQINQ of the queue type: a round trip through the listener
+with no MQI work, which shows what a verb costs before the MQI does anything. It also puts
+asynchronously (MQPMO_ASYNC_RESPONSE) on a second connection over a channel the listener offers
+SHARECNV 1 (``--sharecnv``), timed up to the answer of the MQSTAT after the puts (the listener
+answers it once it has done them all). Target: the listener at least 50% of the Python MQI.
+Each side runs ``--rounds`` timed rounds of puts then gets (the Python side before and again
+after the Java one, the machine's load moving meanwhile); the median round is printed (a Python
+round of 5,000 puts lasts well under a second: one stall of the busy machine moved a single
+round's figure several-fold).
 """
 
 from __future__ import annotations

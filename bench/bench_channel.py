@@ -4,8 +4,8 @@ the Python MQI's rate on the same Kafka in the same run; prints figures.
     python -m bench.bench_channel [--n 5000] [--size 256] [--warmup 2000] [--rounds 3]
 
 Uses the broker in $MQK_BOOTSTRAP_SERVERS, or starts a throw-away local one. Needs Maven and a
-JDK: IBM's client is fetched from Maven Central (devsupport/pom.xml). Both sides put non-
-persistent messages of random bytes (they do not compress) outside syncpoint, then get them
+JDK: IBM's client is fetched from Maven Central (devsupport/pom.xml). Both sides put
+non-persistent messages of random bytes (they do not compress) outside syncpoint, then get them
 (MQGMO_WAIT), one connection each, after ``--warmup`` untimed puts and gets each (the JVM
 compiles the client meanwhile; the Python side does the same, and its first get joins the share
 group). The Java side also times MQINQ of the queue type: a round trip through the listener

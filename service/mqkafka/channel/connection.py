@@ -54,6 +54,7 @@ SCAN_S = 0.25  # in a backlog the connection's thread answers heartbeats this of
 # what is read ahead of the reader to find heartbeats behind a backlog: beyond it the
 # client waits on TCP (and a heartbeat behind more than this waits its turn)
 DRAIN_LIMIT = 16 << 20
+STOP_WRITE_S = 1.0  # a stop's status waits this long for a writer's flow to end
 
 
 class Closed(Exception):
@@ -456,8 +457,8 @@ class ChannelConnection:
     def _end_stalled(self, stalled: float) -> None:
         """In the heartbeats' thread: the connection's threads wake to the end, which its
         own thread says in one line."""
-        self.ending = (f"the client read nothing for {stalled:.0f} s (a write waited past "
-                       f"the limit, {self.stall_limit:g} s)")  # fmt: skip
+        self.ending = (f"the client read nothing for {stalled:.0f} s (write stall limit "
+                       f"{self.stall_limit:g} s)")  # fmt: skip
         with contextlib.suppress(OSError):
             self.transport.shutdown()
 
@@ -465,8 +466,13 @@ class ChannelConnection:
         """End this connection as a quiescing queue manager does; its thread finishes (a
         writer blocked on a client that stopped reading too: the status waits for none)."""
         self.stopping = True
+        transport = self.transport
         with contextlib.suppress(OSError):
             self.send_status(STATUS_QM_TERMINATING, wait=False)
+            deadline = time.monotonic() + STOP_WRITE_S  # a flow going out ends first
+            while transport.owed and time.monotonic() < deadline:
+                time.sleep(0.01)
+                transport.write_owed_now()
         with contextlib.suppress(OSError):
             self.transport.shutdown()
 

@@ -7,16 +7,21 @@ write lock, and every other connection's heartbeat requests went unanswered (MQR
 
 from __future__ import annotations
 
+import logging
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
 from mqkafka.channel.codec.segments import Flags1, Header, SegType
 from mqkafka.channel.server import ChannelConnection, ConnectionInfo, Listener
 from mqkafka.channel.settings import ListenerSettings
+from tests.integration.channel.certs import make_cert
+from tests.unit.channel.observed import client_initial_data
 
 ASK = Header(SegType.HEARTBEAT, flags1=Flags1.FIRST | Flags1.LAST | Flags1.CONFIRM_REQUEST,
              common=True).to_bytes()  # fmt: skip
@@ -61,16 +66,53 @@ def _connection(
     return connection, theirs
 
 
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("certs")
+    make_cert(folder, "server", "/CN=localhost", signed=False)
+    return folder
+
+
+def _running(
+    sockets: list[socket.socket], settings: ListenerSettings, certs: Path | None
+) -> tuple[ChannelConnection, threading.Thread, socket.socket]:
+    """A connection its own thread runs, over TLS with ``certs``, past the initial data."""
+    ours, theirs = socket.socketpair()
+    sockets += [ours, theirs]
+    if certs is not None:
+        server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        server.load_cert_chain(certs / "server.pem", certs / "server.key")
+        client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        client.check_hostname, client.verify_mode = False, ssl.CERT_NONE
+        ours = server.wrap_socket(ours, server_side=True, do_handshake_on_connect=False)
+        theirs = client.wrap_socket(theirs, do_handshake_on_connect=False)
+        sockets += [ours, theirs]
+    connection = ChannelConnection(ours, ConnectionInfo(1, "test"), settings)
+    thread = threading.Thread(target=connection.run, daemon=True)
+    thread.start()
+    if isinstance(theirs, ssl.SSLSocket):
+        theirs.do_handshake()
+    theirs.sendall(client_initial_data())
+    head = _exactly(theirs, 8)
+    _exactly(theirs, int.from_bytes(head[4:8], "big") - 8)
+    return connection, thread, theirs
+
+
+@pytest.mark.parametrize("tls", [False, True])
 def test_a_client_that_stops_reading_holds_up_no_other_connection(
     sockets: list[socket.socket],
+    tls: bool,
+    request: pytest.FixtureRequest,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Connection 1's client reads nothing while a read-ahead stream pushes a large flow
-    (the writer blocks, the write lock held) and asks a heartbeat; connection 2's client,
-    in a call too, keeps having its heartbeats answered by the same heartbeats' thread.
-    Past the limit connection 1 is ended: its writer wakes with an error."""
+    """Connection 1's client reads nothing while a read-ahead stream pushes a large flow to
+    it (the writer blocks, the write lock held); connection 2's client, in a call, keeps
+    having its heartbeats answered by the same heartbeats' thread. Past the limit
+    connection 1 is ended, in one line: its writer and its own thread wake to the end."""
     settings = ListenerSettings("k:1", write_stall=3.0)
     listener = Listener(settings)
-    stalled, client1 = _connection(sockets, 1, settings)
+    certs = request.getfixturevalue("certs") if tls else None
+    stalled, own_thread, _client1 = _running(sockets, settings, certs)
     healthy, client2 = _connection(sockets, 2, settings)
     listener.connections = {1: stalled, 2: healthy}
     woke: list[OSError] = []
@@ -84,16 +126,20 @@ def test_a_client_that_stops_reading_holds_up_no_other_connection(
     writer = threading.Thread(target=push, daemon=True)
     writer.start()
     _until(lambda: stalled.transport.stalled(time.monotonic()) > 0.2)
-    client1.sendall(ASK)  # its answer cannot go out: owed
     beats = threading.Thread(target=listener._beats, daemon=True)
+    caplog.set_level(logging.INFO, "mqkafka.channel.server")
     beats.start()
     try:
         for _ in range(3):  # each answered in its turn, round after round
             client2.sendall(ASK)
             assert _exactly(client2, len(ANSWER), timeout=20) == ANSWER
         writer.join(30)
+        own_thread.join(30)
         assert not writer.is_alive() and len(woke) == 1
-        assert stalled.ending.startswith("the client read nothing for ")
+        assert not own_thread.is_alive()
+        ended = [r.getMessage() for r in caplog.records if "ended" in r.getMessage()]
+        assert len(ended) == 1
+        assert ended[0].startswith("channel: connection 1 ended: the client read nothing for")
         assert not healthy.ending
         client2.sendall(ASK)
         assert _exactly(client2, len(ANSWER), timeout=20) == ANSWER

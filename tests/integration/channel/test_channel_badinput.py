@@ -210,3 +210,42 @@ def test_fuzzed_framing_never_kills_the_listener(
     _wait_empty(listener)
     again = _converse(listener, b"", handshake=True)  # a new client is still served
     assert again == [] or _status(again) is None
+
+
+def test_a_client_that_stops_reading_is_ended_alone(caplog: pytest.LogCaptureFixture) -> None:
+    """Over TCP: a client asks heartbeats and reads none of the answers, till the listener's
+    writer waits on its full socket (and the listener stops reading it). Another connection
+    is served meanwhile; past ``write_stall`` the listener ends the stalled one, in one line,
+    and its stop is not held up by it (before, the stop's status waited for its writer)."""
+    made = Listener(ListenerSettings(bootstrap_servers="127.0.0.1:1", port=0, write_stall=2.0))
+    made.start()
+    serving = threading.Thread(target=made.serve, daemon=True)
+    serving.start()
+    ask = _segment_of(SegType.HEARTBEAT, b"", flags=0x31)
+    caplog.set_level(logging.INFO, logger="mqkafka.channel.server")
+    try:
+        stalled = socket.socket()
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stalled.connect(("127.0.0.1", _port(made)))
+        stalled.settimeout(20)
+        stalled.sendall(ID)
+        assert _segment(stalled) is not None
+        stalled.settimeout(3)
+        flood, sent = ask * 10_000, 0
+        with pytest.raises(TimeoutError):  # the listener no longer reads it
+            while sent < 1 << 30:
+                stalled.sendall(flood)
+                sent += len(flood)
+        got = _converse(made, ask)  # meanwhile another connection is served
+        assert [(s[9], s[10]) for s in got] == [(SegType.HEARTBEAT, 0x30)]
+        deadline = time.monotonic() + 30
+        while made.listing() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert made.listing() == []
+        ended = [r.getMessage() for r in caplog.records if "ended:" in r.getMessage()]
+        assert sum("the client read nothing for" in line for line in ended) == 1
+        stalled.close()
+    finally:
+        made.stop()
+        serving.join(15)
+    assert not serving.is_alive()

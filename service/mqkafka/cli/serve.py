@@ -12,6 +12,7 @@ from mqkafka.cli.common import UserError, add_bootstrap, client_of
 from mqkafka.engine.authority import AclError
 from mqkafka.identity.keys import IdentityError, load_keys
 from mqkafka.kafka.clients import KafkaException
+from mqkafka.kafka.failures import said
 from mqkafka.kafka.provision import CatalogueError, load_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
 from mqkafka.service.aclfile import load_acl_policy
@@ -194,6 +195,5 @@ def run_serve(args: argparse.Namespace) -> int:
     except ServiceError as error:
         raise UserError(f"the broker service cannot start: {error}") from None
     except KafkaException as error:  # what retrying cannot cure: fenced, credentials refused
-        cause = error.args[0].str() if error.args and hasattr(error.args[0], "str") else error
-        raise UserError(f"the broker service stopped: {cause}", exit_code=3) from None
+        raise UserError(f"the broker service stopped: {said(error)}", exit_code=3) from None
     return 0

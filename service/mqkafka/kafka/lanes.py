@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from mqkafka.kafka.clients import KafkaError, KafkaException
+from mqkafka.kafka.failures import failure_of
 
 _FATAL = KafkaError._FATAL
 
@@ -173,7 +174,7 @@ class TopicLanes:
             try:
                 return getattr(lane, call)(*args, timeout=left, **kw)
             except KafkaException as error:
-                failure = error.args[0] if error.args else None
+                failure = failure_of(error)
                 if isinstance(failure, KafkaError) and failure.fatal():
                     self._fenced.update(t for t, held in self._of.items() if held is lane)
                     raise

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
+from mqkafka.kafka.failures import failure_of
 from mqkafka.kafka.txrecords import BatchHandler, OutRecord
 
 log = logging.getLogger(__name__)
@@ -77,7 +78,7 @@ class CarefulMode:
                     except BufferError:
                         producer.poll(0.05)
                     except KafkaException as error:  # refused at once (too large for the client)
-                        failure = error.args[0] if error.args else None
+                        failure = failure_of(error)
                         if not isinstance(failure, KafkaError) or failure.code() not in INCURABLE:
                             raise
                         if refusal is not None:  # its replacement: nothing else of it was written

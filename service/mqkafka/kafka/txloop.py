@@ -30,6 +30,7 @@ from mqkafka.kafka import clients
 from mqkafka.kafka.batching import COMMIT, BatchLimits, chunks, next_wait
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
+from mqkafka.kafka.failures import failure_of, said
 from mqkafka.kafka.lanes import TopicLanes
 from mqkafka.kafka.txcalls import TxCaller
 from mqkafka.kafka.txcareful import CarefulMode
@@ -41,7 +42,7 @@ from mqkafka.kafka.txrecords import (
     StateHooks,
     has_hooks,
 )
-from mqkafka.kafka.txrecovery import TX_TIMEOUT, OutageRecovery, failure_of, said
+from mqkafka.kafka.txrecovery import TX_TIMEOUT, OutageRecovery
 
 log = logging.getLogger(__name__)
 

@@ -33,6 +33,7 @@ from typing import Any
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaError, KafkaException, TopicPartition
+from mqkafka.kafka.failures import failure_of, said, timed_out
 from mqkafka.kafka.lanes import TopicLanes
 from mqkafka.kafka.lanewatch import MAX_CLOSING, LaneWatch
 from mqkafka.kafka.txcalls import CLOSE_WAIT, TxCaller, close_in_background, retire_producer
@@ -242,7 +243,7 @@ class OutageRecovery(LaneWatch):
             self._stop.wait(min(1.0, 0.1 * 2 ** min(self._away_tries, 6)))
             return True
         away = self._outage_met(error)
-        if self.transactional and (away or _timed_out(failure)):
+        if self.transactional and (away or timed_out(failure)):
             self._renew = True
         if away:  # however long: not counted against MAX_RETRIES
             self._away_tries += 1
@@ -496,18 +497,3 @@ def _let_go(clients_: list[Any]) -> None:
     """Drops the last references to ``clients_`` on a daemon thread of their own, so their
     destroy (which may wait for a broker) keeps neither the loop nor the process's exit."""
     threading.Thread(target=clients_.clear, name="mqk-let-go", daemon=True).start()
-
-
-def failure_of(error: BaseException) -> Any:
-    """What a KafkaException carries (a KafkaError, usually)."""
-    return error.args[0] if error.args else None
-
-
-def _timed_out(failure: Any) -> bool:
-    return isinstance(failure, KafkaError) and "TIMED_OUT" in failure.name()
-
-
-def said(error: KafkaException) -> str:
-    """A KafkaException in librdkafka's own words."""
-    failure = failure_of(error)
-    return failure.str() if isinstance(failure, KafkaError) else str(error)

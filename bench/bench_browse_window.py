@@ -58,6 +58,10 @@ at commit 1ba6dc8, 3 rounds, load average 33-45 on the 2-core VM (medians):
     first     7,145       281 ms    82.5, 366.7 ms (*)  109 / 0
     none      3,905       308 ms    -                   205 / 22
 
+A run at commit e6213e5 (held messages named too), 2 rounds, load average 14-21: alone
+13,875; strict 9,801, walk 4,216 ms, 81.9 / 359.7 ms a call, 0 / 0 shown; first 11,871,
+410 ms, 82.3 / 345.4 ms (*), 55 / 0; none 12,580, 208 ms, 109 / 12.
+
 (*) per BROWSE_FIRST: its BROWSE_NEXT calls waited for nothing. The getter's rate is the
 machine's load more than the browse's (rates moved 3,320-15,011 alone between rounds); the
 strict walk pays a round per call with the getter at work elsewhere, and then passes over

@@ -183,13 +183,29 @@ AWAY = frozenset(
     {
         "_TRANSPORT", "_ALL_BROKERS_DOWN", "_TIMED_OUT", "_MSG_TIMED_OUT", "_TIMED_OUT_QUEUE",
         "REQUEST_TIMED_OUT", "NETWORK_EXCEPTION", "NOT_COORDINATOR", "COORDINATOR_NOT_AVAILABLE",
-        "COORDINATOR_LOAD_IN_PROGRESS", "NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE",
+        "COORDINATOR_LOAD_IN_PROGRESS", "NOT_LEADER_OR_FOLLOWER", "NOT_LEADER_FOR_PARTITION",
+        "LEADER_NOT_AVAILABLE",
         "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH", "NOT_ENOUGH_REPLICAS",
         "NOT_ENOUGH_REPLICAS_AFTER_APPEND", "CONCURRENT_TRANSACTIONS", "_WAIT_COORD",
         "KAFKA_STORAGE_ERROR", "_RESOLVE", "REBALANCE_IN_PROGRESS", "ILLEGAL_GENERATION",
         "UNKNOWN_MEMBER_ID",
     }
 )  # fmt: skip
+
+
+# Errors that say a partition's leader is being chosen or has moved (a topic just made, a
+# broker restarted): Kafka answers, and a moment cures it. confluent-kafka names code 6
+# NOT_LEADER_FOR_PARTITION, Kafka's protocol NOT_LEADER_OR_FOLLOWER.
+LEADERSHIP_MOVING = frozenset(
+    {
+        "NOT_LEADER_OR_FOLLOWER", "NOT_LEADER_FOR_PARTITION", "LEADER_NOT_AVAILABLE",
+        "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH",
+    }
+)  # fmt: skip
+
+
+def leadership_moving(failure: Any) -> bool:
+    return isinstance(failure, KafkaError) and failure.name() in LEADERSHIP_MOVING
 
 
 def is_away(failure: Any) -> bool:

@@ -23,6 +23,7 @@ from typing import Any
 
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
+from mqkafka.kafka.failures import failure_of
 from mqkafka.kafka.groups import reader_group
 from mqkafka.kafka.readstall import ReadStall
 from mqkafka.kafka.txcalls import close_in_background
@@ -104,7 +105,8 @@ class CompactedReader:
         """The last stable offset of every partition (read_committed), in one request.
 
         Asked again while leadership moves or Kafka is away, for ``timeout`` seconds in all
-        (and at most ``attempts`` times, if given); then the last error is raised (a retriable
+        (and at most ``attempts`` times, if given, not counting answers that a partition's
+        leader is being chosen: a topic just made); then the last error is raised (a retriable
         one: the transactional loop waits for Kafka and says so). A wait longer than
         ``SAY_AFTER`` is said, in one line per 30 s with the other waits for Kafka."""
         request = {
@@ -112,7 +114,7 @@ class CompactedReader:
         }
         began = time.monotonic()
         deadline = began + timeout
-        attempt = 0
+        attempt = counted = 0
         # An admin client keeps the leader epochs it learned before a broker restarted and is
         # answered FENCED_LEADER_EPOCH (after seconds: the service's first batch after an
         # outage waited ~5 s for it): while this process's clients find Kafka away, and at
@@ -134,10 +136,11 @@ class CompactedReader:
                 return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
             except clients.KafkaException as error:  # leadership moving: ask again shortly
                 attempt += 1
+                failure = failure_of(error)
+                counted += not clients.leadership_moving(failure)
                 now = time.monotonic()
-                if now >= deadline or attempt == attempts:
+                if now >= deadline or (attempts and counted >= attempts):
                     raise
-                failure = error.args[0] if error.args else None
                 self._say_wait(now - began, failure, error)
                 self._fresh_admin = True  # the next try asks the cluster afresh
                 time.sleep(min(0.05 * attempt, 1.0, max(0.0, deadline - time.monotonic())))

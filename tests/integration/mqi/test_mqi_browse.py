@@ -168,11 +168,16 @@ bootstrap, namespace, name = sys.argv[1:4]
 keeper = sys.argv[4:] == ["keeper"]  # each line answered once the keeper committed its gets
 qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=namespace)
 queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
+opened = True
 for line in sys.stdin:  # MQGETs, one after another: "next" or a MsgId in hex outside
     got = []  # syncpoint, "sync" the next under syncpoint; "commit" and "backout" end its unit
     for word in line.split():
         if word in ("commit", "backout"):
             getattr(qmgr, word)()
+            continue
+        if word == "close":  # MQCLOSE, its unit of work left open
+            queue.close()
+            opened = False
             continue
         unit = C.MQGMO_SYNCPOINT if word == "sync" else C.MQGMO_NO_SYNCPOINT
         gmo = GMO(Options=C.MQGMO_WAIT | unit, WaitInterval=15000)
@@ -189,7 +194,8 @@ for line in sys.stdin:  # MQGETs, one after another: "next" or a MsgId in hex ou
         if any(lane.unsent for lane in getter.lanes):
             got.append("uncommitted")
     print(" ".join(got), flush=True)  # every MQGET has returned
-queue.close()
+if opened:
+    queue.close()
 qmgr.disconnect()
 """
 
@@ -356,3 +362,44 @@ def test_what_another_process_got_under_syncpoint_is_shown_only_once_backed_out(
         assert get("commit") == ""
         assert mqi_browse(elsewhere) == bodies[2:] == cli_browse(kafka_bootstrap, namespace, name)
     elsewhere.close()
+
+
+def test_a_get_under_syncpoint_is_not_shown_after_its_handle_closed_before_mqcmit(
+    connect: Connect, kafka_bootstrap: str, namespace: str
+) -> None:
+    """MQ's pattern open, get under syncpoint, MQCLOSE, work, MQCMIT: the message stays
+    hidden from every browse until MQBACK gives it back (then shown) or MQCMIT (never), by
+    another OS process and by this one (the getter's own connection, another connection,
+    ``mqk browse``). The closed handle's connection is still a getter of the queue for the
+    barrier while it holds the get (before: another process's browse showed it)."""
+    putter, browser, getter = connect(), connect(), connect()
+    name = f"APP.BROWSECLOSED{id(putter) % 100000}"
+    putter.define_queue(name)
+    out = Queue(putter, name, C.MQOO_OUTPUT)
+    bodies = [b"h0", b"h1", b"h2"]
+    for body in bodies:
+        out.put(body)
+    out.close()
+    elsewhere = Queue(browser, name, C.MQOO_BROWSE)
+    assert mqi_browse(elsewhere) == bodies
+
+    def shown(*queues: Queue) -> list[list[bytes]]:
+        listings = [mqi_browse(q) for q in queues]
+        return [*listings, cli_browse(kafka_bootstrap, namespace, name)]
+
+    with getter_process(kafka_bootstrap, namespace, name) as get:
+        assert get("sync close") == "h0"
+        assert shown(elsewhere) == [bodies[1:]] * 2
+        assert get("backout") == ""
+        assert shown(elsewhere) == [bodies] * 2
+    under = GMO(Options=C.MQGMO_SYNCPOINT | C.MQGMO_WAIT, WaitInterval=15000)
+    own = Queue(getter, name, C.MQOO_BROWSE)
+    for end, after in ((getter.backout, bodies), (getter.commit, bodies[1:])):
+        held = Queue(getter, name, C.MQOO_INPUT_SHARED)
+        assert take(held, 1, under) == bodies[:1]
+        held.close()
+        assert shown(own, elsewhere) == [bodies[1:]] * 3
+        end()
+        assert shown(own, elsewhere) == [after] * 3
+    for queue in (own, elsewhere):
+        queue.close()

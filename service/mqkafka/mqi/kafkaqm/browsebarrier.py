@@ -18,7 +18,8 @@ The protocol, over the heartbeats every connection already writes and reads (its
 
 1. A browse call begins at T. The browser syncs its replica (everything written to the
    heartbeat topic before T is applied) and lists the *getters*: other processes' live
-   connections whose beat shows an input handle on the queue. This process's own need no
+   connections whose beat shows an input handle on the queue, or gets from it held under
+   syncpoint (after an MQCLOSE too, until MQCMIT or MQBACK). This process's own need no
    barrier: a browse hides what any connection of the process got, committed or not
    (:mod:`.liveconnections`), as soon as its MQGET accepted it.
 2. No getter: the browse goes on (its cost: the sync). Otherwise the browser takes its next
@@ -30,8 +31,9 @@ The protocol, over the heartbeats every connection already writes and reads (its
    flight, never for the application's call) and then writes the connection's beat with
    ``flushed`` ``{browser: n}`` and ``held``: the messages it got under syncpoint and has not
    committed (their acknowledgements wait for MQCMIT), taken after the request was seen.
-4. The browser waits until each getter listed has answered n or more, no longer has the
-   queue open for input (MQCLOSE commits first), or is no longer alive; then it reads the
+4. The browser waits until each getter listed has answered n or more, no longer gets from
+   the queue (MQCLOSE commits first; what it holds under syncpoint keeps it a getter until
+   MQCMIT or MQBACK), or is no longer alive; then it reads the
    share state to its end and browses, passing over what the getters said they hold (MQ's
    browse never shows a message got under syncpoint; backed out, the next call shows it).
 
@@ -45,9 +47,10 @@ covers every call begun before its T, never one begun after.
 A BROWSE_NEXT reads the share state to its end again after its round (``LogReader.refresh``),
 unless nothing can have changed it: the round found no getter elsewhere and the table's
 *input mark* for the queue (moved by every beat that shows, or stops showing, an input
-handle on it) is where it was when the walk last read it. A getter that opened since wrote a
-beat before its MQOPEN returned, so before its first get, and the sync shows it; one open
-at the last read is either still listed or its closing beat moved the mark.
+handle on it or gets from it held under syncpoint) is where it was when the walk last read
+it. A getter that opened since wrote a beat before its MQOPEN returned, so before its first
+get, and the sync shows it; one open at the last read is either still listed or its
+closing beat moved the mark.
 
 Why a BROWSE_NEXT with a getter elsewhere always takes a round, however far its message
 lies from the getters: nothing the browser knew before the call began says the getter has
@@ -152,7 +155,7 @@ class GetterSeen:
     """What a browser's table says of one getter it waits for."""
 
     alive: bool
-    getting: bool  # its beat shows an input handle on the queue
+    getting: bool  # its beat shows an input handle on the queue, or gets held from it
     answered: int  # the highest of this browser's request numbers it answered
 
 
@@ -193,7 +196,7 @@ def outstanding(seen: Mapping[str, GetterSeen], number: int) -> set[str]:
 def getter_seen(table: ConnectionTable, connection: str, queue: str, me: str) -> GetterSeen:
     beat = table.heartbeat(connection)
     use = beat.queues.get(queue) if beat is not None else None
-    getting = use is not None and bool(use.input_shared or use.input_exclusive)
+    getting = use is not None and use.getting
     return GetterSeen(table.alive(connection), getting, table.flushed(connection, me))
 
 
@@ -248,16 +251,21 @@ class BrowseBarrier:
         owing = owed(requests, self._answered, conn.id)
         if not owing:
             return
-        handles = list(conn.handles.values())
-        queues = to_commit(owing, {h.name for h in handles if h.getter is not None})
-        for handle in handles:
-            if handle.getter is None or handle.name not in queues:
+        # the getters of its open handles, and those its unit of work holds gets of (a
+        # handle closed before MQCMIT keeps them: its beat still shows the queue's gets)
+        getters = [(h.name, h.getter) for h in conn.handles.values() if h.getter is not None]
+        getters += [(got.queue, got.getter) for got in list(conn.uow.gets)]
+        queues = to_commit(owing, {name for name, _ in getters})
+        done: set[int] = set()
+        for name, getter in getters:
+            if name not in queues or id(getter) in done:
                 continue
-            for lane in list(handle.getter.lanes):
+            done.add(id(getter))
+            for lane in list(getter.lanes):
                 try:
                     lane.commit(sync=True)
                 except MQError as error:  # not acknowledged: the records come back
-                    log.warning("browse barrier: committing gets of %s: %s", handle.name, error)
+                    log.warning("browse barrier: committing gets of %s: %s", name, error)
         with self._lock:
             self._answered = answered_after(self._answered, owing, requests)
         if queues:  # a connection that gets none of them is not waited for
@@ -293,9 +301,7 @@ class BrowseBarrier:
         table = conn.replica.connections
         mine = {c.id for c in live.snapshot()}
         getters = {
-            c
-            for c, use in table.uses(queue, exclude=conn.id)
-            if (use.input_shared or use.input_exclusive) and c not in mine
+            c for c, use in table.uses(queue, exclude=conn.id) if use.getting and c not in mine
         }
         if not getters:
             return Settled(table.input_mark(queue))

@@ -55,7 +55,7 @@ def visit(
     producer = None
     try:
         reader.catch_up(apply, timeout=30.0)
-        getters = {c for c, use in table.uses(queue) if use.input_shared or use.input_exclusive}
+        getters = {c for c, use in table.uses(queue) if use.getting}
         if not getters:
             return frozenset()
         producer = clients.producer(config, {"acks": "all", "linger.ms": 0})

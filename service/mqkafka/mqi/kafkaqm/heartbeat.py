@@ -62,6 +62,12 @@ class QueueUse:
     def has_work(self) -> bool:
         return bool(self.puts or self.gets)
 
+    @property
+    def getting(self) -> bool:
+        """A getter of the queue for the browse barrier: an input handle, or messages got
+        under syncpoint and not yet committed (held after its MQCLOSE, until MQCMIT/MQBACK)."""
+        return bool(self.input_shared or self.input_exclusive or self.gets)
+
 
 def _frozen(mapping: Mapping[str, QueueUse]) -> Mapping[str, QueueUse]:
     return MappingProxyType(dict(mapping))
@@ -189,8 +195,9 @@ class ConnectionTable:
         self.requests_seen = 0  # bumped on each new request: the keeper looks when it moves
         self.on_request: Callable[[], None] = lambda: None  # wakes the keeper thread
         # per queue, bumped by every beat or tombstone of a connection that shows, or showed
-        # before it, an input handle on it: unmoved, nobody in another process can have
-        # got (and committed) anything from the queue (the browse barrier's quiet check)
+        # before it, an input handle on it or gets from it held under syncpoint: unmoved,
+        # nobody in another process can have got (and committed) anything from the queue
+        # (the browse barrier's quiet check)
         self._inputs: dict[str, int] = {}
 
     def apply(self, key: str, value: bytes | None, timestamp: float) -> None:
@@ -237,13 +244,14 @@ class ConnectionTable:
             if beat is None:
                 continue
             for queue, use in beat.queues.items():
-                if use.input_shared or use.input_exclusive:
+                if use.getting:
                     self._inputs[queue] = self._inputs.get(queue, 0) + 1
 
     def input_mark(self, queue: str) -> int:
         """A number that moves whenever a beat shows, or stops showing, an input handle on
-        ``queue``: the same twice, no other connection got from it in between (unless it
-        was open for input at the first of the two, which its beats show)."""
+        ``queue`` or gets from it held under syncpoint: the same twice, no other connection
+        got from it in between (unless it was open for input at the first of the two, which
+        its beats show)."""
         with self._lock:
             return self._inputs.get(queue, 0)
 

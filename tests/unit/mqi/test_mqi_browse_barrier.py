@@ -5,6 +5,7 @@ how the connection table keeps requests and answers from the heartbeats."""
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -184,9 +185,11 @@ class FakeHandle:
 class FakeReplica:
     def __init__(self, events: list[str], table: ConnectionTable) -> None:
         self.events, self.connections = events, table
+        self.written: list[Heartbeat] = []
 
     def write(self, topic: str, key: bytes, value: bytes | None, *, wait: bool = True) -> None:
         beat = Heartbeat.decode(value or b"")
+        self.written.append(beat)
         self.events.append(f"beat {dict(beat.flush)} {dict(beat.flushed)}")
 
     def flush(self) -> None:
@@ -215,6 +218,35 @@ class FakeConnection:
 
     def uses(self) -> dict[str, QueueUse]:
         return {h.name: QueueUse(handles=1, input_shared=1) for h in self.handles.values()}
+
+
+@pytest.mark.parametrize(
+    ("use", "getting"),
+    [
+        (QueueUse(handles=1), False),  # a browser or putter
+        (QueueUse(handles=1, input_shared=1), True),
+        (QueueUse(handles=1, input_exclusive=1), True),
+        (QueueUse(puts=2), False),
+        (QueueUse(gets=1), True),  # its handle closed before MQCMIT: still holds the get
+    ],
+)
+def test_who_counts_as_a_getter_of_a_queue(use: QueueUse, getting: bool) -> None:
+    assert use.getting is getting
+
+
+def test_a_connection_holding_a_get_after_its_mqclose_commits_and_names_it() -> None:
+    """Open, get under syncpoint, MQCLOSE: no handle left, and its answer still commits
+    the held get's getter (once) and names the message."""
+    table = ConnectionTable(timeout=10.0)
+    table.apply("b", beat("b", flush={"Q": 1}), 100.0)
+    conn = FakeConnection(table)
+    getter = FakeGetter(conn.events, "Q")
+    for offset in (4, 5):
+        taken = SimpleNamespace(rec=SimpleNamespace(position=(0, offset)))
+        conn.uow.gets.append(SimpleNamespace(queue="Q", getter=getter, taken=taken))
+    BrowseBarrier().answer(conn)  # type: ignore[arg-type]
+    assert conn.events == ["commit Q", "beat {} {'b': 1}"]
+    assert dict(conn.replica.written[-1].held) == {"Q": frozenset({(0, 4), (0, 5)})}
 
 
 @pytest.mark.parametrize(
@@ -253,6 +285,9 @@ def use(inputs: int) -> bytes:
     return Heartbeat("x", queues={"Q": QueueUse(handles=1, input_shared=inputs)}).encode()
 
 
+HELD = Heartbeat("x", queues={"Q": QueueUse(gets=1)}).encode()  # its input handle closed
+
+
 @pytest.mark.parametrize(
     ("before", "record", "moves"),
     [
@@ -263,6 +298,10 @@ def use(inputs: int) -> bytes:
         (use(1), None, True),  # its tombstone (MQDISC)
         (use(0), use(0), False),
         (use(0), None, False),
+        (use(1), HELD, True),  # closed for input, holding a get under syncpoint
+        (HELD, HELD, True),
+        (HELD, use(0), True),  # its MQCMIT or MQBACK
+        (HELD, None, True),
     ],
 )
 def test_the_input_mark_moves_whenever_a_getter_may_have_got(

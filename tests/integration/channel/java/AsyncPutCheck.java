@@ -5,8 +5,6 @@
 // Arguments: host port channel queue count inhibitedQueue
 
 import com.ibm.mq.MQAsyncStatus;
-import com.ibm.mq.MQException;
-import com.ibm.mq.MQGetMessageOptions;
 import com.ibm.mq.MQMessage;
 import com.ibm.mq.MQPutMessageOptions;
 import com.ibm.mq.MQQueue;
@@ -15,8 +13,7 @@ import com.ibm.mq.constants.CMQC;
 import java.nio.charset.StandardCharsets;
 import java.util.Hashtable;
 
-public class AsyncPutCheck {
-    interface Check { void run() throws Exception; }
+public class AsyncPutCheck extends Checks {
 
     static MQQueueManager qm;
 
@@ -79,16 +76,6 @@ public class AsyncPutCheck {
         });
     }
 
-    static void check(String name, Check body) {
-        try {
-            body.run();
-            System.out.println("CHECK " + name + " OK");
-        } catch (Throwable error) {
-            System.out.println("CHECK " + name + " FAIL " + String.valueOf(error).replace('\n', ' '));
-        }
-        System.out.flush();
-    }
-
     static MQMessage message(String text) throws Exception {
         MQMessage m = new MQMessage();
         m.format = CMQC.MQFMT_STRING;
@@ -110,16 +97,6 @@ public class AsyncPutCheck {
                 + " succeeded " + s.putSuccessCount + " failed " + s.putFailureCount
                 + ", wanted " + ok + "/" + failed + " rc " + reason);
         }
-    }
-
-    static void expectReason(Check body, int reason) throws Exception {
-        try {
-            body.run();
-        } catch (MQException error) {
-            if (error.reasonCode == reason) return;
-            throw new Exception("reason " + error.reasonCode + ", wanted " + reason);
-        }
-        throw new Exception("no error, wanted reason " + reason);
     }
 
     static String hex(byte[] bytes) {

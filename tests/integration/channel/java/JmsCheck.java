@@ -28,8 +28,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-public class JmsCheck {
-    interface Check { void run() throws Exception; }
+public class JmsCheck extends Checks {
 
     static String host;
     static int port;
@@ -230,18 +229,6 @@ public class JmsCheck {
         if (clientId != null) c.setClientID(clientId);
         c.start();
         return c;
-    }
-
-    static void check(String name, Check body) {
-        try {
-            body.run();
-            System.out.println("CHECK " + name + " OK");
-        } catch (Throwable error) {
-            Throwable cause = error instanceof JMSException && ((JMSException) error).getLinkedException() != null
-                ? ((JMSException) error).getLinkedException() : error;
-            System.out.println("CHECK " + name + " FAIL " + (String.valueOf(error) + " / " + cause).replace('\n', ' '));
-        }
-        System.out.flush();
     }
 
     static String textOf(Message got) throws Exception {

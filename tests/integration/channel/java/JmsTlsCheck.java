@@ -15,8 +15,7 @@ import javax.jms.Session;
 import javax.jms.TextMessage;
 import javax.jms.Topic;
 
-public class JmsTlsCheck {
-    interface Check { void run() throws Exception; }
+public class JmsTlsCheck extends Checks {
 
     static String[] a;
 
@@ -65,23 +64,6 @@ public class JmsTlsCheck {
         Connection c = cf.createConnection();
         c.start();
         return c;
-    }
-
-    static void check(String name, Check body) {
-        try {
-            body.run();
-            System.out.println("CHECK " + name + " OK");
-        } catch (Throwable error) {
-            Throwable cause = error;
-            StringBuilder why = new StringBuilder();
-            for (int depth = 0; cause != null && depth < 8; depth++) {
-                why.append(cause).append(" <- ");
-                cause = cause instanceof JMSException && ((JMSException) cause).getLinkedException() != null
-                    ? ((JMSException) cause).getLinkedException() : cause.getCause();
-            }
-            System.out.println("CHECK " + name + " FAIL " + why.toString().replace('\n', ' '));
-        }
-        System.out.flush();
     }
 
     static void expect(Message got, String wanted) throws Exception {

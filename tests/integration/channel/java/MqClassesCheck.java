@@ -13,8 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Hashtable;
 
-public class MqClassesCheck {
-    interface Check { void run() throws Exception; }
+public class MqClassesCheck extends Checks {
 
     static Hashtable<String, Object> props;
     static MQQueueManager qm;
@@ -115,16 +114,6 @@ public class MqClassesCheck {
         check("disconnect", () -> qm.disconnect());
     }
 
-    static void check(String name, Check body) {
-        try {
-            body.run();
-            System.out.println("CHECK " + name + " OK");
-        } catch (Throwable error) {
-            System.out.println("CHECK " + name + " FAIL " + String.valueOf(error).replace('\n', ' '));
-        }
-        System.out.flush();
-    }
-
     static MQQueue open(String name) throws MQException {
         return qm.accessQueue(name, CMQC.MQOO_INPUT_AS_Q_DEF | CMQC.MQOO_OUTPUT
             | CMQC.MQOO_BROWSE | CMQC.MQOO_INQUIRE | CMQC.MQOO_FAIL_IF_QUIESCING);
@@ -167,13 +156,4 @@ public class MqClassesCheck {
         }
     }
 
-    static void expectReason(Check body, int reason) throws Exception {
-        try {
-            body.run();
-        } catch (MQException error) {
-            if (error.reasonCode == reason) return;
-            throw new Exception("reason " + error.reasonCode + ", wanted " + reason);
-        }
-        throw new Exception("no error, wanted reason " + reason);
-    }
 }

@@ -13,8 +13,7 @@ import com.ibm.mq.constants.CMQC;
 import java.nio.charset.StandardCharsets;
 import java.util.Hashtable;
 
-public class ReadAheadCheck {
-    interface Check { void run() throws Exception; }
+public class ReadAheadCheck extends Checks {
 
     static MQQueueManager qm;
     static final int BIG = 70_000;  // beyond a segment: an ASYNC_MESSAGE in several
@@ -217,32 +216,4 @@ public class ReadAheadCheck {
         return m.messageId;
     }
 
-    // the text before the first zero byte
-    static String text(MQMessage m) throws Exception {
-        byte[] all = new byte[m.getDataLength()];
-        m.readFully(all);
-        int end = 0;
-        while (end < all.length && all[end] != 0) end++;
-        return new String(all, 0, end, StandardCharsets.US_ASCII);
-    }
-
-    static void expectReason(Check call, int reason) throws Exception {
-        try {
-            call.run();
-        } catch (MQException e) {
-            if (e.reasonCode == reason) return;
-            throw new Exception("reason " + e.reasonCode + ", expected " + reason);
-        }
-        throw new Exception("no error, expected " + reason);
-    }
-
-    static void check(String name, Check body) {
-        try {
-            body.run();
-            System.out.println("CHECK " + name + " OK");
-        } catch (Exception e) {
-            System.out.println("CHECK " + name + " FAIL " + e);
-        }
-        System.out.flush();
-    }
 }

@@ -3,7 +3,6 @@
 // test_channel_tls.py. The key and trust stores are the JVM's javax.net.ssl properties.
 // Arguments: host port channel cipher queue count waitQueue
 
-import com.ibm.mq.MQException;
 import com.ibm.mq.MQGetMessageOptions;
 import com.ibm.mq.MQMessage;
 import com.ibm.mq.MQPutMessageOptions;
@@ -13,8 +12,7 @@ import com.ibm.mq.constants.CMQC;
 import java.nio.charset.StandardCharsets;
 import java.util.Hashtable;
 
-public class TlsReadAheadCheck {
-    interface Check { void run() throws Exception; }
+public class TlsReadAheadCheck extends Checks {
 
     static MQQueueManager qm;
     static Hashtable<String, Object> props;
@@ -112,39 +110,4 @@ public class TlsReadAheadCheck {
         to.put(queue, m, pmo);
     }
 
-    // the text before the first zero byte
-    static String text(MQMessage m) throws Exception {
-        m.seek(0);
-        byte[] all = new byte[m.getDataLength()];
-        m.readFully(all);
-        int end = 0;
-        while (end < all.length && all[end] != 0) end++;
-        return new String(all, 0, end, StandardCharsets.US_ASCII);
-    }
-
-    static void expectReason(Check call, int reason) throws Exception {
-        try {
-            call.run();
-        } catch (MQException e) {
-            if (e.reasonCode == reason) return;
-            throw new Exception("reason " + e.reasonCode + ", expected " + reason);
-        }
-        throw new Exception("no error, expected " + reason);
-    }
-
-    static void check(String name, Check body) {
-        try {
-            body.run();
-            System.out.println("CHECK " + name + " OK");
-        } catch (Exception e) {
-            Throwable cause = e;
-            StringBuilder why = new StringBuilder();
-            while (cause != null) {
-                why.append(cause).append(" <- ");
-                cause = cause.getCause();
-            }
-            System.out.println("CHECK " + name + " FAIL " + why);
-        }
-        System.out.flush();
-    }
 }

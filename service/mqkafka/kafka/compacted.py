@@ -19,6 +19,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from mqkafka.kafka import clients
@@ -36,6 +38,7 @@ ApplyRecord = Callable[[str, int, bytes, bytes | None, int], None]
 PARTITION_EOF = -191
 END_OFFSETS_WAIT = 30.0  # seconds end_offsets asks, in all, unless told otherwise
 REQUEST_WAIT = 10.0  # seconds one list_offsets request may take
+ANSWER_MARGIN = 5.0  # seconds past its request timeout its answer is waited for
 SAY_AFTER = 10.0  # seconds of asking for end offsets before it is said (one line per 30 s)
 
 
@@ -128,12 +131,13 @@ class CompactedReader:
                 self._admin = clients.admin(self._config)
                 self._fresh_admin = clients.kafka_away_since() is not None
             try:
+                wait = max(1.0, min(REQUEST_WAIT, deadline - time.monotonic()))
                 futures = self._admin.list_offsets(
                     request,
                     isolation_level=clients.IsolationLevel.READ_COMMITTED,
-                    request_timeout=max(1.0, min(REQUEST_WAIT, deadline - time.monotonic())),
+                    request_timeout=wait,
                 )
-                return {(tp.topic, tp.partition): f.result().offset for tp, f in futures.items()}
+                return _answers(futures, wait + ANSWER_MARGIN)
             except clients.KafkaException as error:  # leadership moving: ask again shortly
                 attempt += 1
                 failure = failure_of(error)
@@ -281,3 +285,16 @@ __all__ = [
     "Partition",
     "read_compacted",
 ]
+
+
+def _answers(futures: Mapping[Any, Future[Any]], wait: float) -> dict[Partition, int]:
+    """The offsets a list_offsets request answered. Its futures are waited for a bounded time:
+    an admin client made while the process found Kafka away once left them unanswered for
+    good, and an MQCLOSE holding its connection's lock hung with it (a clean-clone run)."""
+    try:
+        return {
+            (tp.topic, tp.partition): f.result(timeout=wait).offset for tp, f in futures.items()
+        }
+    except FutureTimeout:
+        error = clients.KafkaError(clients.KafkaError._TIMED_OUT, "list_offsets: no answer")
+        raise clients.KafkaException(error) from None

@@ -743,3 +743,30 @@ def test_end_offsets_attempts_do_not_count_a_leader_being_chosen(
         with pytest.raises(KafkaException):
             reader.end_offsets(attempts=3, timeout=10.0)
         assert admin.asked == 3
+
+
+class SilentAdmin:
+    """An admin client whose list_offsets is never answered."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def list_offsets(self, request: Any, **kw: Any) -> dict[Any, Future[Any]]:
+        self.asked += 1
+        return {tp: Future() for tp in request}
+
+
+def test_end_offsets_wait_a_bounded_time_for_an_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean-clone run hung in an MQCLOSE: its barrier waited for ever on a list_offsets
+    future no one answered."""
+    admin = SilentAdmin()
+    monkeypatch.setattr(clients, "admin", lambda config: admin)
+    monkeypatch.setattr(compacted, "ANSWER_MARGIN", 0.0)
+    monkeypatch.setattr(compacted, "REQUEST_WAIT", 1.0)
+    reader = compacted.CompactedReader.__new__(compacted.CompactedReader)
+    reader.topics, reader.partitions = ("state",), [("state", 0)]
+    reader._admin, reader._config, reader._fresh_admin = admin, None, False  # type: ignore[assignment]
+    reader._outages = clients.outages()
+    with pytest.raises(KafkaException) as raised:
+        reader.end_offsets(attempts=2, timeout=30.0)
+    assert raised.value.args[0].code() == KafkaError._TIMED_OUT and admin.asked == 2

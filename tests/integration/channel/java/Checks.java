@@ -4,6 +4,9 @@
 
 import com.ibm.mq.MQException;
 import com.ibm.mq.MQMessage;
+import com.ibm.mq.MQPutMessageOptions;
+import com.ibm.mq.MQQueueManager;
+import com.ibm.mq.constants.CMQC;
 import java.nio.charset.StandardCharsets;
 import javax.jms.JMSException;
 
@@ -46,5 +49,17 @@ class Checks {
         int end = 0;
         while (end < all.length && all[end] != 0) end++;
         return new String(all, 0, end, StandardCharsets.US_ASCII);
+    }
+
+    // a non-persistent text message outside syncpoint, ``extra`` zero bytes after the text
+    static byte[] put(MQQueueManager to, String queue, String text, int extra) throws Exception {
+        MQMessage m = new MQMessage();
+        m.persistence = CMQC.MQPER_NOT_PERSISTENT;
+        m.write(text.getBytes(StandardCharsets.US_ASCII));
+        if (extra > 0) m.write(new byte[extra]);
+        MQPutMessageOptions pmo = new MQPutMessageOptions();
+        pmo.options = CMQC.MQPMO_NO_SYNCPOINT;
+        to.put(queue, m, pmo);
+        return m.messageId;
     }
 }

@@ -206,14 +206,7 @@ public class ReadAheadCheck extends Checks {
     }
 
     static byte[] put(String queue, String text, int extra) throws Exception {
-        MQMessage m = new MQMessage();
-        m.persistence = CMQC.MQPER_NOT_PERSISTENT;
-        m.write(text.getBytes(StandardCharsets.US_ASCII));
-        if (extra > 0) m.write(new byte[extra]);
-        MQPutMessageOptions pmo = new MQPutMessageOptions();
-        pmo.options = CMQC.MQPMO_NO_SYNCPOINT;
-        qm.put(queue, m, pmo);
-        return m.messageId;
+        return put(qm, queue, text, extra);
     }
 
 }

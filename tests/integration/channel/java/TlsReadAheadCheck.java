@@ -100,14 +100,4 @@ public class TlsReadAheadCheck extends Checks {
         return gmo;
     }
 
-    static void put(MQQueueManager to, String queue, String text, int extra) throws Exception {
-        MQMessage m = new MQMessage();
-        m.persistence = CMQC.MQPER_NOT_PERSISTENT;
-        m.write(text.getBytes(StandardCharsets.US_ASCII));
-        if (extra > 0) m.write(new byte[extra]);
-        MQPutMessageOptions pmo = new MQPutMessageOptions();
-        pmo.options = CMQC.MQPMO_NO_SYNCPOINT;
-        to.put(queue, m, pmo);
-    }
-
 }

@@ -29,7 +29,7 @@ prepare)
         tar czf .dev/jre.tgz -C /tmp jre
     fi
     jars="${MQK_CACHE:-$HOME/.cache/mqkafka}/kafka-$KAFKA"
-    [ -f "$jars/complete" ] || .venv/bin/python -c "from mqkafka.kafka.localbroker import ensure_jars; ensure_jars()"
+    [ -f "$jars/complete" ] || .venv/bin/python -c "from mqkafka.kafka.brokerjars import ensure_jars; ensure_jars()"
     [ -f ".dev/cache/kafka-$KAFKA/complete" ] || cp -r "$jars" .dev/cache/
     [ "$(ls .dev/whl | wc -l)" -ge 8 ] || python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
         --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \

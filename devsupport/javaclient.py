@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from mqkafka.kafka.localbroker import default_cache
+from mqkafka.kafka.brokerjars import default_cache
 
 HERE = Path(__file__).resolve().parent
 POM = HERE / "pom.xml"

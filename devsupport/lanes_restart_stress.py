@@ -31,8 +31,9 @@ from pathlib import Path
 
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
 from mqkafka.kafka import clients
+from mqkafka.kafka.brokerjars import BrokerError
 from mqkafka.kafka.clientconfig import ClientConfig
-from mqkafka.kafka.localbroker import BrokerError, LocalBroker, port_in_use
+from mqkafka.kafka.localbroker import LocalBroker, port_in_use
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.mq.commands import DEFAULT_STREAM
 from mqkafka.mq.mqmd import MQMD, MQPER

@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
-from mqkafka.kafka.localbroker import BrokerError, LocalBroker
+from mqkafka.kafka.brokerjars import BrokerError
+from mqkafka.kafka.localbroker import LocalBroker
 
 # Hypothesis's per-example deadline and too-slow check are timing assertions: on a loaded
 # machine (make test runs three workers beside Kafka) they failed tests whose code was right.

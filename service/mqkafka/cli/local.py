@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from mqkafka.cli.common import UserError, add_bootstrap, client_of
-from mqkafka.kafka.localbroker import BrokerError, LocalBroker, pid_alive
+from mqkafka.kafka.brokerjars import BrokerError
+from mqkafka.kafka.localbroker import LocalBroker, pid_alive
 from mqkafka.kafka.localcluster import LocalCluster
 from mqkafka.kafka.provision import apply_catalogue, system_topics
 

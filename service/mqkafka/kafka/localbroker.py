@@ -1,10 +1,9 @@
 """A real single-node Apache Kafka (KRaft, broker and controller in one JVM) for this machine.
 
-The jars come from Maven Central through the small ``pom.xml`` beside this module, resolved
-once into a cache directory outside git (``$MQK_CACHE``, default ``~/.cache/mqkafka``). A broker
-lives in a home directory (``$MQK_HOME``, default ``~/.mqk``) holding its data, its
-``server.properties``, its log file and a ``broker.json`` state file naming its pid and ports, so
-that ``mqk kafka status`` and ``mqk kafka stop`` find it from any shell.
+Its jars come from Maven Central (``brokerjars``). A broker lives in a home directory
+(``$MQK_HOME``, default ``~/.mqk``) holding its data, its ``server.properties``, its log file
+and a ``broker.json`` state file naming its pid and ports, so that ``mqk kafka status`` and
+``mqk kafka stop`` find it from any shell.
 
 Failures (no Java, no Maven, a port in use, a broker that dies or never answers) raise
 :class:`BrokerError` with a plain message and the tail of the broker log; nothing here waits
@@ -16,7 +15,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import dataclasses
-import fcntl
 import json
 import os
 import random
@@ -25,20 +23,16 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
-import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from mqkafka.kafka import localsecurity
+from mqkafka.kafka.brokerjars import KAFKA_VERSION, BrokerError, ensure_jars, require_tool
 from mqkafka.kafka.clients import MAX_RECORD_BYTES
 
-KAFKA_VERSION = "4.2.0"
-POM = "pom.xml"  # package data beside this module
 LOG_TAIL_LINES = 40
 
 # Settings for a one-node cluster: every internal topic with replication factor 1 and few
@@ -98,10 +92,6 @@ def jvm_options() -> list[str]:
     return shlex.split(os.environ.get("KAFKA_OPTS", ""))
 
 
-class BrokerError(RuntimeError):
-    """The local broker could not be fetched, started, reached or stopped; says why."""
-
-
 @dataclass(frozen=True)
 class BrokerInfo:
     """What ``broker.json`` records about a started broker."""
@@ -124,68 +114,6 @@ class BrokerInfo:
 
 def default_home() -> Path:
     return Path(os.environ.get("MQK_HOME") or Path.home() / ".mqk")
-
-
-def default_cache() -> Path:
-    return Path(os.environ.get("MQK_CACHE") or Path.home() / ".cache" / "mqkafka")
-
-
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def require_tool(name: str, purpose: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        raise BrokerError(
-            f"'{name}' was not found on PATH; it is needed to {purpose}. "
-            "Install a JDK (17 or newer) and Apache Maven, then try again."
-        )
-    return path
-
-
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a+") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def ensure_jars(version: str = KAFKA_VERSION, cache: Path | None = None) -> Path:
-    """The directory of the broker's jars, resolved from Maven Central on first use."""
-    libs = (cache or default_cache()) / f"kafka-{version}" / "libs"
-    marker = libs.parent / "complete"
-    if marker.exists():
-        return libs
-    mvn = require_tool("mvn", "resolve the Kafka broker's jars from Maven Central")
-    require_tool("java", "run the Kafka broker")
-    with _file_lock(libs.parent.parent / f".kafka-{version}.lock"):
-        if marker.exists():  # another process fetched them while we waited
-            return libs
-        _log(f"mqk: fetching Apache Kafka {version} jars from Maven Central (first run only)...")
-        staging = Path(tempfile.mkdtemp(prefix="libs-", dir=libs.parent.parent))
-        with resources.as_file(resources.files(__package__).joinpath(POM)) as pom:
-            cmd = [
-                mvn, "-q", "-B", "-f", str(pom), f"-Dkafka.version={version}",
-                "dependency:copy-dependencies", f"-DoutputDirectory={staging}",
-                "-DincludeScope=runtime",
-            ]  # fmt: skip
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=900, check=False)
-        if done.returncode != 0 or not any(staging.glob("kafka_2.13-*.jar")):
-            shutil.rmtree(staging, ignore_errors=True)
-            raise BrokerError(
-                f"Maven could not resolve Apache Kafka {version} from Maven Central:\n"
-                + (done.stdout + done.stderr)[-3000:]
-            )
-        shutil.rmtree(libs, ignore_errors=True)
-        libs.parent.mkdir(parents=True, exist_ok=True)
-        staging.rename(libs)
-        marker.write_text(version + "\n")
-    return libs
 
 
 # Listening ports are taken below Linux's ephemeral range (32768-60999 by default): a client

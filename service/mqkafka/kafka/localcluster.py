@@ -17,21 +17,18 @@ import subprocess
 import time
 from pathlib import Path
 
+from mqkafka.kafka.brokerjars import KAFKA_VERSION, BrokerError, ensure_jars, require_tool
 from mqkafka.kafka.localbroker import (
     BASE_CONFIG,
-    KAFKA_VERSION,
     LOG4J2,
-    BrokerError,
     BrokerInfo,
     LocalBroker,
     default_home,
-    ensure_jars,
     free_port,
     jvm_options,
     pid_alive,
     port_in_use,
     random_cluster_id,
-    require_tool,
     wait_until_ready,
 )
 

@@ -27,7 +27,8 @@ import pytest
 from confluent_kafka import Consumer
 
 import mqkafka.mqi as pymqi
-from mqkafka.kafka.localbroker import KAFKA_VERSION, default_cache, free_port
+from mqkafka.kafka.brokerjars import KAFKA_VERSION, default_cache
+from mqkafka.kafka.localbroker import free_port
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi.kafkaqm.pubsub import PubSub, Subscription, raise_for
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager

@@ -29,10 +29,11 @@ import pytest
 
 from mqkafka.client.kafka_pubsub import KafkaPubSub, command_message
 from mqkafka.kafka import clients
+from mqkafka.kafka.brokerjars import BrokerError
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.clients import KafkaError, NewTopic
 from mqkafka.kafka.lanes import TopicLanes, lane_instance_id
-from mqkafka.kafka.localbroker import BrokerError, LocalBroker, port_in_use
+from mqkafka.kafka.localbroker import LocalBroker, port_in_use
 from mqkafka.kafka.provision import apply_catalogue
 from mqkafka.kafka.txcalls import close_in_background
 from mqkafka.kafka.txloop import TransactionalLoop

@@ -7,8 +7,15 @@ control queue and the streams, exactly once with the correction of ``exactlyonce
   dead letters, state records, activity events) is sent in the transaction of the input
   record's partition, and Faust's commit (at a record boundary, after every send settled)
   commits them with the input offsets. A rebalance aborts what was not committed and the
-  dispatcher undoes its state effects; the records are read again (``rebalance.py``). A
-  record whose processing fails stops the worker with nothing more committed.
+  dispatcher undoes its state effects; the records are read again (``rebalance.py``).
+- Kafka away under a record (an error that says so, ``outage.is_away``, from the
+  dispatcher's own Kafka calls or a send; a leader being chosen; a timeout) is waited out
+  as the default loop waits it out: the open transactions are aborted, the dispatcher's
+  state effects undone, and, tried again with a growing pause until Kafka answers, every
+  record since the last commit is handled again (``_wait_out``); the outage said in one line
+  per 30 s and its end by the next commit (``outage.py``). A record whose processing fails
+  otherwise (a bug, a fenced producer, Kafka away past ``AWAY_GIVE_UP``) stops the worker
+  with nothing more committed.
 - The state is the default runtime's own RocksDB (``state/rocks.py``), kept in step with the
   state topics as there: written once per committed transaction with the state topics'
   offsets, so a SIGKILL leaves a transaction's end and the restart reads on. Not Faust Tables:
@@ -34,10 +41,12 @@ control queue and the streams, exactly once with the correction of ``exactlyonce
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import signal
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -46,13 +55,17 @@ import faust
 
 from mqkafka.faust.exactlyonce import record_boundary
 from mqkafka.faust.outage import (
+    AWAY_GIVE_UP,
     OutageLines,
+    backoff,
     fenced_line,
     install,
+    is_away,
     is_fenced,
     is_incurable,
     kafka_error,
 )
+from mqkafka.faust.rebalance import start_transactions
 from mqkafka.faust.settings import make_app
 from mqkafka.kafka.clients import KafkaError, KafkaException
 from mqkafka.kafka.txloop import SESSION_TIMEOUT_MS
@@ -186,15 +199,21 @@ class FaustBrokerService(BrokerService):
             event = stream.current_event or faust.current_event()
             try:
                 await self._one(event)
-            except Exception as error:  # a bug or a fenced producer: never half a record
-                self._failed(event, error)
+            except Exception as error:
+                if is_away(error):
+                    try:
+                        await self._wait_out(error)
+                        continue
+                    except Exception as again:
+                        error = again
+                self._failed(event, error)  # a bug or a fenced producer: never half a record
 
     async def _one(self, event: Any) -> None:
+        record = FaustRecord(event.message)
+        self._since_commit.append(record)  # first: handled again if Kafka is found away
         if self._fresh:
             self.dispatcher.before_batch()
             self._fresh = False
-        record = FaustRecord(event.message)
-        self._since_commit.append(record)
         await self._send(record, self.dispatcher.handle([record]))
 
     async def _send(self, record: FaustRecord, outputs: list[Any]) -> None:
@@ -212,14 +231,24 @@ class FaustBrokerService(BrokerService):
     async def _redo(self, failed: list[tuple[Any, BaseException]]) -> None:
         """A send failed: the consumer aborted the open transactions and began them again.
         The state effects are undone (the queues and limits asked again) and each record
-        since the last commit handled again; one whose record Kafka refused in two tries is
-        replaced by its dead letter, and skipped when that is refused too (``txcareful``)."""
+        since the last commit handled again (Kafka found away meanwhile: waited out); one
+        whose record Kafka refused in two tries is replaced by its dead letter, and skipped
+        when that is refused too (``txcareful``)."""
         for position, error in failed:
             where = position[0] if position is not None else None
             if where is not None and is_incurable(error):
                 tries = self._refusals.get(where, (0, error))[0]
                 self._refusals[where] = (tries + 1, error)
         self.dispatcher.aborted()
+        try:
+            await self._handle_again()
+        except Exception as error:
+            if not is_away(error):
+                raise
+            await self._wait_out(error)
+
+    async def _handle_again(self) -> None:
+        """Each record since the last commit handled again, in the transactions begun again."""
         self.dispatcher.before_batch()
         self._fresh = False
         for record in self._since_commit:
@@ -229,6 +258,34 @@ class FaustBrokerService(BrokerService):
             else:
                 outputs = self._instead(record, *refused)
             await self._send(record, outputs)
+
+    async def _wait_out(self, error: BaseException) -> None:
+        """Kafka is away (``error`` says so) under records handled since the last commit: as
+        the default loop (``txrecovery``), the outage is said (once per 30 s) and the state
+        effects undone; after a growing pause the open transactions are aborted and begun
+        again (the starts wait for Kafka) and every record since the last commit is handled
+        again. No commit comes meanwhile (a record is in flight, or the commit waits for
+        this). Raises what is not Kafka away, and Kafka away past ``AWAY_GIVE_UP`` s."""
+        started, tries, producer = time.monotonic(), 0, self.app.producer
+        # the transactional ids, kept: one whose start failed while Kafka was away is gone
+        # from Faust's, and a record without outputs would commit in no transaction
+        opened = set(producer._transaction_producers)
+        while True:
+            self.outage.met(error)
+            self._fresh = True
+            self.dispatcher.aborted(rebalanced=True)  # at debug: the outage's line says it
+            tries += 1
+            await asyncio.sleep(backoff(tries))
+            opened |= set(producer._transaction_producers)
+            try:
+                await producer.abort_open()
+                await start_transactions(producer, opened, self.app)
+                await self._handle_again()
+                return
+            except Exception as again:
+                if not is_away(again) or time.monotonic() - started >= AWAY_GIVE_UP:
+                    raise
+                error = again
 
     def _instead(self, record: FaustRecord, tries: int, error: BaseException) -> list[Any]:
         """What is written for a message whose record Kafka refused again: its dead letter

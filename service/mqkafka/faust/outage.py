@@ -12,6 +12,9 @@ A fenced producer (another producer took one of this worker's transactional ids)
 waiting cures: :func:`is_fenced` tells it, and the runtime stops with the default runtime's
 one line and exit code 3. A record Kafka refuses for good (:func:`is_incurable`) is what
 the broker service dead-letters its message for (``brokerrun.py``), as the default loop does.
+An error that says Kafka is away (:func:`is_away`: the process's confluent-kafka clients' or
+aiokafka's, a leader being chosen, a timeout) is what a record waits out
+(``brokerrun.py``): said with :meth:`OutageLines.met`, tried again after :func:`backoff`.
 """
 
 from __future__ import annotations
@@ -25,19 +28,26 @@ from typing import Any
 from aiokafka import errors as aiokafka_errors  # type: ignore[import-untyped]
 
 from mqkafka.kafka import clients
-from mqkafka.kafka.clients import KafkaError
+from mqkafka.kafka.clients import KafkaError, KafkaException
+from mqkafka.kafka.failures import failure_of, said
 
 log = logging.getLogger(__name__)
 
 INTERVAL = 30.0  # seconds between two lines while Kafka is away
 SHORT = 5.0  # a refused connection for less than this (a broker starting) is no outage
-# Faust's client lines, and those of its services this package names (the app, the correction)
+# Seconds a record waits out Kafka away before the worker gives up (stops, exit code 3, and
+# its successor reads on from the last commit); the default loop waits however long.
+AWAY_GIVE_UP = 600.0
+# Faust's client lines, and those of its services this package names (the app, the correction,
+# the transactions' aborts and starts, which a record waiting out Kafka away makes too)
 CLIENT_LOGGERS = (
     "aiokafka",
     "faust",
     "mode",
     "mqkafka.faust.transport",
     "mqkafka.faust.exactlyonce",
+    "mqkafka.faust.rebalance",
+    "mqkafka.faust.settledsends",
 )
 # What aiokafka and Faust say, in their ways, when Kafka cannot be reached.
 AWAY_SIGNS = (
@@ -90,6 +100,15 @@ FENCED = (
     aiokafka_errors.InvalidProducerIdMapping,
 )
 
+# aiokafka's errors that say Kafka (or a partition's leader) is away for now: what it retries
+# (``retriable``) and its timeouts; a topic unknown is not (deleted under the worker: the
+# commit's check of its sends, ``settledsends.py``, fails it).
+AIOKAFKA_AWAY = (
+    aiokafka_errors.KafkaTimeoutError,
+    aiokafka_errors.KafkaUnavailableError,
+    aiokafka_errors.ConcurrentTransactions,
+)
+
 
 def is_fenced(error: BaseException | None) -> bool:
     """Whether ``error`` (or what caused it) says another producer took the transactional id."""
@@ -104,6 +123,42 @@ def is_fenced(error: BaseException | None) -> bool:
 
 def is_incurable(error: BaseException | None) -> bool:
     return isinstance(error, INCURABLE)
+
+
+def is_away(error: BaseException | None) -> bool:
+    """Whether ``error`` (or what caused it) says Kafka is away for now, as the default loop
+    reads its clients' errors (``clients.is_away``, or any while the process's clients find
+    Kafka away): what waiting cures. Never a fenced producer, a fatal error, or any other
+    exception (a bug)."""
+    if is_fenced(error):
+        return False
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, KafkaException):  # as the default loop's _outage_met reads it
+            failure = failure_of(error)
+            if isinstance(failure, KafkaError) and failure.fatal():
+                return False
+            return clients.is_away(failure) or clients.kafka_away_since() is not None
+        if isinstance(error, aiokafka_errors.KafkaError):
+            if isinstance(error, aiokafka_errors.UnknownTopicOrPartitionError):
+                return False
+            return bool(error.retriable) or isinstance(error, AIOKAFKA_AWAY)
+        error = error.__cause__ or error.__context__
+        seen += 1
+    return False
+
+
+def said_of(error: BaseException) -> str:
+    """An error in one line: librdkafka's own words, or aiokafka's class and message."""
+    if isinstance(error, KafkaException):
+        return said(error)
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def backoff(tries: int) -> float:
+    """Seconds before the ``tries``-th try after Kafka was found away: the default loop's
+    (``txrecovery``), growing from 0.2 s to 5 s."""
+    return min(5.0, 0.1 * 2.0 ** min(tries, 6))
 
 
 def kafka_error(error: BaseException) -> KafkaError:
@@ -146,6 +201,17 @@ class OutageLines(logging.Filter):
             clients.say_away(log, "Kafka is away (%s): the worker waits for it", message[:160])
         return False
 
+    def met(self, error: BaseException) -> None:
+        """The worker met Kafka away (``is_away``) in a record: the outage begins if it had not
+        (its return is said by the next commit), said in the line Faust's own lines give way
+        to, at most once per ``interval``."""
+        now = self._clock()
+        if self.away_since is None:
+            self.away_since = clients.kafka_away_since() or now
+        if now - self._said_at >= self.interval:
+            self._said_at = now
+            clients.say_away(log, "Kafka is away (%s): the worker waits for it", said_of(error))
+
     def heard_from_kafka(self, logger: logging.Logger) -> None:
         """A transaction committed: says Kafka is back, once, when it was away (as Faust's
         lines showed, or the process's confluent-kafka clients': aiokafka says some outages,
@@ -184,13 +250,18 @@ def fenced_line(error: Any) -> str:
 
 
 __all__ = [
+    "AIOKAFKA_AWAY",
+    "AWAY_GIVE_UP",
     "FENCED",
     "INCURABLE",
     "InvalidRecordError",
     "OutageLines",
+    "backoff",
     "fenced_line",
     "install",
+    "is_away",
     "is_fenced",
     "is_incurable",
     "kafka_error",
+    "said_of",
 ]

@@ -9,7 +9,9 @@ module's (bench.bench_channel_asyncput). A run of them to one queue whose MQMDs 
 their MsgIds alone (RUN at most, as IBM's client sends them) is put by one call,
 ``Queue.put_run``, which makes each put's checks but not the per-call work (the MQMD's
 template looked up, the MQMD filled back): ~6.6 us, against ~7.7 us for a Python MQI put
-in the same run. The segment a receive cuts goes the plain way.
+in the same run. The connection's loop has a whole segment at the inbox's head before it
+asks (``fill_segment``): the first put after a receive, and one a receive cut, are the
+stream's too.
 
 Only the common case is taken: a whole one-segment async MQPUT (TSH or TSHM) on a connected
 session's queue handle, whose MQPMO asks nothing but (no) syncpoint and whose MQMD and

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -195,11 +196,14 @@ def test_the_put_stream_does_what_the_plain_path_does(
     assert _serve(blob, in_inbox, tshm, stream=True) == _serve(blob, in_inbox, tshm, stream=False)
 
 
-def test_a_run_of_async_puts_is_taken_by_the_stream() -> None:
-    """Whole async puts already in the inbox are the stream's: the Session's dispatcher
-    (the plain path) never sees them."""
+@pytest.mark.parametrize("in_inbox", ["all", "none", "cut"])
+def test_a_run_of_async_puts_is_taken_by_the_stream(in_inbox: str) -> None:
+    """Async puts are the stream's, whether already in the inbox, all still to be received
+    (the first after a receive too), or one cut by the inbox's end: the Session's
+    dispatcher (the plain path) never sees them."""
     chosen: list[Put | str] = [Put(">", 1, ASYNC, 2, 2, b"m%d" % i, "") for i in range(5)]
     blob = _stream(chosen, tshm=False)
+    held = {"all": len(blob), "none": 0, "cut": len(blob) // 2 + 7}[in_inbox]
     ours, theirs = socket.socketpair()
     try:
         connection = ChannelConnection(ours, ConnectionInfo(1, "test"), ListenerSettings("k:1"))
@@ -215,7 +219,8 @@ def test_a_run_of_async_puts_is_taken_by_the_stream() -> None:
         queue = FakeQueue()
         session.qmgr = cast(Any, Connected())
         session.handles = {1: queue}
-        connection._inbox += blob
+        connection._inbox += blob[:held]
+        theirs.sendall(blob[held:])
         theirs.shutdown(socket.SHUT_WR)
         with contextlib.suppress(Closed):
             connection._serve()

@@ -99,15 +99,18 @@ def _each(queue: pymqi.Queue, md: pymqi.MD, items: list[tuple[bytes, bytes]]) ->
 
 
 def _run(queue: pymqi.Queue, md: pymqi.MD, items: list[tuple[bytes, bytes]]) -> list[int]:
-    """put_run, on past each put that raised (as the listener's put stream)."""
+    """put_run, on past each put that raised (as the listener's put stream), in two runs
+    (as the listener's, a receive's worth each): the second starts by the handle's template
+    where the first left one."""
     reasons: list[int] = []
-    while items:
-        done, error = queue.put_run(md, items)
-        reasons += [0] * done
-        if error is None:
-            break
-        reasons.append(error.reason)
-        items = items[done + 1 :]
+    for run in (items[:3], items[3:]):
+        while run:
+            done, error = queue.put_run(md, run)
+            reasons += [0] * done
+            if error is None:
+                break
+            reasons.append(error.reason)
+            run = run[done + 1 :]
     return reasons
 
 

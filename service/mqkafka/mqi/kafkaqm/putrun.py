@@ -2,16 +2,17 @@
 no MQPMO (the listener's asynchronous puts: IBM's client sends them back to back, each MQMD
 its last one's but for a MsgId of its own pool).
 
-Each put's outcome is MQPUT's (``transfer.put``): the first put of a run, and any put whose
-MsgId is blank or that MQPUT would not put by a template, is ``transfer.put`` itself; the
-others are the template's put (``transfer._put_templated``) after the checks MQPUT makes
-on every call whose answer can change from one put to the next (the connection, the handle,
-the queue deleted or put-inhibited, the message's length, MAXDEPTH, the topic's room), with
-the per-call work whose answer cannot left out: the options, the MQMD's shape and template
+Each put's outcome is MQPUT's (``transfer.put``): a put before the handle has a template
+for the MQMD's shape (the first of its first run), and any put whose MsgId is blank or
+that MQPUT would not put by a template, is ``transfer.put`` itself; the others are the
+template's put (``transfer._put_templated``) after the checks MQPUT makes on every call
+whose answer can change from one put to the next (the connection, the handle, the queue
+deleted or put-inhibited, the message's length, MAXDEPTH, the topic's room), with the
+per-call work whose answer cannot left out: the options, the MQMD's shape and template
 looked up, the MQMD filled back (an async put is answered by none). That work was ~3 us of
 the ~9 us an async put cost the listener's thread, which the Python MQI does not pay twice
-(its program makes one call per put). tests/integration/mqi/test_mqi_putrun.py holds the
-records to those of ``transfer.put``.
+(its program makes one call per put). tests/integration/mqi/test_mqi_putpaths.py holds the
+records to those of ``transfer.put``, over two runs.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from mqkafka.mqi.kafkaqm.connection import Connection, Handle
 from mqkafka.mqi.kafkaqm.putlimits import check_qmgr_length, check_room
 from mqkafka.mqi.kafkaqm.putwrite import produce_put
 from mqkafka.mqi.rules.errors import failed
-from mqkafka.mqi.rules.putmd import TemplatePut
 from mqkafka.mqi.rules.structs import MD
 
 Item = tuple[bytes, bytes]  # the message's data, the MsgId its MQMD gives
@@ -39,7 +39,9 @@ def put_run(
     is a put made that raised)."""
     fields = md.__dict__
     shape = tuple({**fields, "MsgId": None}.values())  # transfer.put's key for a given MsgId
-    template: TemplatePut | None = None
+    # an earlier run's template serves this one's first put too (the listener's runs are
+    # a receive's worth, ~25 puts: a transfer.put each was ~4% of its puts' CPU)
+    template = None if transfer._deletable_by_others(conn, handle) else handle.md_puts.get(shape)
     done = 0
     try:
         for data, msg_id in items:

@@ -4,8 +4,9 @@
 MQI's destructive getters), or at the log start when no getter ever came. Above the start,
 Kafka's own per-record share state (:mod:`~mqkafka.kafka.sharelog`) says which records were
 acknowledged: those are passed over, got in order or not. Where that state cannot be read
-(no READ on ``__share_group_state``), as many of the oldest records as Kafka's lag says were
-got are passed over instead (exact for getters taking messages in order). Reading is
+(no READ on ``__share_group_state``), the records the getters' browse-barrier answers named
+acknowledged above the start are passed over, and as many of the oldest others as Kafka's
+lag says were got besides (exact for getters taking messages in order). Reading is
 ``read_committed``, assign-only, and never commits: like MQGMO_BROWSE_NEXT, it changes
 nothing. The dead-letter queue is browsed the same way; each message shows its MQDLH.
 """
@@ -34,6 +35,7 @@ from mqkafka.wire.headers import mqmd_from_headers
 from mqkafka.wire.names import queue_to_topic
 
 DEAD_LETTER_QUEUE = "SYSTEM.DEAD.LETTER.QUEUE"
+_FAR = 1 << 62  # past any partition's end
 PARTITION_EOF = -191
 
 
@@ -144,8 +146,11 @@ def browse(
         if metadata is None or metadata.error is not None or not metadata.partitions:
             raise UnknownQueue(queue)
         partitions = sorted(metadata.partitions)
-        held = visit(config, namespace, queue)  # getters elsewhere commit first (browsebarrier)
+        visited = visit(config, namespace, queue)  # getters elsewhere commit first (browsebarrier)
+        held, acked = visited.held, visited.acked
         starts, got, done = _starts(config, namespace, topic, len(partitions))
+        for p in got:  # the lag counted what they named acknowledged: passed over by name
+            got[p] = max(got[p] - acked.count(p, starts[p], _FAR), 0)
         consumer.assign(
             [TopicPartition(topic, p, starts.get(p, OFFSET_BEGINNING)) for p in partitions]
         )
@@ -166,6 +171,8 @@ def browse(
                     continue  # acknowledged: got, in order or not
                 if (record.partition(), record.offset()) in held:
                     continue  # got under syncpoint by a getter elsewhere, not yet committed
+                if state is None and (record.partition(), record.offset()) in acked:
+                    continue  # got out of order elsewhere, above the group's start
                 if got.get(record.partition(), 0) > 0:
                     got[record.partition()] -= 1  # got by a getter, in order
                     continue

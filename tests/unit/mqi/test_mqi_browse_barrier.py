@@ -175,6 +175,7 @@ class FakeLane:
 class FakeGetter:
     def __init__(self, events: list[str], name: str) -> None:
         self.lanes = [FakeLane(events, name)]
+        self.topic, self.group, self.partitions = name, "g." + name, 1
 
 
 class FakeHandle:
@@ -208,6 +209,7 @@ class FakeUow:
 class FakeConnection:
     def __init__(self, table: ConnectionTable, *getting: str) -> None:
         self.id, self.connected, self.settings = "me", True, FakeSettings()
+        self.consumed: dict[str, object] = {}  # nothing got: no acknowledgement to name
         self.uow = FakeUow()
         self.events: list[str] = []
         self.replica = FakeReplica(self.events, table)

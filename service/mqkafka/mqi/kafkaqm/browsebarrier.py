@@ -106,11 +106,18 @@ Races, and what happens in each:
   never turn strict (see above for what a lease would cost), and no two processes' clocks
   are compared.
 
-Not covered: where the application user may not read Kafka's share state
-(``__share_group_state``; the shipped ACLs do not grant it), a browse counts the messages
-others got from Kafka's lag at BROWSE_FIRST (:mod:`.logreader`), and BROWSE_NEXT cannot
-count again mid-walk: a message got elsewhere after BROWSE_FIRST began may show under the
-moving cursor there.
+Where the application user may not read Kafka's share state (``__share_group_state``; the
+shipped ACLs do not grant it), Kafka's lag says how many records above the share group's
+start were got, not which. Each answer therefore also names, per queue, what the connection
+acknowledged at or above the start as Kafka answers it after the commit (``acked``,
+:mod:`.ackedspans`); the table keeps every connection's newest such list until its
+tombstone (an acknowledgement is for good: a connection that closed its handle since, or
+stopped beating, still counts), and the browse passes over those and counts them out of the
+lag's number, which then passes over only the oldest records nobody named (in-order gets).
+Not covered there: what a connection acknowledged above the start after its last answer and
+before its MQCLOSE or MQDISC, or a connection's list after its MQDISC (its tombstone), while
+an older record stays in flight or available: the lag's count then passes over the oldest
+record instead, as before.
 
 Cost: nobody browsing, nothing (no request, no thread). Each browse call with getters
 elsewhere waits for one beat each way and reads the share state again (about two round
@@ -133,11 +140,13 @@ from typing import TYPE_CHECKING
 
 from mqkafka.mq.errors import MQError
 from mqkafka.mqi.kafkaqm import liveconnections as live
+from mqkafka.mqi.kafkaqm.ackedspans import NONE, AckedSpans, acked_above
 from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, FlushRequest, Heartbeat
 from mqkafka.mqi.rules.matching import Position
 
 if TYPE_CHECKING:
     from mqkafka.mqi.kafkaqm.connection import Connection
+    from mqkafka.mqi.kafkaqm.getter import Getter
 
 log = logging.getLogger("mqkafka.mqi.kafkaqm.connection")  # the operator's lines: the MQI's
 
@@ -206,11 +215,13 @@ def getter_seen(table: ConnectionTable, connection: str, queue: str, me: str) ->
 @dataclass(frozen=True)
 class Settled:
     """What a round found: the table's input mark for the queue when no getter was found
-    elsewhere (None: getters; the share state is read again), and the messages the getters
-    said they held got under syncpoint (the browse passes over them)."""
+    elsewhere (None: getters; the share state is read again), the messages the getters
+    said they held got under syncpoint, and what connections elsewhere said they
+    acknowledged above the share group's start (the browse passes over both)."""
 
     mark: int | None
     held: frozenset[Position] = frozenset()
+    acked: AckedSpans = NONE
 
 
 @dataclass
@@ -266,10 +277,14 @@ class BrowseBarrier:
                     lane.commit(sync=True)
                 except MQError as error:  # not acknowledged: the records come back
                     log.warning("browse barrier: committing gets of %s: %s", name, error)
+        acked: dict[str, AckedSpans] = {}
+        for name, getter in getters:  # after the commits: what they acknowledged is named
+            if name in queues and name not in acked:
+                acked[name] = acked_of(conn, getter)
         with self._lock:
             self._answered = answered_after(self._answered, owing, requests)
         if queues:  # a connection that gets none of them is not waited for
-            self._beat(conn)
+            self._beat(conn, acked)
 
     def before_browse(self, conn: Connection, queue: str) -> Settled:
         """Steps 1, 2 and 4, before a browse call reads the share state: a round of its own,
@@ -304,7 +319,7 @@ class BrowseBarrier:
             c for c, use in table.uses(queue, exclude=conn.id) if use.getting and c not in mine
         }
         if not getters:
-            return Settled(table.input_mark(queue))
+            return Settled(table.input_mark(queue), acked=table.acked(queue))
         with self._lock:
             self._number += 1
             number = self._number
@@ -331,9 +346,10 @@ class BrowseBarrier:
             with self._lock:
                 if self._asking.get(queue) == number:
                     del self._asking[queue]
-        return Settled(None, frozenset().union(*(table.held(c, queue) for c in getters)))
+        held = frozenset().union(*(table.held(c, queue) for c in getters))
+        return Settled(None, held, table.acked(queue))
 
-    def _beat(self, conn: Connection) -> None:
+    def _beat(self, conn: Connection, acked: Mapping[str, AckedSpans] | None = None) -> None:
         """The connection's heartbeat with the barrier's maps, written and acknowledged. The
         connection's own beats leave them out: the table keeps the highest request and
         answer it saw, so a later beat without them takes nothing back."""
@@ -353,11 +369,23 @@ class BrowseBarrier:
             flush,
             flushed,
             {q: frozenset(p) for q, p in held.items()},
+            dict(acked or {}),
         )
         conn.replica.write(
             conn.settings.connections_topic, conn.id.encode(), beat.encode(), wait=False
         )
         conn.replica.flush()
+
+
+def acked_of(conn: Connection, getter: Getter) -> AckedSpans:
+    """What ``conn`` knows it acknowledged of ``getter``'s queue at or above the share
+    group's start, as Kafka answers it now (nothing where it cannot be asked)."""
+    consumed = conn.consumed.get(getter.topic)
+    if consumed is None:
+        return NONE
+    starts = conn.admin.share_start(getter.topic, getter.group, getter.partitions)
+    floors, above = consumed.snapshot()
+    return acked_above(floors, above, starts)
 
 
 _BARRIERS: weakref.WeakKeyDictionary[Connection, BrowseBarrier] = weakref.WeakKeyDictionary()
@@ -410,6 +438,7 @@ __all__ = [
     "BrowseBarrier",
     "GetterSeen",
     "Settled",
+    "acked_of",
     "answered_after",
     "barrier_of",
     "before_browse",

@@ -6,8 +6,9 @@ getters, and if there are any, write a heartbeat of a connection of its own (a f
 queues, ``flush`` naming the queue) and read on until each getter has answered, stopped
 getting from the queue, or died, waiting at most ``BARRIER_WAIT``; then a tombstone takes
 the visitor's heartbeat away. The getters answer it as they answer any browsing connection,
-naming what they hold got under syncpoint, which the listing passes over. A queue nobody
-gets from costs the reading alone.
+naming what they hold got under syncpoint and what they acknowledged above the share group's
+start (:mod:`.ackedspans`), which the listing passes over. A queue nobody gets from costs
+the reading alone.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ import os
 import socket
 import time
 import uuid
+from dataclasses import dataclass
 
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.kafka.compacted import CompactedReader, MissingTopic
 from mqkafka.mq.errors import MQError
+from mqkafka.mqi.kafkaqm.ackedspans import NONE, AckedSpans
 from mqkafka.mqi.kafkaqm.browsebarrier import BARRIER_WAIT, getter_seen, outstanding
 from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, Heartbeat
 from mqkafka.mqi.kafkaqm.settings import CONNECTIONS_TOPIC, Settings
@@ -32,12 +35,19 @@ log = logging.getLogger("mqkafka.mqi.kafkaqm.connection")  # the operator's line
 LIVENESS = Settings.liveness_timeout  # the MQI's default: a getter unheard this long is gone
 
 
-def visit(
-    config: ClientConfig, namespace: str, queue: str, wait: float = BARRIER_WAIT
-) -> frozenset[Position]:
+@dataclass(frozen=True)
+class Visit:
+    """What the getters elsewhere said: the messages they hold got under syncpoint, and
+    what they (and connections that got from the queue before) acknowledged above the
+    share group's start. The browse passes over both."""
+
+    held: frozenset[Position] = frozenset()
+    acked: AckedSpans = NONE
+
+
+def visit(config: ClientConfig, namespace: str, queue: str, wait: float = BARRIER_WAIT) -> Visit:
     """Before a browse of ``queue`` reads the share state: the getters in other processes
-    have committed what they got (or ``wait`` seconds passed, said in a line each). Answers
-    the messages they said they hold got under syncpoint (the browse passes over them)."""
+    have committed what they got (or ``wait`` seconds passed, said in a line each)."""
     topic = namespace + CONNECTIONS_TOPIC
     table = ConnectionTable(LIVENESS)
 
@@ -47,17 +57,17 @@ def visit(
     try:
         reader = CompactedReader(config, [topic], role={"fetch.wait.max.ms": 20}, wait_for_topics=0)
     except MissingTopic:
-        return frozenset()  # no MQI application ever connected: nobody gets
+        return Visit()  # no MQI application ever connected: nobody gets
     except clients.KafkaException as error:
         log.warning("browse of %s: the getters could not be asked to commit: %s", queue, error)
-        return frozenset()
+        return Visit()
     me = uuid.uuid4().hex
     producer = None
     try:
         reader.catch_up(apply, timeout=30.0)
         getters = {c for c, use in table.uses(queue) if use.getting}
         if not getters:
-            return frozenset()
+            return Visit(acked=table.acked(queue))
         producer = clients.producer(config, {"acks": "all", "linger.ms": 0})
         beat = Heartbeat(me, "", "mqk browse", socket.gethostname(), os.getpid(), {}, {queue: 1})
         producer.produce(topic, key=me.encode(), value=beat.encode())
@@ -79,10 +89,11 @@ def visit(
                     )
                 break
             reader.poll(apply, 0.02)
-        return frozenset().union(*(table.held(c, queue) for c in getters))
+        held = frozenset().union(*(table.held(c, queue) for c in getters))
+        return Visit(held, table.acked(queue))
     except (clients.KafkaException, MQError) as error:  # the browse goes on without it
         log.warning("browse of %s: the getters could not be asked to commit: %s", queue, error)
-        return frozenset()
+        return Visit()
     finally:
         if producer is not None:
             producer.produce(topic, key=me.encode(), value=None)
@@ -90,4 +101,4 @@ def visit(
         reader.close()
 
 
-__all__ = ["visit"]
+__all__ = ["Visit", "visit"]

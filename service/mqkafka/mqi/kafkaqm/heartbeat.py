@@ -18,8 +18,10 @@ A beat also carries the browse barrier's two maps (:mod:`.browsebarrier`): ``flu
 queues this connection is about to browse with its request number, and ``flushed``, per
 requesting connection the highest request number this one answered; with an answer,
 ``held``: per queue, the messages it got under syncpoint and has not committed (MQ's browse
-never shows them). All are left out of the record while empty, so a beat without them is the
-same bytes as before.
+never shows them), and ``acked``: per queue, the spans of records it acknowledged at or above
+the share group's start offset (:mod:`.ackedspans`: what a browse that may not read Kafka's
+share state passes over). All are left out of the record while empty, so a beat without them
+is the same bytes as before.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from types import MappingProxyType
 
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm.ackedspans import NONE, AckedSpans
 from mqkafka.mqi.rules.dynamic import Liveness
 from mqkafka.mqi.rules.matching import Position
 
@@ -85,6 +88,8 @@ class Heartbeat:
     flushed: Mapping[str, int] = field(default_factory=lambda: _numbers({}))  # requester -> no.
     # queue -> the (partition, offset) of each message got under syncpoint, not yet committed
     held: Mapping[str, frozenset[tuple[int, int]]] = field(default_factory=lambda: _held({}))
+    # queue -> what it acknowledged at or above the share group's start (ackedspans)
+    acked: Mapping[str, AckedSpans] = field(default_factory=lambda: _acked({}))
 
     def __post_init__(self) -> None:
         if not self.connection:
@@ -95,6 +100,7 @@ class Heartbeat:
         object.__setattr__(self, "flush", _numbers(self.flush))
         object.__setattr__(self, "flushed", _numbers(self.flushed))
         object.__setattr__(self, "held", _held(self.held))
+        object.__setattr__(self, "acked", _acked(self.acked))
 
     def encode(self) -> bytes:
         body = {
@@ -115,6 +121,8 @@ class Heartbeat:
             body["flushed"] = dict(sorted(self.flushed.items()))
         if self.held:
             body["held"] = {q: sorted(map(list, p)) for q, p in sorted(self.held.items())}
+        if self.acked:
+            body["acked"] = {q: s.encode() for q, s in sorted(self.acked.items())}
         return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
     @classmethod
@@ -135,6 +143,7 @@ class Heartbeat:
                 dict(body.get("flush", {})),
                 dict(body.get("flushed", {})),
                 {q: frozenset(map(tuple, p)) for q, p in body.get("held", {}).items()},
+                {q: AckedSpans.decode(s) for q, s in body.get("acked", {}).items()},
             )
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise MQError(RC.OBJECT_DAMAGED, f"heartbeat record: {error}") from None
@@ -161,6 +170,13 @@ def _held(mapping: Mapping[str, frozenset[tuple[int, int]]]) -> Mapping[str, fro
             ):
                 raise MQError(RC.OBJECT_DAMAGED, f"held message {queue!r}: {position!r}")
     return MappingProxyType({q: frozenset(p) for q, p in mapping.items() if p})
+
+
+def _acked(mapping: Mapping[str, AckedSpans]) -> Mapping[str, AckedSpans]:
+    for queue, spans in mapping.items():
+        if not isinstance(queue, str) or not isinstance(spans, AckedSpans):
+            raise MQError(RC.OBJECT_DAMAGED, f"acknowledged spans {queue!r}: {spans!r}")
+    return MappingProxyType({q: s for q, s in mapping.items() if s})
 
 
 @dataclass(frozen=True)
@@ -192,6 +208,9 @@ class ConnectionTable:
         self._flushed: dict[str, dict[str, int]] = {}
         # per connection, what it held under syncpoint when it last answered a request
         self._held: dict[str, Mapping[str, frozenset[Position]]] = {}
+        # per connection, what it acknowledged above the share group's start, at its newest
+        # answer (kept till its tombstone: an acknowledgement is for good)
+        self._acked: dict[str, Mapping[str, AckedSpans]] = {}
         self.requests_seen = 0  # bumped on each new request: the keeper looks when it moves
         self.on_request: Callable[[], None] = lambda: None  # wakes the keeper thread
         # per queue, bumped by every beat or tombstone of a connection that shows, or showed
@@ -211,6 +230,7 @@ class ConnectionTable:
                 self._requests.pop(key, None)
                 self._flushed.pop(key, None)
                 self._held.pop(key, None)
+                self._acked.pop(key, None)
             return
         try:
             beat = Heartbeat.decode(value)
@@ -234,6 +254,7 @@ class ConnectionTable:
                     # a new answer: its held was taken after the request was seen (a beat
                     # with only old answers may have been composed before, and is stale)
                     self._held[key] = beat.held
+                    self._acked[key] = beat.acked
                 for requester, number in beat.flushed.items():
                     answered[requester] = max(number, answered.get(requester, 0))
         if fresh:
@@ -265,6 +286,13 @@ class ConnectionTable:
         """What ``connection`` held got under syncpoint on ``queue`` at its newest answer."""
         with self._lock:
             return self._held.get(connection, {}).get(queue, frozenset())
+
+    def acked(self, queue: str) -> AckedSpans:
+        """What every connection known here (alive or not, till its tombstone) said at its
+        newest answer it acknowledged at or above the share group's start on ``queue``."""
+        with self._lock:
+            named = [a[queue] for a in self._acked.values() if queue in a]
+        return NONE.union(*named)
 
     def flushed(self, connection: str, requester: str) -> int:
         """The highest request number of ``requester`` that ``connection`` answered."""

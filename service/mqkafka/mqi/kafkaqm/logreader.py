@@ -9,7 +9,8 @@ got by this connection (:class:`Consumed`), or, for a browse (``share``), acknow
 anyone: Kafka's per-record share state (:mod:`~mqkafka.kafka.sharelog`), read to its end at
 MQGMO_BROWSE_FIRST and followed without waiting after. Where that state cannot be read, a
 browse passes over as many of the oldest other records as Kafka's lag says were got by
-others (``hide``, :func:`~mqkafka.kafka.sharestate.got_unseen`): exact for in-order gets.
+others (``hide``, :func:`~mqkafka.kafka.sharestate.got_unseen`), less those that the browse
+barrier's answers named acknowledged (``acked``, passed over by name): exact for in-order gets.
 A non-persistent message another process got outside syncpoint is committed milliseconds
 after its MQGET (:mod:`.getter`); a browse that begins asks that process to commit first
 (:mod:`.browsebarrier`), so only one got while the cursor moves may still be seen.
@@ -28,6 +29,7 @@ from mqkafka.kafka.clients import OFFSET_BEGINNING, KafkaException, TopicPartiti
 from mqkafka.kafka.groups import reader_group
 from mqkafka.kafka.sharelog import GroupView, PartitionState, shared
 from mqkafka.kafka.sharestate import ShareStateClient
+from mqkafka.mqi.kafkaqm.ackedspans import NONE, AckedSpans
 from mqkafka.mqi.kafkaqm.admin import broken
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
 from mqkafka.mqi.rules.matching import Position
@@ -80,6 +82,11 @@ class Consumed:
 
     def above(self, partition: int) -> set[int]:
         return {o for p, o in self._above if p == partition}
+
+    def snapshot(self) -> tuple[dict[int, int], frozenset[Position]]:
+        """The floors and the positions above them, copied whole (another thread's browse
+        barrier answer reads them while the getter adds: each copy is one C call)."""
+        return dict(self._floor), frozenset(self._above)
 
 
 def known_between(consumed: list[Consumed], partition: int, start: int, end: int) -> int:
@@ -163,6 +170,9 @@ class LogReader:
         self.mark: int | None = None
         # what getters elsewhere said they held got under syncpoint, at this call's barrier
         self.held: frozenset[Position] = frozenset()
+        # what connections elsewhere said they acknowledged above the share group's start:
+        # passed over, and counted out of the lag's number where the share state is unread
+        self.acked: AckedSpans = NONE
         self.rewind()
 
     def rewind(self) -> None:
@@ -245,6 +255,8 @@ class LogReader:
             return
         start = self._starts_at.get(partition, -1)
         hide = hidden_records(self._hide.get(partition, 0), start, end, len(held))
+        # the lag counted what others named as acknowledged, and _known passes those over
+        hide = max(hide - self.acked.count(partition, start, end), 0) if start >= 0 else hide
         for rec in held:
             if hide > 0 and not self._known(rec.position):
                 hide -= 1  # got by another process, in order
@@ -293,6 +305,7 @@ class LogReader:
         return (
             position in self._skip
             or position in self.held
+            or position in self.acked
             or (state is not None and state.done(position[1]))
             or (self._gone is not None and self._gone(position))
         )

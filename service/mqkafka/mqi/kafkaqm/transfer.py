@@ -413,7 +413,7 @@ def _browse(
             settled = before_browse(conn, handle.name)  # and other processes' (browsebarrier)
             reader = _reader(conn, handle)
             reader.rewind()
-            reader.mark, reader.held = settled.mark, settled.held
+            reader.mark, reader.held, reader.acked = settled.mark, settled.held, settled.acked
         else:
             reader = _reader(conn, handle)
             _settled_since(conn, handle, reader)  # every call, not only the first (issue 35)
@@ -441,7 +441,7 @@ def _settled_since(conn: Connection, handle: Handle, reader: LogReader) -> None:
     settled = before_browse(conn, handle.name)
     if settled.mark is None or settled.mark != reader.mark:
         reader.refresh()
-    reader.mark, reader.held = settled.mark, settled.held
+    reader.mark, reader.held, reader.acked = settled.mark, settled.held, settled.acked
 
 
 def _still_under_cursor(conn: Connection, handle: Handle, rec: Rec) -> bool:

@@ -1,0 +1,138 @@
+"""Which records of a queue a getter acknowledged above the share group's start offset, as
+spans (pure): what a browse passes over where it cannot read Kafka's ``__share_group_state``.
+
+Kafka's start offset (SPSO) stays below a record still in flight (held under syncpoint
+elsewhere, backed out, released), so a record got out of order lies above it. Kafka's lag
+then says how many records above the start were got, not which; without the share state a
+browse passed over that many of the *oldest* records (exact only for in-order gets): a
+message got by MsgId showed, and an older one still on the queue did not (issue 35). Each
+getter's answer in the browse barrier (:mod:`.browsebarrier`) names what it acknowledged
+at or above the start as it read it after committing; the browser passes over those and
+counts them out of the lag's number. An acknowledgement is for good, so an answer never goes
+stale in what it names: a later one only names more (a record below the start is gone
+anyway). Spans, not offsets: a getter acknowledges the runs of records its fetches
+acquired, and one that gets in order names a single span however many it got.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping
+
+from mqkafka.mq.errors import MQError
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi.rules.matching import Position
+
+Span = tuple[int, int, int]  # partition, first and last offset (inclusive)
+
+
+class AckedSpans:
+    """Per partition, sorted disjoint inclusive offset ranges (immutable)."""
+
+    __slots__ = ("_firsts", "_lasts")
+
+    def __init__(self, spans: Iterable[Span] = ()) -> None:
+        by_partition: dict[int, list[tuple[int, int]]] = {}
+        for partition, first, last in spans:
+            if last >= first:
+                by_partition.setdefault(partition, []).append((first, last))
+        self._firsts: dict[int, tuple[int, ...]] = {}
+        self._lasts: dict[int, tuple[int, ...]] = {}
+        for partition, ranges in by_partition.items():
+            merged: list[tuple[int, int]] = []
+            for first, last in sorted(ranges):
+                if merged and first <= merged[-1][1] + 1:
+                    merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+                else:
+                    merged.append((first, last))
+            self._firsts[partition] = tuple(f for f, _ in merged)
+            self._lasts[partition] = tuple(x for _, x in merged)
+
+    @classmethod
+    def of_positions(cls, positions: Iterable[Position]) -> AckedSpans:
+        return cls((p, o, o) for p, o in positions)
+
+    def spans(self) -> list[Span]:
+        return [
+            (p, f, x)
+            for p in sorted(self._firsts)
+            for f, x in zip(self._firsts[p], self._lasts[p], strict=True)
+        ]
+
+    def __contains__(self, position: object) -> bool:
+        if not isinstance(position, tuple) or len(position) != 2:
+            return False
+        partition, offset = position
+        firsts = self._firsts.get(partition)
+        if not firsts:
+            return False
+        i = bisect.bisect_right(firsts, offset) - 1
+        return i >= 0 and offset <= self._lasts[partition][i]
+
+    def count(self, partition: int, start: int, end: int) -> int:
+        """How many offsets in ``[start, end)`` of ``partition`` are named."""
+        firsts, lasts = self._firsts.get(partition, ()), self._lasts.get(partition, ())
+        return sum(
+            max(min(x, end - 1) - max(f, start) + 1, 0) for f, x in zip(firsts, lasts, strict=True)
+        )
+
+    def union(self, *others: AckedSpans) -> AckedSpans:
+        return AckedSpans([*self.spans(), *(s for other in others for s in other.spans())])
+
+    def __bool__(self) -> bool:
+        return bool(self._firsts)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AckedSpans) and self.spans() == other.spans()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.spans()))
+
+    def __repr__(self) -> str:
+        return f"AckedSpans({self.spans()!r})"
+
+    # ---- in a heartbeat: [[partition, first, last], ...] ----
+
+    def encode(self) -> list[list[int]]:
+        return [list(span) for span in self.spans()]
+
+    @classmethod
+    def decode(cls, value: object) -> AckedSpans:
+        """From a heartbeat's list; ``MQRC_OBJECT_DAMAGED`` when it is not one."""
+        if not isinstance(value, list):
+            raise MQError(RC.OBJECT_DAMAGED, f"acknowledged spans: {value!r}")
+        spans: list[Span] = []
+        for item in value:
+            if (
+                not isinstance(item, list)
+                or len(item) != 3
+                or any(not isinstance(v, int) or isinstance(v, bool) or v < 0 for v in item)
+                or item[2] < item[1]
+            ):
+                raise MQError(RC.OBJECT_DAMAGED, f"acknowledged span: {item!r}")
+            spans.append((item[0], item[1], item[2]))
+        return cls(spans)
+
+
+NONE = AckedSpans()
+
+
+def acked_above(
+    floors: Mapping[int, int], above: Iterable[Position], starts: Mapping[int, int]
+) -> AckedSpans:
+    """What a connection knows it acknowledged at or above each partition's start, from what
+    it knows was got (:class:`~mqkafka.mqi.kafkaqm.logreader.Consumed`: everything below a
+    per-partition floor, and positions above it). A partition without a start (the group
+    has none yet, or it could not be asked) names nothing."""
+    spans: list[Span] = []
+    for partition, start in starts.items():
+        if start < 0:
+            continue
+        floor = floors.get(partition, 0)
+        if floor > start:
+            spans.append((partition, start, floor - 1))
+    spans += [(p, o, o) for p, o in above if starts.get(p, -1) >= 0 and o >= starts[p]]
+    return AckedSpans(spans)
+
+
+__all__ = ["NONE", "AckedSpans", "Span", "acked_above"]

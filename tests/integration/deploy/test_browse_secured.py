@@ -1,0 +1,143 @@
+"""Issue 35 point 4 on a secured cluster: browse never shows a message that was got, though the
+application user may not read Kafka's ``__share_group_state`` (the shipped ACLs do not grant
+it). Two getters in other OS processes, one of them getting out of order above the share
+group's start offset; a third connection's browse (MQI and ``mqk browse``) as the
+application user. Before, the lag's count passed over the oldest message instead of the one
+got by MsgId once the older one was backed out: ``m1 m2`` shown for ``m0 m2``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from mqkafka.kafka.clientconfig import load_client_config, read_properties
+from mqkafka.mq.reasons import RC
+from mqkafka.mqi import CMQC as C
+from mqkafka.mqi import GMO, MD, MQMIError
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+from mqkafka.query.messages import browse
+from tests.integration.deploy.conftest import SecuredKafka, prepare_namespace
+
+pytestmark = pytest.mark.kafka
+
+GETTER = """
+import sys
+from mqkafka.mqi import CMQC as C, GMO, MD
+from mqkafka.mqi.kafkaqm.queue import Queue
+from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+
+namespace, name = sys.argv[1:3]
+qmgr = QueueManager("QM1", namespace=namespace)  # Kafka and its SASL user: $MQK_KAFKA_CONFIG
+queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
+print("ready", flush=True)
+for line in sys.stdin:  # "sync": the next under syncpoint; a MsgId in hex: that one outside
+    got = []
+    for word in line.split():
+        if word in ("commit", "backout"):
+            getattr(qmgr, word)()
+            continue
+        if word == "close":
+            queue.close()
+            continue
+        unit = C.MQGMO_SYNCPOINT if word == "sync" else C.MQGMO_NO_SYNCPOINT
+        gmo, md = GMO(Options=C.MQGMO_WAIT | unit, WaitInterval=30000), MD()
+        if word != "sync":
+            gmo.MatchOptions = C.MQMO_MATCH_MSG_ID
+            md = MD(MsgId=bytes.fromhex(word))
+        got.append(queue.get(None, md, gmo).decode())
+    print(" ".join(got), flush=True)
+qmgr.disconnect()
+"""
+
+Getting = Callable[[str], str]
+
+
+@contextmanager
+def getter_process(env: dict[str, str], namespace: str, name: str) -> Iterator[Getting]:
+    """Another OS process getting from ``name`` as the application user, one command line
+    at a time (its answer: the bodies got); it ends cleanly when its input closes."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", GETTER, namespace, name],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+    assert stdout.readline().strip() == "ready"
+
+    def get(command: str) -> str:
+        stdin.write(command + "\n")
+        stdin.flush()
+        return stdout.readline().strip()
+
+    try:
+        yield get
+    finally:
+        stdin.close()
+        assert proc.wait(60) == 0
+
+
+def mqi_browse(queue: Queue) -> list[bytes]:
+    shown: list[bytes] = []
+    option = C.MQGMO_BROWSE_FIRST
+    while True:
+        try:
+            shown.append(queue.get(None, MD(), GMO(Options=option)))
+        except MQMIError as error:
+            assert error.reason == RC.NO_MSG_AVAILABLE
+            return shown
+        option = C.MQGMO_BROWSE_NEXT
+
+
+def test_a_message_got_out_of_order_elsewhere_is_never_shown_without_the_share_state(
+    secured_kafka: SecuredKafka,
+) -> None:
+    """Getter B gets m1 by MsgId while getter A holds m0 under syncpoint (the share group's
+    start stays on m0, m1 acknowledged above it): every browse shows m2 alone; A backs out
+    (m0 back on the queue, still locked to A): m0 and m2, never m1; A gets m0 again and
+    commits: m2. B's acknowledgement above the start is named in its barrier answer, and
+    stays named after B closed its handle."""
+    ns = f"o{uuid.uuid4().hex[:6]}."
+    prepare_namespace(secured_kafka, ns)
+    app_file: Path = secured_kafka.app
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQK_")}
+    env |= {"MQK_KAFKA_CONFIG": str(app_file), "MQK_NAMESPACE": ns}
+    properties = read_properties(app_file)
+    bootstrap = properties.pop("bootstrap.servers")
+    qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=ns, kafka_config=properties)
+    config = load_client_config(config_file=app_file, environ={})
+    name = f"APP.{uuid.uuid4().hex[:8].upper()}"
+    qmgr.define_queue(name)
+    out = Queue(qmgr, name, C.MQOO_OUTPUT)
+    ids = []
+    for body in (b"m0", b"m1", b"m2"):
+        md = MD(Persistence=C.MQPER_PERSISTENT)
+        out.put(body, md)
+        ids.append(md.MsgId)
+    out.close()
+    browser = Queue(qmgr, name, C.MQOO_BROWSE)
+
+    def shown() -> list[list[bytes]]:
+        listed = browse(config, name, namespace=ns, timeout=15)
+        return [mqi_browse(browser), [m.body.text.encode() for m in listed.messages]]
+
+    assert shown() == [[b"m0", b"m1", b"m2"]] * 2
+    with getter_process(env, ns, name) as a, getter_process(env, ns, name) as b:
+        assert b(ids[1].hex()) == "m1"
+        assert a("sync") == "m0"
+        assert shown() == [[b"m2"]] * 2
+        assert a("backout") == ""
+        assert shown() == [[b"m0", b"m2"]] * 2
+        assert b("close") == ""  # its acknowledgement of m1 stays named
+        assert shown() == [[b"m0", b"m2"]] * 2
+        assert a("sync commit") == "m0"
+        assert shown() == [[b"m2"]] * 2
+    browser.close()
+    qmgr.disconnect()

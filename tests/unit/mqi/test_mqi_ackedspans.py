@@ -1,0 +1,93 @@
+"""What a getter names acknowledged above the share group's start, and how a browser reads it
+(issue 35 point 4, where ``__share_group_state`` may not be read): pure."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mqkafka.mq.errors import MQError
+from mqkafka.mqi.kafkaqm.ackedspans import NONE, AckedSpans, acked_above
+from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, Heartbeat
+
+positions = st.sets(st.tuples(st.integers(0, 2), st.integers(0, 40)), max_size=30)
+
+
+@given(positions, positions)
+def test_spans_hold_exactly_the_positions_they_were_made_of(
+    some: set[tuple[int, int]], more: set[tuple[int, int]]
+) -> None:
+    spans = AckedSpans.of_positions(some).union(AckedSpans.of_positions(more))
+    every = some | more
+    for p in range(3):
+        for o in range(-1, 42):
+            assert ((p, o) in spans) == ((p, o) in every)
+        for start, end in ((0, 42), (5, 17), (17, 5), (40, 41)):
+            assert spans.count(p, start, end) == sum(
+                1 for q, o in every if q == p and start <= o < end
+            )
+    assert AckedSpans.decode(spans.encode()) == spans
+
+
+def test_a_getter_in_order_names_one_span() -> None:
+    assert AckedSpans.of_positions((0, o) for o in range(1000)).encode() == [[0, 0, 999]]
+
+
+@pytest.mark.parametrize(
+    ("floors", "above", "starts", "named"),
+    [
+        ({}, [], {0: 0}, []),  # nothing got
+        ({}, [(0, 1), (0, 3)], {0: 0}, [[0, 1, 1], [0, 3, 3]]),  # out of order above start 0
+        ({}, [(0, 1), (0, 3)], {0: 2}, [[0, 3, 3]]),  # below the start: gone anyway
+        ({0: 9}, [(0, 12)], {0: 5}, [[0, 5, 8], [0, 12, 12]]),  # in order since the start
+        ({0: 4}, [], {0: 6}, []),  # the floor under the start
+        ({}, [(0, 1), (1, 1)], {0: 0, 1: -1}, [[0, 1, 1]]),  # no start: nothing named
+        ({}, [(1, 1)], {}, []),  # the start could not be asked
+    ],
+)
+def test_what_a_connection_names_acknowledged_above_the_start(
+    floors: dict[int, int],
+    above: list[tuple[int, int]],
+    starts: dict[int, int],
+    named: list[list[int]],
+) -> None:
+    assert acked_above(floors, above, starts).encode() == named
+
+
+@pytest.mark.parametrize(
+    "value",
+    [5, [[0, 1]], [[0, 2, 1]], [[0, -1, 1]], [[0, True, 1]], [["0", 1, 1]]],
+)
+def test_a_damaged_span_list_is_object_damaged(value: object) -> None:
+    with pytest.raises(MQError):
+        AckedSpans.decode(value)
+
+
+def test_a_beat_carries_the_spans_only_when_there_are_some() -> None:
+    acked = {"Q": AckedSpans([(0, 3, 5)])}
+    again = Heartbeat.decode(Heartbeat("c", flushed={"b": 1}, acked=acked).encode())
+    assert dict(again.acked) == acked
+    assert b"acked" not in Heartbeat("c", acked={"Q": NONE}).encode()
+    with pytest.raises(MQError):
+        Heartbeat.decode(b'{"schema":1,"connection":"c","queues":{},"acked":{"Q":[[0,3]]}}')
+
+
+def acked_beat(name: str, flushed: dict[str, int], *spans: tuple[int, int, int]) -> bytes:
+    return Heartbeat(name, flushed=flushed, acked={"Q": AckedSpans(spans)}).encode()
+
+
+def test_the_table_names_every_connections_newest_answer_till_its_tombstone() -> None:
+    """An acknowledgement is for good: the newest answer of each connection counts, alive
+    or not (a getter that closed since, or stopped beating), until its tombstone."""
+    table = ConnectionTable(timeout=10.0)
+    table.apply("g", acked_beat("g", {"b": 1}, (0, 3, 3)), 100.0)
+    table.apply("h", acked_beat("h", {"b": 1}, (0, 7, 8)), 100.0)
+    table.apply("g", acked_beat("g", {"b": 1}), 100.1)  # no new answer: stale, not taken
+    assert table.acked("Q").encode() == [[0, 3, 3], [0, 7, 8]]
+    table.apply("g", acked_beat("g", {"b": 2}, (0, 3, 4)), 100.2)
+    assert table.acked("Q").encode() == [[0, 3, 4], [0, 7, 8]]
+    table.apply("x", Heartbeat("x").encode(), 200.0)  # g and h no longer alive: still named
+    assert table.acked("Q").encode() == [[0, 3, 4], [0, 7, 8]] and not table.acked("R")
+    table.apply("h", None, 200.1)
+    assert table.acked("Q").encode() == [[0, 3, 4]]

@@ -12,6 +12,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 
+import pytest
+
+from mqkafka.activity.blocks import PyBlocks
+from mqkafka.activity.builder import MAX_BATCH_BYTES, ActivityRecorder
 from mqkafka.kafka.txloop import OutRecord
 from mqkafka.mq.mqmd import MQPER
 from mqkafka.service.dispatcher import Dispatcher
@@ -27,9 +31,13 @@ from tests.unit.service.test_dispatcher import (
 RECORDED = "38c63a12307b1ad64078533200ef78cf8a2cccd62c495d19a15110fa5ced068d"
 
 
-def dispatcher(times: list[float], *, plans: bool) -> Dispatcher:
-    """test_dispatcher's, with activity, on the run's moving clock (``times[0]``)."""
-    return test_dispatcher.dispatcher(plans=plans, clock=lambda: times[0])
+def dispatcher(times: list[float], *, plans: bool, python: bool = False) -> Dispatcher:
+    """test_dispatcher's, with activity, on the run's moving clock (``times[0]``); with
+    ``python`` its recorder's blocks are the Python twin's, not the compiled ones."""
+    d = test_dispatcher.dispatcher(plans=plans, clock=lambda: times[0])
+    if python:
+        d.activity = ActivityRecorder("mqk-activity", "QM1", "w1", store=PyBlocks(MAX_BATCH_BYTES))
+    return d
 
 
 TOPICS = ["Sport/Soccer", "Sport/Tennis", "Weather/Rain", "Per%cent/%s%d", "Sport/%"]
@@ -79,9 +87,10 @@ def digest(values: list[bytes]) -> str:
     return sha.hexdigest()
 
 
-def test_the_activity_records_of_a_recorded_run_are_the_bytes_written_before() -> None:
+@pytest.mark.parametrize("python", [False, True], ids=["compiled", "python"])
+def test_the_activity_records_of_a_recorded_run_are_the_bytes_written_before(python: bool) -> None:
     times = [0.0]
-    planned = dispatcher(times, plans=True)
+    planned = dispatcher(times, plans=True, python=python)
     values = run(planned, times)
     assert planned.plans is not None and planned.plans.hits > 150  # most were replayed
     assert digest(values) == RECORDED

@@ -30,7 +30,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from mqkafka.activity.builder import SETTLE_BLOCKS, ActivityRecorder
+from mqkafka.activity.builder import ActivityRecorder
 from mqkafka.engine.context import EngineContext
 from mqkafka.engine.effects import DeadLetter, Deliver, Processed, Reply
 from mqkafka.engine.handle import handle
@@ -389,24 +389,10 @@ class Dispatcher:
             return
         template = plan.template
         if template is not None:
-            # ActivityRecorder.replayed's fan-out-1 path, here: it is every replay's, and the
-            # plan and message are in the cache now (the MsgId is 24 bytes: split_msg_id)
-            if put_ms != activity.put_ms:
-                activity.stamp(put_ms)
-            size, copy_size = len(value), len(copies[0].head) + len(body)
-            varints = activity.varints
-            try:  # sizes seen before: a subscript costs less than get's call (issue 34)
-                sized, copied = varints[size], varints[copy_size]
-            except KeyError:
-                sized, copied = activity.varint(size), activity.varint(copy_size)
-            blocks = activity.blocks
-            blocks.append(
-                template % (
-                    activity.head, pub_msg_id, sized, activity.between, pub_msg_id, copied,
-                    activity.tail,
-                )
-            )  # fmt: skip
-            if len(blocks) >= SETTLE_BLOCKS:
-                activity.settle()
+            # ActivityRecorder.replayed's fan-out-1 path, called here: it is every replay's
+            # (the MsgId is 24 bytes: split_msg_id); compiled, one call writes the block
+            activity.fan_out_1(
+                template, pub_msg_id, put_ms, len(value), len(copies[0].head) + len(body)
+            )
         else:
             activity.replayed(plan, pub_msg_id, put_ms, len(value), 0)

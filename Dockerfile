@@ -2,6 +2,10 @@
 # so no JDK here. Built in two stages: the wheel is built from the source, and only the wheel
 # is installed in the image (what `pip install` of a release gives a user).
 FROM python:3.11-slim AS build
+# a C compiler for the wheel's one compiled part (mqkafka.activity._blocks, setup.py); the
+# installed image needs none
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN pip install --no-cache-dir build==1.2.2 && python -m build --wheel --outdir /wheels

@@ -55,11 +55,12 @@ Done = dict[int, sharelog.PartitionState]
 
 def _starts(
     config: ClientConfig, namespace: str, topic: str, partitions: int
-) -> tuple[dict[int, int], dict[int, int], Done]:
+) -> tuple[dict[int, int], dict[int, int], Done, str | None]:
     """Per partition, where the queue starts (the share group's start offset), Kafka's
     record-by-record state where it can be read, and for the other partitions how many of
     the oldest records from the start were got all the same (the start trails the
-    acknowledgements: :func:`~mqkafka.kafka.sharestate.got_unseen`)."""
+    acknowledgements: :func:`~mqkafka.kafka.sharestate.got_unseen`); and the topic's id as
+    Kafka answered it with the offsets (hex: which ledger lines are the queue's)."""
     group = namespace + SHARE_GROUP_PREFIX + topic
     client = sharestate.ShareStateClient(config, 5.0)
     try:
@@ -69,14 +70,15 @@ def _starts(
     finally:
         client.close()
     starts = {p: o.start for p, o in known.items() if o.start >= 0}
+    topic_id = next((o.topic_id.hex() for o in known.values() if o.topic_id), None)
     if not starts:
-        return starts, {}, {}
+        return starts, {}, {}, topic_id
     done = _done(config, group, known, sorted(starts))
     counted = {p: o for p, o in known.items() if p in starts and p not in done}
     if not counted:
-        return starts, {}, done
+        return starts, {}, done, topic_id
     ends = _ends(config, topic, sorted(counted))
-    return starts, _got(config, topic, counted, ends), done
+    return starts, _got(config, topic, counted, ends), done, topic_id
 
 
 def _done(
@@ -147,8 +149,8 @@ def browse(
             raise UnknownQueue(queue)
         partitions = sorted(metadata.partitions)
         visited = visit(config, namespace, queue)  # getters elsewhere commit first (browsebarrier)
-        held, acked = visited.held, visited.acked
-        starts, got, done = _starts(config, namespace, topic, len(partitions))
+        starts, got, done, topic_id = _starts(config, namespace, topic, len(partitions))
+        held, acked = visited.held, visited.acked(queue, topic_id)
         for p in got:  # the lag counted what they named acknowledged: passed over by name
             got[p] = max(got[p] - acked.count(p, starts[p], _FAR), 0)
         consumer.assign(

@@ -141,3 +141,48 @@ def test_a_message_got_out_of_order_elsewhere_is_never_shown_without_the_share_s
         assert shown() == [[b"m2"]] * 2
     browser.close()
     qmgr.disconnect()
+
+
+def test_what_a_getter_got_out_of_order_stays_hidden_after_its_mqclose_and_mqdisc(
+    secured_kafka: SecuredKafka,
+) -> None:
+    """Getter B gets n1 by MsgId and closes its handle before anybody browses, then ends
+    (MQDISC) while A holds n0, backs it out, and holds it again: no browse shows n1, which
+    B's MQCLOSE wrote in its acknowledgement ledger (nobody could ask B any more)."""
+    ns = f"l{uuid.uuid4().hex[:6]}."
+    prepare_namespace(secured_kafka, ns)
+    app_file: Path = secured_kafka.app
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQK_")}
+    env |= {"MQK_KAFKA_CONFIG": str(app_file), "MQK_NAMESPACE": ns}
+    properties = read_properties(app_file)
+    bootstrap = properties.pop("bootstrap.servers")
+    qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=ns, kafka_config=properties)
+    config = load_client_config(config_file=app_file, environ={})
+    name = f"APP.{uuid.uuid4().hex[:8].upper()}"
+    qmgr.define_queue(name)
+    out = Queue(qmgr, name, C.MQOO_OUTPUT)
+    ids = []
+    for body in (b"n0", b"n1", b"n2"):
+        md = MD(Persistence=C.MQPER_PERSISTENT)
+        out.put(body, md)
+        ids.append(md.MsgId)
+    out.close()
+    browser = Queue(qmgr, name, C.MQOO_BROWSE)
+
+    def shown() -> list[list[bytes]]:
+        listed = browse(config, name, namespace=ns, timeout=15)
+        return [mqi_browse(browser), [m.body.text.encode() for m in listed.messages]]
+
+    with getter_process(env, ns, name) as a:
+        with getter_process(env, ns, name) as b:
+            assert b(ids[1].hex()) == "n1"
+            assert b("close") == ""
+            assert a("sync") == "n0"
+        assert a("backout") == ""  # B has ended: MQDISC
+        assert shown() == [[b"n0", b"n2"]] * 2
+        assert a("sync") == "n0"
+        assert shown() == [[b"n2"]] * 2
+        assert a("commit") == ""
+        assert shown() == [[b"n2"]] * 2
+    browser.close()
+    qmgr.disconnect()

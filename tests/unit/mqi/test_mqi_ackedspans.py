@@ -8,7 +8,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mqkafka.mq.errors import MQError
-from mqkafka.mqi.kafkaqm.ackedspans import NONE, AckedSpans, acked_above
+from mqkafka.mqi.kafkaqm.ackedspans import (
+    LEDGER_PREFIX,
+    NONE,
+    AckedSpans,
+    LedgerEntry,
+    acked_above,
+    decode_ledger,
+    encode_ledger,
+)
 from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, Heartbeat
 
 positions = st.sets(st.tuples(st.integers(0, 2), st.integers(0, 40)), max_size=30)
@@ -91,3 +99,37 @@ def test_the_table_names_every_connections_newest_answer_till_its_tombstone() ->
     assert table.acked("Q").encode() == [[0, 3, 4], [0, 7, 8]] and not table.acked("R")
     table.apply("h", None, 200.1)
     assert table.acked("Q").encode() == [[0, 3, 4]]
+
+
+def test_a_ledger_line_has_passed_once_the_start_lies_above_every_span() -> None:
+    line = LedgerEntry("ab", AckedSpans([(0, 3, 4), (1, 7, 7)]))
+    assert not line.passed({0: 5})  # partition 1's start not known
+    assert not line.passed({0: 5, 1: 7})
+    assert line.passed({0: 5, 1: 8})
+    assert decode_ledger(encode_ledger({"Q": line})) == {"Q": line}
+    with pytest.raises(MQError):
+        decode_ledger(b'{"schema":1,"acked":{"Q":{"spans":[]}}}')
+
+
+def test_ledgers_are_not_connections_and_name_their_topics_lines_only() -> None:
+    """A ledger record (a connection that closed or ended) is never listed, reaped or
+    expired as a connection; its lines count for their own topic id (or one not known)
+    till the record's tombstone; a damaged one names nothing."""
+    table = ConnectionTable(timeout=10.0)
+    key = LEDGER_PREFIX + "gone"
+    ledger = {
+        "Q": LedgerEntry("aa", AckedSpans([(0, 1, 1)])),
+        "R": LedgerEntry("", AckedSpans([(0, 5, 5)])),
+    }
+    table.apply(key, encode_ledger(ledger), 100.0)
+    table.apply("live", Heartbeat("live").encode(), 100.0)
+    assert list(table) == ["live"] and table.expired() == [] and not table.uses("Q")
+    assert table.acked("Q").encode() == [[0, 1, 1]] == table.acked("Q", "aa").encode()
+    assert not table.acked("Q", "bb")  # the queue was defined again: another topic
+    assert table.acked("R", "bb").encode() == [[0, 5, 5]]
+    assert table.ledgers("Q") == {key: ledger["Q"]}
+    table.apply(key, b"not json", 100.1)
+    assert not table.acked("Q")
+    table.apply(key, encode_ledger(ledger), 100.2)
+    table.apply(key, None, 100.3)
+    assert not table.acked("R") and table.ledger(key) == {}

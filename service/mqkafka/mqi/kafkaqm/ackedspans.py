@@ -17,7 +17,9 @@ acquired, and one that gets in order names a single span however many it got.
 from __future__ import annotations
 
 import bisect
+import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
@@ -135,4 +137,63 @@ def acked_above(
     return AckedSpans(spans)
 
 
-__all__ = ["NONE", "AckedSpans", "Span", "acked_above"]
+# ---- the ledger: what a connection acknowledged above the start, after its MQCLOSE ----------
+
+# A connection that closes an input handle (or ends: MQDISC) having acknowledged records above
+# the start writes them in a record of its own in the heartbeat topic, keyed by this prefix
+# and its id, which its MQDISC leaves in place: a browse passes over them after the getter is
+# gone, for as long as an older record keeps the start below them (the browse barrier sweeps
+# the record away once the start has passed every span, or the queue's topic is another).
+LEDGER_PREFIX = "acked/"
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One queue's line: the Kafka topic id (hex; "" not known) and the spans."""
+
+    topic_id: str
+    spans: AckedSpans
+
+    def passed(self, starts: Mapping[int, int]) -> bool:
+        """Every span lies below its partition's start (a start not known: not passed)."""
+        return all(starts.get(p, -1) > last for p, _, last in self.spans.spans())
+
+
+Ledger = Mapping[str, LedgerEntry]  # queue -> its line
+
+
+def encode_ledger(ledger: Ledger) -> bytes:
+    body = {
+        "schema": 1,
+        "acked": {
+            q: {"topic": e.topic_id, "spans": e.spans.encode()} for q, e in sorted(ledger.items())
+        },
+    }
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+def decode_ledger(value: bytes) -> dict[str, LedgerEntry]:
+    """The ledger in ``value``; ``MQRC_OBJECT_DAMAGED`` when it is not one."""
+    try:
+        body = json.loads(value)
+        if body.get("schema") != 1:
+            raise ValueError("unknown schema")
+        return {
+            str(q): LedgerEntry(str(e["topic"]), AckedSpans.decode(e["spans"]))
+            for q, e in body["acked"].items()
+        }
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise MQError(RC.OBJECT_DAMAGED, f"acknowledgement ledger: {error}") from None
+
+
+__all__ = [
+    "LEDGER_PREFIX",
+    "NONE",
+    "AckedSpans",
+    "Ledger",
+    "LedgerEntry",
+    "Span",
+    "acked_above",
+    "decode_ledger",
+    "encode_ledger",
+]

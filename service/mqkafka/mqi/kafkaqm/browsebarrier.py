@@ -139,6 +139,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mqkafka.mq.errors import MQError
+from mqkafka.mqi.kafkaqm import ackledger
 from mqkafka.mqi.kafkaqm import liveconnections as live
 from mqkafka.mqi.kafkaqm.ackedspans import NONE, AckedSpans, acked_above
 from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, FlushRequest, Heartbeat
@@ -314,12 +315,13 @@ class BrowseBarrier:
     def _round(self, conn: Connection, queue: str) -> Settled:
         conn.replica.sync()
         table = conn.replica.connections
+        topic_id = ackledger.sweep(conn, queue)  # closed or ended getters' lines (ackledger)
         mine = {c.id for c in live.snapshot()}
         getters = {
             c for c, use in table.uses(queue, exclude=conn.id) if use.getting and c not in mine
         }
         if not getters:
-            return Settled(table.input_mark(queue), acked=table.acked(queue))
+            return Settled(table.input_mark(queue), acked=table.acked(queue, topic_id))
         with self._lock:
             self._number += 1
             number = self._number
@@ -347,7 +349,7 @@ class BrowseBarrier:
                 if self._asking.get(queue) == number:
                     del self._asking[queue]
         held = frozenset().union(*(table.held(c, queue) for c in getters))
-        return Settled(None, held, table.acked(queue))
+        return Settled(None, held, table.acked(queue, topic_id))
 
     def _beat(self, conn: Connection, acked: Mapping[str, AckedSpans] | None = None) -> None:
         """The connection's heartbeat with the barrier's maps, written and acknowledged. The

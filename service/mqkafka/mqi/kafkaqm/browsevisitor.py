@@ -38,11 +38,16 @@ LIVENESS = Settings.liveness_timeout  # the MQI's default: a getter unheard this
 @dataclass(frozen=True)
 class Visit:
     """What the getters elsewhere said: the messages they hold got under syncpoint, and
-    what they (and connections that got from the queue before) acknowledged above the
-    share group's start. The browse passes over both."""
+    what they (and connections that got from the queue before: their answers and ledgers,
+    :mod:`.ackledger`) acknowledged above the share group's start. The browse passes over
+    both."""
 
     held: frozenset[Position] = frozenset()
-    acked: AckedSpans = NONE
+    table: ConnectionTable | None = None
+
+    def acked(self, queue: str, topic_id: str | None) -> AckedSpans:
+        """What was named acknowledged (ledger lines of another topic id left out)."""
+        return NONE if self.table is None else self.table.acked(queue, topic_id)
 
 
 def visit(config: ClientConfig, namespace: str, queue: str, wait: float = BARRIER_WAIT) -> Visit:
@@ -67,7 +72,7 @@ def visit(config: ClientConfig, namespace: str, queue: str, wait: float = BARRIE
         reader.catch_up(apply, timeout=30.0)
         getters = {c for c, use in table.uses(queue) if use.getting}
         if not getters:
-            return Visit(acked=table.acked(queue))
+            return Visit(table=table)
         producer = clients.producer(config, {"acks": "all", "linger.ms": 0})
         beat = Heartbeat(me, "", "mqk browse", socket.gethostname(), os.getpid(), {}, {queue: 1})
         producer.produce(topic, key=me.encode(), value=beat.encode())
@@ -90,7 +95,7 @@ def visit(config: ClientConfig, namespace: str, queue: str, wait: float = BARRIE
                 break
             reader.poll(apply, 0.02)
         held = frozenset().union(*(table.held(c, queue) for c in getters))
-        return Visit(held, table.acked(queue))
+        return Visit(held, table)
     except (clients.KafkaException, MQError) as error:  # the browse goes on without it
         log.warning("browse of %s: the getters could not be asked to commit: %s", queue, error)
         return Visit()

@@ -30,6 +30,7 @@ from functools import partial
 
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
+from mqkafka.mqi.kafkaqm import ackledger
 from mqkafka.mqi.kafkaqm import liveconnections as live
 from mqkafka.mqi.kafkaqm.admin import QueueAdmin
 from mqkafka.mqi.kafkaqm.getter import ACK_FLUSH, Getter
@@ -453,6 +454,8 @@ class Connection(OnDemand):
             if not outcome.ok:
                 raise failed(outcome.reason, f"MQCLOSE of {handle.name}")
             self._drop(handle)
+        if handle.getter is not None:  # what it got above the share group's start (ackledger)
+            ackledger.note(self, handle.name, handle.topic, handle.group, handle.partitions)
         self.effects.carry_out(definition, outcome.effects)
         self.beat()
 

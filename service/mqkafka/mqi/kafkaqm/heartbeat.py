@@ -34,7 +34,13 @@ from types import MappingProxyType
 
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
-from mqkafka.mqi.kafkaqm.ackedspans import NONE, AckedSpans
+from mqkafka.mqi.kafkaqm.ackedspans import (
+    LEDGER_PREFIX,
+    NONE,
+    AckedSpans,
+    LedgerEntry,
+    decode_ledger,
+)
 from mqkafka.mqi.rules.dynamic import Liveness
 from mqkafka.mqi.rules.matching import Position
 
@@ -211,6 +217,9 @@ class ConnectionTable:
         # per connection, what it acknowledged above the share group's start, at its newest
         # answer (kept till its tombstone: an acknowledgement is for good)
         self._acked: dict[str, Mapping[str, AckedSpans]] = {}
+        # the ledgers of connections that closed their input handles or ended (ackedspans):
+        # record key -> queue -> its line; not connections, so never listed nor reaped
+        self._ledgers: dict[str, dict[str, LedgerEntry]] = {}
         self.requests_seen = 0  # bumped on each new request: the keeper looks when it moves
         self.on_request: Callable[[], None] = lambda: None  # wakes the keeper thread
         # per queue, bumped by every beat or tombstone of a connection that shows, or showed
@@ -222,6 +231,17 @@ class ConnectionTable:
     def apply(self, key: str, value: bytes | None, timestamp: float) -> None:
         """One record of the heartbeat topic; a damaged record counts as a bare beat."""
         self.now = max(self.now, timestamp)
+        if key.startswith(LEDGER_PREFIX):
+            try:
+                ledger = decode_ledger(value) if value is not None else {}
+            except MQError:
+                ledger = {}  # another version's: names nothing
+            with self._lock:
+                if ledger:
+                    self._ledgers[key] = ledger
+                else:
+                    self._ledgers.pop(key, None)
+            return
         if value is None:
             with self._lock:
                 self._count_inputs(self._beats.get(key), None)
@@ -287,12 +307,24 @@ class ConnectionTable:
         with self._lock:
             return self._held.get(connection, {}).get(queue, frozenset())
 
-    def acked(self, queue: str) -> AckedSpans:
+    def acked(self, queue: str, topic_id: str | None = None) -> AckedSpans:
         """What every connection known here (alive or not, till its tombstone) said at its
-        newest answer it acknowledged at or above the share group's start on ``queue``."""
+        newest answer it acknowledged at or above the share group's start on ``queue``, and
+        what the ledgers name for it (with ``topic_id`` given: only of that topic)."""
         with self._lock:
             named = [a[queue] for a in self._acked.values() if queue in a]
+            lines = [ledger[queue] for ledger in self._ledgers.values() if queue in ledger]
+        named += [e.spans for e in lines if topic_id is None or e.topic_id in ("", topic_id)]
         return NONE.union(*named)
+
+    def ledgers(self, queue: str) -> dict[str, LedgerEntry]:
+        """The ledgers' lines for ``queue``, by record key."""
+        with self._lock:
+            return {k: ledger[queue] for k, ledger in self._ledgers.items() if queue in ledger}
+
+    def ledger(self, key: str) -> dict[str, LedgerEntry]:
+        with self._lock:
+            return dict(self._ledgers.get(key, {}))
 
     def flushed(self, connection: str, requester: str) -> int:
         """The highest request number of ``requester`` that ``connection`` answered."""

@@ -1,0 +1,98 @@
+"""A connection's acknowledgement ledger (:mod:`.ackedspans`): written at MQCLOSE of an input
+handle, left in place by MQDISC, swept by the browses that find it passed.
+
+A getter's browse-barrier answer names what it acknowledged above the share group's start
+only while it gets from the queue and is connected; once it closed the handle nobody asks
+it, and after MQDISC its tombstone takes its answers away. While an older record stays in
+flight or available (held under syncpoint elsewhere, backed out, released), the start stays
+below what it got out of order, and a browse that may not read Kafka's share state would
+count those from the lag as the oldest records instead. So at MQCLOSE the connection writes
+what it acknowledged at or above the start (one share-offsets request, only for a queue it
+got something from) in a record of its own, ``acked/<connection id>`` in the heartbeat topic,
+which its MQDISC does not remove. A browse that finds a ledger line for its queue asks the
+start once and removes the line once the start has passed every span, or the line is of
+another topic (a queue deleted and defined again): only lines of connections no longer
+alive, whose owner will not write them again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from typing import TYPE_CHECKING
+
+from mqkafka.mq.errors import MQError
+from mqkafka.mqi.kafkaqm.ackedspans import (
+    LEDGER_PREFIX,
+    LedgerEntry,
+    acked_above,
+    encode_ledger,
+)
+
+if TYPE_CHECKING:
+    from mqkafka.mqi.kafkaqm.connection import Connection
+
+log = logging.getLogger("mqkafka.mqi.kafkaqm.connection")  # the operator's lines: the MQI's
+
+_WRITTEN: weakref.WeakKeyDictionary[Connection, dict[str, LedgerEntry]] = (
+    weakref.WeakKeyDictionary()
+)
+_LOCK = threading.Lock()
+
+
+def note(conn: Connection, queue: str, topic: str, group: str, partitions: int) -> None:
+    """MQCLOSE of an input handle on ``queue``: the connection's ledger line for it, written
+    (or taken out when nothing lies above the start any more)."""
+    consumed = conn.consumed.get(topic)
+    if consumed is None:
+        return  # got nothing from it
+    try:
+        starts = conn.admin.share_start(topic, group, partitions)
+        topic_id = conn.admin.share_state.topic_id(group) or b""
+        floors, above = consumed.snapshot()
+        spans = acked_above(floors, above, starts)
+        with _LOCK:
+            mine = _WRITTEN.setdefault(conn, {})
+            if spans:
+                mine[queue] = LedgerEntry(topic_id.hex(), spans)
+            elif mine.pop(queue, None) is None:
+                return
+            value = encode_ledger(mine) if mine else None
+        key = (LEDGER_PREFIX + conn.id).encode()
+        conn.replica.write(conn.settings.connections_topic, key, value, wait=False)
+        conn.replica.flush()
+    except MQError as error:  # the close goes on; a browse may count it from the lag
+        log.warning("MQCLOSE of %s: its acknowledgements were not noted: %s", queue, error)
+
+
+def sweep(conn: Connection, queue: str) -> str | None:
+    """Before a browse of ``queue`` reads the ledgers: the topic id of the queue (hex; None
+    when no ledger names it or Kafka did not say), and the passed lines of connections no
+    longer alive taken out."""
+    table = conn.replica.connections
+    lines = table.ledgers(queue)
+    if not lines:
+        return None
+    topic = conn.settings.topic_of(queue)
+    group = conn.settings.share_group_of(topic)
+    partitions = 1 + max(p for e in lines.values() for p, _, _ in e.spans.spans())
+    starts = conn.admin.share_start(topic, group, partitions)
+    found = conn.admin.share_state.topic_id(group)
+    here = found.hex() if found else None
+    for key, entry in lines.items():
+        if table.alive(key.removeprefix(LEDGER_PREFIX)):
+            continue  # its owner writes it
+        other = here is not None and entry.topic_id not in ("", here)
+        if not (other or entry.passed(starts)):
+            continue
+        rest = {q: e for q, e in table.ledger(key).items() if q != queue}
+        try:
+            value = encode_ledger(rest) if rest else None
+            conn.replica.write(conn.settings.connections_topic, key.encode(), value, wait=False)
+        except MQError as error:
+            log.debug("ledger %s not swept: %s", key, error)
+    return here
+
+
+__all__ = ["note", "sweep"]

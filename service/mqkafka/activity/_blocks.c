@@ -62,83 +62,101 @@ static char *put_long(char *out, long long value) {
     return out;
 }
 
-static char *put_double(char *out, double value) {
-    unsigned char bytes[8];
-    if (PyFloat_Pack8(value, (char *)bytes, 1) < 0) return NULL; /* little-endian, as Avro */
-    memcpy(out, bytes, 8);
-    return out + 8;
+/* PyLong_AsLong where long has 64 bits: for times in ms (two 30-bit digits) it costs less
+ * than PyLong_AsLongLong, which goes through _PyLong_AsByteArray. */
+static long long as_long(PyObject *value) {
+#if LONG_MAX >= 0x7FFFFFFFFFFFFFFF
+    return PyLong_AsLong(value);
+#else
+    return PyLong_AsLongLong(value);
+#endif
 }
 
 #define MQ_MSG_ID_LENGTH 24
 #define ARGS 7
+#define ROOM 32 /* bytes an argument may take, rounded up: its copy has a constant size */
 
+static PyObject *not_a_template(void) {
+    PyErr_SetString(PyExc_ValueError, "fan_out_1: not a fan_out_1_template");
+    return NULL;
+}
+
+/* fan_out_1(template, msg_id, put_ms, value, head, body): the message is ``value``, its
+ * copy ``head`` + ``body``; the sizes are taken here, not by the caller's len() calls. */
 static PyObject *Blocks_fan_out_1(Blocks *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "fan_out_1(template, msg_id, put_ms, size, copy_size)");
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError,
+                        "fan_out_1(template, msg_id, put_ms, value, head, body)");
         return NULL;
     }
     PyObject *template = args[0], *msg_id = args[1];
-    if (!PyBytes_Check(template) || !PyBytes_Check(msg_id)) {
-        PyErr_SetString(PyExc_TypeError, "fan_out_1: the template and MsgId are bytes");
+    if (!PyBytes_Check(template) || !PyBytes_Check(msg_id) || !PyBytes_Check(args[3])
+        || !PyBytes_Check(args[4]) || !PyBytes_Check(args[5])) {
+        PyErr_SetString(PyExc_TypeError, "fan_out_1: its arguments but put_ms are bytes");
         return NULL;
     }
     if (PyBytes_GET_SIZE(msg_id) != MQ_MSG_ID_LENGTH) {
         PyErr_SetString(PyExc_ValueError, "fan_out_1: the template's MsgId is 24 bytes");
         return NULL;
     }
-    long long put_ms = PyLong_AsLongLong(args[2]);
-    long long size = PyLong_AsLongLong(args[3]);
-    long long copy_size = PyLong_AsLongLong(args[4]);
-    if (PyErr_Occurred()) return NULL;
+    long long put_ms = as_long(args[2]);
+    if (put_ms == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t size = PyBytes_GET_SIZE(args[3]);
+    Py_ssize_t copy_size = PyBytes_GET_SIZE(args[4]) + PyBytes_GET_SIZE(args[5]);
 
-    /* the arguments of events.fan_out_1_template, as events.stamps makes them */
-    char head[24], between[32], tail[8], sized[10], copied[10];
-    char *end = head;
-    *end++ = 0x04; /* a block of two events */
-    *end++ = 0x00; /* the first a COMMAND */
-    char *times = end;
-    end = put_long(end, self->time_ms);
-    end = put_long(end, put_ms);
-    Py_ssize_t times_length = end - times, head_length = end - head;
-    if (put_double(tail, (double)(self->time_ms - put_ms)) == NULL) return NULL;
+    /* the arguments of events.fan_out_1_template, as events.stamps makes them, each in a
+     * buffer of ROOM bytes */
+    char parts[ARGS][ROOM];
+    Py_ssize_t lengths[ARGS];
+    char *head = parts[0], *times = head + 2, *between = parts[3], *tail = parts[6];
+    head[0] = 0x04; /* a block of two events */
+    head[1] = 0x00; /* the first a COMMAND */
+    Py_ssize_t times_length = put_long(put_long(times, self->time_ms), put_ms) - times;
+    lengths[0] = 2 + times_length;
+    if (PyFloat_Pack8((double)(self->time_ms - put_ms), tail, 1) < 0) return NULL;
+    lengths[6] = 8;
     memcpy(between, tail, 8);
     between[8] = 0x02; /* DELIVERY */
-    memcpy(between + 9, times, (size_t)times_length);
-    const char *parts[ARGS] = {head, PyBytes_AS_STRING(msg_id), sized, between,
-                               PyBytes_AS_STRING(msg_id), copied, tail};
-    Py_ssize_t lengths[ARGS] = {head_length, MQ_MSG_ID_LENGTH, put_long(sized, size) - sized,
-                                9 + times_length, MQ_MSG_ID_LENGTH,
-                                put_long(copied, copy_size) - copied, 8};
+    memcpy(between + 9, times, 20);
+    lengths[3] = 9 + times_length;
+    memcpy(parts[1], PyBytes_AS_STRING(msg_id), MQ_MSG_ID_LENGTH);
+    memcpy(parts[4], PyBytes_AS_STRING(msg_id), MQ_MSG_ID_LENGTH);
+    lengths[1] = lengths[4] = MQ_MSG_ID_LENGTH;
+    lengths[2] = put_long(parts[2], size) - parts[2];
+    lengths[5] = put_long(parts[5], copy_size) - parts[5];
 
     const char *in = PyBytes_AS_STRING(template);
-    Py_ssize_t in_length = PyBytes_GET_SIZE(template);
-    Py_ssize_t most = in_length + 2 * MQ_MSG_ID_LENGTH + 24 + 32 + 8 + 10 + 10;
-    if (reserve(self, most) < 0) return NULL;
+    const char *stop = in + PyBytes_GET_SIZE(template);
+    if (reserve(self, PyBytes_GET_SIZE(template) + ARGS * ROOM) < 0) return NULL;
     char *start = self->buf + self->size, *out = start;
-    const char *stop = in + in_length;
     int arg = 0;
-    while (in < stop) {
-        const char *mark = memchr(in, '%', (size_t)(stop - in));
-        if (mark == NULL) mark = stop;
-        memcpy(out, in, (size_t)(mark - in));
-        out += mark - in;
+    for (;;) {
+        /* the literal up to the next '%': the middles (long), a byte or nothing */
+        const char *mark = in;
+        if (mark < stop && *mark != '%') {
+            if (mark + 1 < stop && mark[1] == '%') {
+                *out++ = *mark++;
+            } else {
+                mark = memchr(in, '%', (size_t)(stop - in));
+                if (mark == NULL) mark = stop;
+                memcpy(out, in, (size_t)(mark - in));
+                out += mark - in;
+            }
+        }
         if (mark == stop) break;
-        if (mark + 1 < stop && mark[1] == '%') {
+        if (mark + 1 == stop) return not_a_template();
+        if (mark[1] == 'b') {
+            if (arg == ARGS) return not_a_template();
+            memcpy(out, parts[arg], ROOM);
+            out += lengths[arg++];
+        } else if (mark[1] == '%') {
             *out++ = '%';
-        } else if (mark + 1 < stop && mark[1] == 'b' && arg < ARGS) {
-            memcpy(out, parts[arg], (size_t)lengths[arg]);
-            out += lengths[arg];
-            arg++;
         } else {
-            PyErr_SetString(PyExc_ValueError, "fan_out_1: not a fan_out_1_template");
-            return NULL;
+            return not_a_template();
         }
         in = mark + 2;
     }
-    if (arg != ARGS) {
-        PyErr_SetString(PyExc_ValueError, "fan_out_1: not a fan_out_1_template");
-        return NULL;
-    }
+    if (arg != ARGS) return not_a_template();
     if (commit(self, out - start) < 0) return NULL;
     Py_RETURN_NONE;
 }

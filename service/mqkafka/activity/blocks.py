@@ -33,10 +33,11 @@ class BlockStore(Protocol):
         """The batch's processing time: that of the replays' events that follow."""
 
     def fan_out_1(
-        self, template: bytes, msg_id: bytes, put_ms: int, size: int, copy_size: int
+        self, template: bytes, msg_id: bytes, put_ms: int, value: bytes, head: bytes, body: bytes
     ) -> None:
         """A replayed fan-out-1 publication's block: ``template`` (``fan_out_1_template``'s)
-        with ``msg_id`` (24 bytes), the sizes of the message and its copy, the put time."""
+        with ``msg_id`` (24 bytes), the put time, and the sizes of the message (``value``) and
+        of its copy (``head`` + ``body``), taken here: the caller's len() calls cost more."""
 
     def add(self, block: bytes) -> None:
         """A block made elsewhere (``FastEncoder``), after those before it."""
@@ -84,7 +85,7 @@ class PyBlocks:
         self.put_ms = put_ms
 
     def fan_out_1(
-        self, template: bytes, msg_id: bytes, put_ms: int, size: int, copy_size: int
+        self, template: bytes, msg_id: bytes, put_ms: int, value: bytes, head: bytes, body: bytes
     ) -> None:
         if len(msg_id) != MQ_MSG_ID_LENGTH:
             raise ValueError("fan_out_1: the template's MsgId is 24 bytes")
@@ -93,8 +94,8 @@ class PyBlocks:
         varint = self.encoder.varint
         blocks = self.blocks
         blocks.append(
-            template % (self.head, msg_id, varint(size), self.between, msg_id,
-                        varint(copy_size), self.tail)
+            template % (self.head, msg_id, varint(len(value)), self.between, msg_id,
+                        varint(len(head) + len(body)), self.tail)
         )  # fmt: skip
         if len(blocks) >= SETTLE_BLOCKS:
             self.settle()

@@ -55,23 +55,16 @@ class ActivityRecorder:
         self.time_ms = now_ms
         self.store.begin(now_ms)
 
-    def replayed(
-        self, plan: ReplayedPlan, msg_id: bytes, put_ms: int, size: int, copy_size: int
-    ) -> None:
-        """Record a replayed publication's events (``size``: the message's; ``copy_size``:
-        its copy's at fan-out 1; ``msg_id``: an MQ one, 24 bytes, as ``split_msg_id``
-        gives a replay). The dispatcher calls ``fan_out_1`` itself for a plan's template."""
-        template = plan.template
-        if template is not None:
-            self.fan_out_1(template, msg_id, put_ms, size, copy_size)
-        else:
-            stamp, latency = self.encoder.stamp_of(self.time_ms, put_ms)
-            self.add(
-                self.encoder.general_block(
-                    stamp, latency, msg_id, plan.activity, size, plan.copy_events,
-                    size - plan.length,
-                )
-            )  # fmt: skip
+    def replayed(self, plan: ReplayedPlan, msg_id: bytes, put_ms: int, size: int) -> None:
+        """Record the events of a replayed publication whose plan has no template (another
+        fan-out than 1; ``size``: the message's); ``fan_out_1`` does a template's."""
+        stamp, latency = self.encoder.stamp_of(self.time_ms, put_ms)
+        self.add(
+            self.encoder.general_block(
+                stamp, latency, msg_id, plan.activity, size, plan.copy_events,
+                size - plan.length,
+            )
+        )  # fmt: skip
 
     def varint(self, value: int) -> bytes:
         return self.encoder.varint(value)

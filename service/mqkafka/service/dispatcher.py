@@ -391,8 +391,6 @@ class Dispatcher:
         if template is not None:
             # ActivityRecorder.replayed's fan-out-1 path, called here: it is every replay's
             # (the MsgId is 24 bytes: split_msg_id); compiled, one call writes the block
-            activity.fan_out_1(
-                template, pub_msg_id, put_ms, len(value), len(copies[0].head) + len(body)
-            )
+            activity.fan_out_1(template, pub_msg_id, put_ms, value, copies[0].head, body)
         else:
-            activity.replayed(plan, pub_msg_id, put_ms, len(value), 0)
+            activity.replayed(plan, pub_msg_id, put_ms, len(value))

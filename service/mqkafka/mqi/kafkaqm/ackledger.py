@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from mqkafka.mq.errors import MQError
 from mqkafka.mqi.kafkaqm.ackedspans import (
     LEDGER_PREFIX,
+    NONE,
     LedgerEntry,
     acked_above,
     encode_ledger,
@@ -49,12 +50,12 @@ def note(conn: Connection, queue: str, topic: str, group: str, partitions: int) 
         return  # got nothing from it
     try:
         starts = conn.admin.share_start(topic, group, partitions)
-        topic_id = conn.admin.share_state.topic_id(group) or b""
+        topic_id = conn.admin.share_state.topic_id(group)
         floors, above = consumed.snapshot()
-        spans = acked_above(floors, above, starts)
+        spans = acked_above(floors, above, starts) if topic_id else NONE
         with _LOCK:
             mine = _WRITTEN.setdefault(conn, {})
-            if spans:
+            if spans and topic_id:
                 mine[queue] = LedgerEntry(topic_id.hex(), spans)
             elif mine.pop(queue, None) is None:
                 return
@@ -83,7 +84,7 @@ def sweep(conn: Connection, queue: str) -> str | None:
     for key, entry in lines.items():
         if table.alive(key.removeprefix(LEDGER_PREFIX)):
             continue  # its owner writes it
-        other = here is not None and entry.topic_id not in ("", here)
+        other = here is not None and entry.topic_id != here
         if not (other or entry.passed(starts)):
             continue
         rest = {q: e for q, e in table.ledger(key).items() if q != queue}

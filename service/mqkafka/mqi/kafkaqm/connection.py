@@ -474,13 +474,19 @@ class Connection(OnDemand):
 
     def end_unit_of_work(self, *, commit: bool) -> None:
         self.require()
+        closed: list[tuple[str, Getter]] = []
         with self._lock:
             before = self.uow.work()
+            of = {id(got.getter): got.queue for got in list(self.uow.gets)}
             queues = self.uow.commit() if commit else self.uow.backout()
             self._finish_after_work(queues, before)
             for getter in [g for g in self._orphans if not g.holds_work]:
                 getter.close()
                 self._orphans.remove(getter)
+                if commit and id(getter) in of:
+                    closed.append((of[id(getter)], getter))
+        for queue, getter in closed:  # committed after its MQCLOSE's note (ackledger)
+            ackledger.note(self, queue, getter.topic, getter.group, getter.partitions)
         self.beat()
 
     def _finish_after_work(self, queues: list[str], before: dict[str, tuple[int, int]]) -> None:

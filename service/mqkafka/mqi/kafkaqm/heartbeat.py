@@ -310,11 +310,12 @@ class ConnectionTable:
     def acked(self, queue: str, topic_id: str | None = None) -> AckedSpans:
         """What every connection known here (alive or not, till its tombstone) said at its
         newest answer it acknowledged at or above the share group's start on ``queue``, and
-        what the ledgers name for it (with ``topic_id`` given: only of that topic)."""
+        what the ledgers name for it: only for ``topic_id``, the queue's topic as Kafka now
+        answers it (a queue deleted and defined again starts its offsets afresh)."""
         with self._lock:
             named = [a[queue] for a in self._acked.values() if queue in a]
             lines = [ledger[queue] for ledger in self._ledgers.values() if queue in ledger]
-        named += [e.spans for e in lines if topic_id is None or e.topic_id in ("", topic_id)]
+        named += [e.spans for e in lines if topic_id is not None and e.topic_id == topic_id]
         return NONE.union(*named)
 
     def ledgers(self, queue: str) -> dict[str, LedgerEntry]:

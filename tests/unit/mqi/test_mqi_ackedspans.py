@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from mqkafka.mq.errors import MQError
 from mqkafka.mqi.kafkaqm.ackedspans import (
     LEDGER_PREFIX,
+    MAX_SPANS,
     NONE,
     AckedSpans,
     LedgerEntry,
@@ -134,3 +135,10 @@ def test_ledgers_are_not_connections_and_name_their_topics_lines_only() -> None:
     table.apply(key, encode_ledger(ledger), 100.2)
     table.apply(key, None, 100.3)
     assert not table.acked("R", "bb") and table.ledger(key) == {}
+
+
+def test_a_getter_names_at_most_max_spans_the_lowest_ones() -> None:
+    above = [(0, o) for o in range(0, 2 * MAX_SPANS + 10, 2)]  # every other record
+    named = acked_above({}, above, {0: 0})
+    assert len(named.spans()) == MAX_SPANS and (0, 0) in named
+    assert (0, 2 * (MAX_SPANS - 1)) in named and (0, 2 * MAX_SPANS) not in named

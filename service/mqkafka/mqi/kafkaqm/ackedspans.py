@@ -118,6 +118,12 @@ class AckedSpans:
 
 NONE = AckedSpans()
 
+# The most spans one answer or ledger line names (about 20 bytes each in a heartbeat, whose
+# record must stay well under Kafka's 1 MB): the lowest are kept, those a browse meets first;
+# what lies above them is counted from the lag as before (getters alternating record by
+# record above a start held back for long are the one way to reach it).
+MAX_SPANS = 5_000
+
 
 def acked_above(
     floors: Mapping[int, int], above: Iterable[Position], starts: Mapping[int, int]
@@ -134,7 +140,10 @@ def acked_above(
         if floor > start:
             spans.append((partition, start, floor - 1))
     spans += [(p, o, o) for p, o in above if starts.get(p, -1) >= 0 and o >= starts[p]]
-    return AckedSpans(spans)
+    named = AckedSpans(spans)
+    if len(named.spans()) <= MAX_SPANS:
+        return named
+    return AckedSpans(sorted(named.spans(), key=lambda s: (s[1], s[0]))[:MAX_SPANS])
 
 
 # ---- the ledger: what a connection acknowledged above the start, after its MQCLOSE ----------
@@ -188,6 +197,7 @@ def decode_ledger(value: bytes) -> dict[str, LedgerEntry]:
 
 __all__ = [
     "LEDGER_PREFIX",
+    "MAX_SPANS",
     "NONE",
     "AckedSpans",
     "Ledger",

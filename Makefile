@@ -34,15 +34,9 @@ run: install
 # Three workers on two cores: most of an integration test is waiting on Kafka. Each worker
 # has its own broker; a file's tests stay in one worker, so its module fixtures start once.
 # Files are handed out in collection order, the longest first (tests/conftest.py says which).
-# The service suite runs on Faust too (tests/integration/faust/test_faust_*.py), but for its
-# three longest tests, left to test-faust to keep test within its 20 minutes: Kafka's
-# restarts, the scale-out, the two-worker SIGKILL under 3,000 publications (test runs the
-# Faust runtime's own SIGKILL test, tests/integration/faust/test_faust_runtime.py).
-FAUST_LONGEST = --ignore=tests/integration/faust/test_faust_kafka_restart.py \
-  --ignore=tests/integration/faust/test_faust_service_scaleout.py \
-  --deselect tests/integration/faust/test_faust_service_resilience.py::test_sigkill_during_persistent_publications_loses_and_duplicates_nothing
+# The service suite runs on Faust too (tests/integration/faust/test_faust_*.py), all of it.
 test: install lint typecheck
-	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder --durations=25 $(FAUST_LONGEST)
+	$(BIN)/python -m pytest -q -n 3 --dist loadfile --no-loadscope-reorder --durations=25
 
 ## test-faust: the service's integration suite on `mqk serve --runtime faust`, and the Faust
 ## runtime's and applications' own tests: tests/integration/faust (servicesuite.py says how,

@@ -42,6 +42,11 @@ def put_run(
     # an earlier run's template serves this one's first put too (the listener's runs are
     # a receive's worth, ~25 puts: a transfer.put each was ~4% of its puts' CPU)
     template = None if transfer._deletable_by_others(conn, handle) else handle.md_puts.get(shape)
+    # what no put of the run changes, looked up once (the producer property takes a lock
+    # each time it is read: the keeper started, which one read does)
+    usable, now = transfer._usable, conn.clock.now
+    max_length, topic = handle.traits.max_msg_length, handle.topic
+    producer = None
     done = 0
     try:
         for data, msg_id in items:
@@ -55,15 +60,18 @@ def put_run(
                     template = handle.md_puts.get(shape)  # None: each put MQPUT's own
                 continue
             # transfer.put, for a template's put of an MQMD with its MsgId given
-            definition = transfer._usable(conn, handle, "inhibit_put")
-            check_qmgr_length(len(data))
-            if len(data) > handle.traits.max_msg_length:
-                raise failed(RC.MSG_TOO_BIG_FOR_Q, f"{len(data)} bytes")
+            definition = usable(conn, handle, "inhibit_put")
+            size = len(data)
+            check_qmgr_length(size)
+            if size > max_length:
+                raise failed(RC.MSG_TOO_BIG_FOR_Q, f"{size} bytes")
             check_room(conn, handle, definition.max_depth)
-            date, stamp = conn.clock.now()
+            date, stamp = now()
             headers = template.stamped(msg_id, date, stamp)
+            if producer is None:
+                producer = conn.producer
             key = template.key or conn.key
-            produce_put(conn.producer, handle.topic, data, key, headers, template.persistent)
+            produce_put(producer, topic, data, key, headers, template.persistent)
             done += 1
     except MQError as error:
         return done, error

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import os
 import shutil
 import subprocess
@@ -56,6 +57,7 @@ def child(activity: bool, batch: int, batches: int, per_ms: int) -> None:
         runs.append([Stamped(r, first + i // per_ms) for i, r in enumerate(pubs)])
     clock = iter([(run[-1].timestamp()[1] + LAG_MS) / 1000 for run in runs])
     d.ctx = dataclasses.replace(d.ctx, clock=lambda: next(clock))
+    gc.freeze()  # the set-up's objects out of the collections the batches trigger
     handled = 0
     for run in runs[: 1 + batches]:
         handled += len(d.handle(run))

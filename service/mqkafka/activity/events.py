@@ -11,15 +11,14 @@ copy plus one. ``tests/unit/activity`` checks, with Hypothesis, that fastavro re
 what ``encode`` writes for any event and that ``FastEncoder`` writes the same bytes as
 ``encode``.
 
-A replayed fan-out-1 publication (issue 34: activity's cost to a worker's throughput) is one
-``bytes % args`` of its plan's ``fan_out_1_template`` by the dispatcher itself. What is left
-of the cost is memory, not Python: py-spy of the in-process dispatcher puts most of it on
-reading the template (the plan's one object for its events, out of the cache by the time the
-plan is replayed again) and on the formatting's copy; keeping a tuple per publication and
-encoding the batch's in one loop at its end cost more (+1.65 against +1.35 us a publication
-over no activity, paired medians of 80 interleaved batches of 2,000, the loaded 2-core VM),
-and so did a vectorised version of that loop (zip/map columns joined at once): each object
-a publication's events touch after the replay costs a cache miss.
+A replayed fan-out-1 publication (issue 34: activity's cost to a worker's throughput) is its
+plan's ``fan_out_1_template`` filled in by ``blocks``: compiled, the template is copied into
+the open record with the publication's MsgId, sizes and times; in the Python twin it is a
+``bytes % args``. Before the compiled writer, keeping a tuple per publication and encoding
+the batch's in one loop at its end cost more than the format (+1.65 against +1.35 us a
+publication over no activity, paired medians of 80 interleaved batches of 2,000, the loaded
+2-core VM), and so did a vectorised version of that loop: each object a publication's events
+touch after the replay costs a cache miss.
 """
 
 from __future__ import annotations

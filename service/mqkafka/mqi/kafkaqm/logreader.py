@@ -255,8 +255,11 @@ class LogReader:
             return
         start = self._starts_at.get(partition, -1)
         hide = hidden_records(self._hide.get(partition, 0), start, end, len(held))
-        # the lag counted what others named as acknowledged, and _known passes those over
-        hide = max(hide - self.acked.count(partition, start, end), 0) if start >= 0 else hide
+        # the lag counted what others named acknowledged, and _known passes those over; not
+        # those this process knows of too (a connection here that answered another browser,
+        # or closed since): the count left them out already (known_between)
+        named = sum(1 for r in held if r.position in self.acked and not self._here(r.position))
+        hide = max(hide - named, 0)
         for rec in held:
             if hide > 0 and not self._known(rec.position):
                 hide -= 1  # got by another process, in order
@@ -299,6 +302,10 @@ class LogReader:
             if left <= 0:
                 return None
             self._read(min(left, 0.2))  # everything read: wait for new records
+
+    def _here(self, position: Position) -> bool:
+        """Got by a connection of this process (the count's ``known``)."""
+        return position in self._skip or (self._gone is not None and self._gone(position))
 
     def _known(self, position: Position) -> bool:
         state = self._states.get(position[0])

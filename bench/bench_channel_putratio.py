@@ -15,7 +15,9 @@ it has done them all, persistent ones delivered to Kafka); a Python persistent M
 once Kafka has the record. Target: the listener at least 50% of the Python MQI.
 The listener's and the Java client's CPU a put come from their /proc CPU time sampled every
 10 ms over each Java round (the listener's threads: its connection's Python thread and
-librdkafka's, and which of them used it).
+librdkafka's, and which of them used it); by thread, the listener's busiest Python thread
+(its connection's) and librdkafka thread (its producer's) over each Java round, beside the
+Python MQI's putting thread: what the machine's load moves least.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def bodies(size: int) -> list[bytes]:
 
 PY_THREADS: dict[str, float] = {}  # this process's CPU by thread over the timed Python rounds
 PY_CPU: dict[int, list[float]] = {}  # its CPU seconds a put, by persistence, each round
+PY_THREAD: dict[int, list[float]] = {}  # its putting thread's alone
 
 
 def python_round(
@@ -58,13 +61,15 @@ def python_round(
 ) -> float:
     flush = queue_manager(queue).connection.producer.flush
     before = thread_cpu(os.getpid()) if timed else {}
-    began, cpu = time.perf_counter(), time.process_time()
+    began, cpu, own = time.perf_counter(), time.process_time(), time.thread_time()
     for i in range(n):
         queue.put(pool[i & 1023], MD(Persistence=persistence))
     rate = n / (time.perf_counter() - began)
+    own = time.thread_time() - own
     flush(60)  # delivered before the next round: not in it
     if timed:
         PY_CPU.setdefault(persistence, []).append((time.process_time() - cpu) / n)
+        PY_THREAD.setdefault(persistence, []).append(own / n)
     for name, sec in (thread_cpu(os.getpid()) if timed else {}).items():
         PY_THREADS[name] = PY_THREADS.get(name, 0.0) + sec - before.get(name, 0.0)
     return rate
@@ -81,6 +86,7 @@ class JavaSide:
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True, cwd=cwd)  # fmt: skip
         self.listener_pid = listener_pid
+        self.threads: dict[tuple[int, str], list[float]] = {}
         line = self._line()
         if line != "READY":
             raise SystemExit(f"AsyncPutBench: {line}\n{self.proc.stderr.read()[-3000:]}")  # type: ignore[union-attr]
@@ -90,14 +96,24 @@ class JavaSide:
         return self.proc.stdout.readline().strip()
 
     def round(self, n: int, persistence: int) -> tuple[float, int, int, float, float]:
-        """rate, succeeded, failed, the listener's and the client's CPU seconds a put."""
+        """rate, succeeded, failed, the listener's and the client's CPU seconds a put; the
+        listener's busiest Python thread (its connection's) and librdkafka thread (its
+        producer's) a put in ``threads``, by persistence."""
         assert self.proc.stdin is not None
         stats = f"/proc/{self.listener_pid}/stat", f"/proc/{self.proc.pid}/stat"
+        tasks = task_cpu(self.listener_pid)
         before = [cpu_seconds(s) for s in stats]
         self.proc.stdin.write(f"PUT {n} {persistence}\n")
         self.proc.stdin.flush()
         line = self._line()
         after = [cpu_seconds(s) for s in stats]
+        busiest: dict[str, float] = {}
+        for tid, (name, sec) in task_cpu(self.listener_pid).items():
+            kind = "rdk" if name.startswith("rdk:") else "python"
+            used = sec - tasks.get(tid, (name, 0.0))[1]
+            busiest[kind] = max(busiest.get(kind, 0.0), used)
+        for kind, sec in busiest.items():
+            self.threads.setdefault((persistence, kind), []).append(sec / n)
         words = line.split()
         if not words or words[0] != "APUT":
             raise SystemExit(f"AsyncPutBench: {line!r}\n{self.proc.stderr.read()[-3000:]}")  # type: ignore[union-attr]
@@ -110,6 +126,17 @@ class JavaSide:
         self.proc.stdin.write("END\n")
         self.proc.stdin.flush()
         self.proc.wait(60)
+
+
+def task_cpu(pid: int) -> dict[str, tuple[str, float]]:
+    """Each thread of process ``pid``: its name and CPU seconds."""
+    out: dict[str, tuple[str, float]] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            out[task.name] = (task / "comm").read_text().strip(), cpu_seconds(str(task / "stat"))
+        except OSError:
+            continue
+    return out
 
 
 def thread_cpu(pid: int) -> dict[str, float]:
@@ -181,6 +208,7 @@ def main() -> None:
             time.sleep(5)
             idle = {k: (v - idle.get(k, 0.0)) / 5 for k, v in thread_cpu(listener.pid).items()}
             start_threads = thread_cpu(listener.pid)
+            java.threads.clear()  # the timed rounds' alone
             for index in range(args.rounds):
                 for persistence in kinds:
                     count = args.n if persistence == 0 else args.n_persistent
@@ -230,6 +258,12 @@ def main() -> None:
         python_us = statistics.median(PY_CPU[persistence]) * 1e6
         print(f"    CPU a put (median): listener {listener_us:.1f} us + IBM's client "
               f"{client_us:.1f} us; Python MQI {python_us:.1f} us (its process)")  # fmt: skip
+        conn_us, rdk_us = (sum(java.threads.get((persistence, k), [0.0])) / len(got) * 1e6
+                           for k in ("python", "rdk"))  # fmt: skip
+        own_us = statistics.median(PY_THREAD[persistence]) * 1e6
+        print(f"    by thread (mean over the rounds: 10 ms ticks): the listener's connection "
+              f"{conn_us:.1f} us + its producer's {rdk_us:.1f} us; the Python MQI's putting "
+              f"thread {own_us:.1f} us (median)")  # fmt: skip
     print(
         "  the listener idle, CPU a second by thread: "
         + ", ".join(f"{k} {v:.3f}" for k, v in sorted(idle.items(), key=lambda kv: -kv[1])[:4])

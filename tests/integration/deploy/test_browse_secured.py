@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ from tests.integration.deploy.conftest import SecuredKafka, prepare_namespace
 pytestmark = pytest.mark.kafka
 
 GETTER = """
+import os
 import sys
 from mqkafka.mqi import CMQC as C, GMO, MD
 from mqkafka.mqi.kafkaqm.queue import Queue
@@ -37,7 +39,7 @@ from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 namespace, name = sys.argv[1:3]
 qmgr = QueueManager("QM1", namespace=namespace)  # Kafka and its SASL user: $MQK_KAFKA_CONFIG
 queue = Queue(qmgr, name, C.MQOO_INPUT_SHARED)
-print("ready", flush=True)
+print("ready", qmgr.connection.id, flush=True)
 for line in sys.stdin:  # "sync": the next under syncpoint; a MsgId in hex: that one outside
     got = []
     for word in line.split():
@@ -47,6 +49,8 @@ for line in sys.stdin:  # "sync": the next under syncpoint; a MsgId in hex: that
         if word == "close":
             queue.close()
             continue
+        if word == "crash":  # no MQCLOSE, no MQDISC: its heartbeats stop
+            os._exit(9)
         unit = C.MQGMO_SYNCPOINT if word == "sync" else C.MQGMO_NO_SYNCPOINT
         gmo, md = GMO(Options=C.MQGMO_WAIT | unit, WaitInterval=30000), MD()
         if word != "sync":
@@ -61,16 +65,22 @@ Getting = Callable[[str], str]
 
 
 @contextmanager
-def getter_process(env: dict[str, str], namespace: str, name: str) -> Iterator[Getting]:
+def getter_process(
+    env: dict[str, str], namespace: str, name: str, ids: list[str] | None = None, rc: int = 0
+) -> Iterator[Getting]:
     """Another OS process getting from ``name`` as the application user, one command line
-    at a time (its answer: the bodies got); it ends cleanly when its input closes."""
+    at a time (its answer: the bodies got); it ends cleanly when its input closes (or as
+    ``rc`` says: ``crash`` ends it at once). Its connection's id is added to ``ids``."""
     proc = subprocess.Popen(
         [sys.executable, "-c", GETTER, namespace, name],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
     )  # fmt: skip
     assert proc.stdin is not None and proc.stdout is not None
     stdin, stdout = proc.stdin, proc.stdout
-    assert stdout.readline().strip() == "ready"
+    ready, connection = stdout.readline().split()
+    assert ready == "ready"
+    if ids is not None:
+        ids.append(connection)
 
     def get(command: str) -> str:
         stdin.write(command + "\n")
@@ -80,8 +90,9 @@ def getter_process(env: dict[str, str], namespace: str, name: str) -> Iterator[G
     try:
         yield get
     finally:
-        stdin.close()
-        assert proc.wait(60) == 0
+        with suppress(BrokenPipeError):  # it crashed as asked
+            stdin.close()
+        assert proc.wait(60) == rc
 
 
 def mqi_browse(queue: Queue) -> list[bytes]:
@@ -184,5 +195,56 @@ def test_what_a_getter_got_out_of_order_stays_hidden_after_its_mqclose_and_mqdis
         assert shown() == [[b"n2"]] * 2
         assert a("commit") == ""
         assert shown() == [[b"n2"]] * 2
+    browser.close()
+    qmgr.disconnect()
+
+
+def test_what_a_crashed_getter_named_stays_hidden_after_it_is_reaped(
+    secured_kafka: SecuredKafka,
+) -> None:
+    """Getter B gets k1 by MsgId, a browse has it name k1 in its answer, then B crashes (no
+    MQCLOSE, no MQDISC) while A holds k0; once B's heartbeat expired and a client reaped it
+    (its tombstone takes its answers away), k1 is still never shown: the reaper kept what B
+    named in a ledger record for it."""
+    ns = f"c{uuid.uuid4().hex[:6]}."
+    prepare_namespace(secured_kafka, ns)
+    app_file: Path = secured_kafka.app
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQK_")}
+    env |= {"MQK_KAFKA_CONFIG": str(app_file), "MQK_NAMESPACE": ns}
+    properties = read_properties(app_file)
+    bootstrap = properties.pop("bootstrap.servers")
+    qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=ns, kafka_config=properties)
+    config = load_client_config(config_file=app_file, environ={})
+    name = f"APP.{uuid.uuid4().hex[:8].upper()}"
+    qmgr.define_queue(name)
+    out = Queue(qmgr, name, C.MQOO_OUTPUT)
+    ids = []
+    for body in (b"k0", b"k1", b"k2"):
+        md = MD(Persistence=C.MQPER_PERSISTENT)
+        out.put(body, md)
+        ids.append(md.MsgId)
+    out.close()
+    browser = Queue(qmgr, name, C.MQOO_BROWSE)
+    table = qmgr.connection.replica.connections
+
+    def shown() -> list[list[bytes]]:
+        listed = browse(config, name, namespace=ns, timeout=15)
+        return [mqi_browse(browser), [m.body.text.encode() for m in listed.messages]]
+
+    crashed: list[str] = []
+    with getter_process(env, ns, name) as a:
+        with getter_process(env, ns, name, crashed, rc=9) as b:
+            assert b(ids[1].hex()) == "k1"
+            assert a("sync") == "k0"
+            assert shown() == [[b"k2"]] * 2  # B's answer names k1
+            b("crash")
+        deadline = time.monotonic() + 60
+        while table.heartbeat(crashed[0]) is not None:  # expired, then reaped
+            assert time.monotonic() < deadline, "the crashed getter was not reaped"
+            time.sleep(0.5)
+            qmgr.connection.replica.sync()
+        assert a("backout") == ""
+        assert shown() == [[b"k0", b"k2"]] * 2
+        assert a("sync commit") == "k0"
     browser.close()
     qmgr.disconnect()

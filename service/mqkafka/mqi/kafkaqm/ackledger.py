@@ -9,10 +9,11 @@ below what it got out of order, and a browse that may not read Kafka's share sta
 count those from the lag as the oldest records instead. So at MQCLOSE the connection writes
 what it acknowledged at or above the start (one share-offsets request, only for a queue it
 got something from) in a record of its own, ``acked/<connection id>`` in the heartbeat topic,
-which its MQDISC does not remove. A browse that finds a ledger line for its queue asks the
-start once and removes the line once the start has passed every span, or the line is of
-another topic (a queue deleted and defined again): only lines of connections no longer
-alive, whose owner will not write them again.
+which its MQDISC does not remove; a connection that crashed has what its newest answers
+named kept in one by whoever reaps it (:mod:`.reaper`). A browse that finds a ledger line
+for its queue asks the start once and removes the line once the start has passed every
+span, or the line is of another topic (a queue deleted and defined again): only lines of
+connections no longer alive, whose owner will not write them again.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ from mqkafka.mqi.kafkaqm.ackedspans import (
 )
 
 if TYPE_CHECKING:
+    from mqkafka.mqi.kafkaqm.admin import QueueAdmin
     from mqkafka.mqi.kafkaqm.connection import Connection
+    from mqkafka.mqi.kafkaqm.replica import StateReplica
 
 log = logging.getLogger("mqkafka.mqi.kafkaqm.connection")  # the operator's lines: the MQI's
 
@@ -67,6 +70,38 @@ def note(conn: Connection, queue: str, topic: str, group: str, partitions: int) 
         log.warning("MQCLOSE of %s: its acknowledgements were not noted: %s", queue, error)
 
 
+def keep_for_ended(replica: StateReplica, admin: QueueAdmin, connection: str) -> None:
+    """A connection found ended without MQDISC (its heartbeats stopped: a crash), before its
+    tombstone takes its answers away: what its newest answers named acknowledged above the
+    start, still above it, goes in a ledger record for it (what it acknowledged after that
+    answer is not known to anybody: the lag counts it as before)."""
+    table = replica.connections
+    answered = table.answered_acked(connection)
+    if not answered:
+        return
+    key = LEDGER_PREFIX + connection
+    ledger = table.ledger(key)  # lines its MQCLOSEs wrote
+    for queue, spans in answered.items():
+        topic = replica.settings.topic_of(queue)
+        group = replica.settings.share_group_of(topic)
+        partitions = 1 + max(p for p, _, _ in spans.spans())
+        starts = admin.share_start(topic, group, partitions)
+        topic_id = admin.share_state.topic_id(group)
+        if not topic_id:
+            continue
+        known = ledger.get(queue)
+        if known is not None and known.topic_id == topic_id.hex():
+            spans = spans.union(known.spans)
+        entry = LedgerEntry(topic_id.hex(), spans)
+        if not entry.passed(starts):
+            ledger[queue] = entry
+    if ledger:
+        try:
+            replica.write(replica.settings.connections_topic, key.encode(), encode_ledger(ledger))
+        except MQError as error:
+            log.warning("connection %s: its acknowledgements were not kept: %s", connection, error)
+
+
 def sweep(conn: Connection, queue: str) -> str | None:
     """Before a browse of ``queue`` reads the ledgers: the topic id of the queue (hex; None
     when no ledger names it or Kafka did not say), and the passed lines of connections no
@@ -96,4 +131,4 @@ def sweep(conn: Connection, queue: str) -> str | None:
     return here
 
 
-__all__ = ["note", "sweep"]
+__all__ = ["keep_for_ended", "note", "sweep"]

@@ -318,6 +318,11 @@ class ConnectionTable:
         named += [e.spans for e in lines if topic_id is not None and e.topic_id == topic_id]
         return NONE.union(*named)
 
+    def answered_acked(self, connection: str) -> dict[str, AckedSpans]:
+        """Per queue, what ``connection`` named acknowledged at its newest answer."""
+        with self._lock:
+            return dict(self._acked.get(connection, {}))
+
     def ledgers(self, queue: str) -> dict[str, LedgerEntry]:
         """The ledgers' lines for ``queue``, by record key."""
         with self._lock:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 
+from mqkafka.mqi.kafkaqm import ackledger
 from mqkafka.mqi.kafkaqm.queuestate import Effects, assemble
 from mqkafka.mqi.kafkaqm.replica import StateReplica
 from mqkafka.mqi.rules.lifecycle import ConnectionEnded, QMgrStarted, step
@@ -49,6 +50,7 @@ def reap(
             outcome = step(state, ConnectionEnded(connection, clean=False))
             effects.carry_out(definition, outcome.effects)
             touched.append(definition.name)
+        ackledger.keep_for_ended(replica, effects.admin, connection)  # before its tombstone
         replica.write(replica.settings.connections_topic, connection.encode(), None)
     for definition in replica.catalogue.definitions():
         if definition.logically_deleted and not replica.connections.uses(definition.name):

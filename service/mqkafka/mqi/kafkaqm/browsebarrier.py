@@ -114,10 +114,11 @@ acknowledged at or above the start as Kafka answers it after the commit (``acked
 tombstone (an acknowledgement is for good: a connection that closed its handle since, or
 stopped beating, still counts), and the browse passes over those and counts them out of the
 lag's number, which then passes over only the oldest records nobody named (in-order gets).
-Not covered there: what a connection acknowledged above the start after its last answer and
-before its MQCLOSE or MQDISC, or a connection's list after its MQDISC (its tombstone), while
-an older record stays in flight or available: the lag's count then passes over the oldest
-record instead, as before.
+A connection that closes an input handle writes the same in a ledger record of its own, which
+MQDISC leaves and a reaper writes for a crashed one from its newest answers
+(:mod:`.ackledger`); the browse counts its lines too. Not covered there: what a crashed
+getter acknowledged above the start after its last answer (nobody knows it), while an older
+record stays in flight or available: the lag's count passes over the oldest record instead.
 
 Cost: nobody browsing, nothing (no request, no thread). Each browse call with getters
 elsewhere waits for one beat each way and reads the share state again (about two round

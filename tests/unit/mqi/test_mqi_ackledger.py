@@ -40,7 +40,10 @@ class FakeAdmin:
         self.starts = starts
         self.share_state = SimpleNamespace(topic_id=lambda group: topic_id)
 
+    asked = 0
+
     def share_start(self, topic: str, group: str, partitions: int) -> dict[int, int]:
+        self.asked += 1
         return dict(self.starts)
 
 
@@ -110,4 +113,7 @@ def test_a_browse_sweeps_passed_or_foreign_lines_of_ended_connections_only() -> 
     assert ackledger.sweep(conn, "Q") == here
     assert sorted(table.ledgers("Q")) == [LEDGER_PREFIX + n for n in ("above", "alive")]
     assert len(table.ledgers("R")) == 4  # another queue's lines are left
+    asked = conn.admin.asked
     assert ackledger.sweep(conn, "S") is None  # no line: nothing asked
+    assert ackledger.sweep(conn, "Q") == here  # the same lines as last time: not asked again
+    assert ackledger.sweep(conn, "Q") == here and conn.admin.asked == asked + 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import weakref
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,11 @@ _WRITTEN: weakref.WeakKeyDictionary[Connection, dict[str, LedgerEntry]] = (
     weakref.WeakKeyDictionary()
 )
 _LOCK = threading.Lock()
+# A browse call asks the start for the ledgers at most this often per queue while the same
+# lines stand (a line of a connection still alive stays, and each BROWSE_NEXT is a call):
+# the topic id it answered is kept meanwhile.
+SWEEP_EVERY = 5.0
+_SWEPT: dict[tuple[str, str], tuple[float, frozenset[str], str | None]] = {}
 
 
 def note(conn: Connection, queue: str, topic: str, group: str, partitions: int) -> None:
@@ -112,6 +118,15 @@ def sweep(conn: Connection, queue: str) -> str | None:
         return None
     topic = conn.settings.topic_of(queue)
     group = conn.settings.share_group_of(topic)
+    cached = (conn.settings.connections_topic, topic)
+    with _LOCK:
+        seen = _SWEPT.get(cached)
+    if (
+        seen is not None
+        and seen[1] == frozenset(lines)
+        and time.monotonic() - seen[0] < SWEEP_EVERY
+    ):
+        return seen[2]
     partitions = 1 + max(p for e in lines.values() for p, _, _ in e.spans.spans())
     starts = conn.admin.share_start(topic, group, partitions)
     found = conn.admin.share_state.topic_id(group)
@@ -128,6 +143,8 @@ def sweep(conn: Connection, queue: str) -> str | None:
             conn.replica.write(conn.settings.connections_topic, key.encode(), value, wait=False)
         except MQError as error:
             log.debug("ledger %s not swept: %s", key, error)
+    with _LOCK:
+        _SWEPT[cached] = (time.monotonic(), frozenset(lines), here)
     return here
 
 

@@ -134,13 +134,14 @@ class ChannelConnection:
         by the plain path, that one cost ~10 us more, and was ~10% of a Java client's)."""
         with self._reading:
             inbox = self._inbox
-            if not inbox:  # no backlog: a look is due SCAN_S into the next one, not before
-                self._scanned = time.monotonic()
+            waited = not inbox
             if len(inbox) < 8:
                 self._fill(8)
             length = peek_length(bytes(inbox[:8]), self.max_segment)
             if len(inbox) < length:
                 self._fill(length)
+            if waited:  # no backlog: a look is due SCAN_S into this one (not after the wait)
+                self._scanned = time.monotonic()
 
     def read_segment(self, limit: int) -> tuple[Header, bytes]:
         with self._reading:

@@ -74,32 +74,36 @@ def test_a_damaged_span_list_is_object_damaged(value: object) -> None:
 
 
 def test_a_beat_carries_the_spans_only_when_there_are_some() -> None:
-    acked = {"Q": AckedSpans([(0, 3, 5)])}
+    acked = {"Q": LedgerEntry("aa", AckedSpans([(0, 3, 5)]))}
     again = Heartbeat.decode(Heartbeat("c", flushed={"b": 1}, acked=acked).encode())
     assert dict(again.acked) == acked
-    assert b"acked" not in Heartbeat("c", acked={"Q": NONE}).encode()
+    assert b"acked" not in Heartbeat("c", acked={"Q": LedgerEntry("aa", NONE)}).encode()
     with pytest.raises(MQError):
-        Heartbeat.decode(b'{"schema":1,"connection":"c","queues":{},"acked":{"Q":[[0,3]]}}')
+        Heartbeat.decode(b'{"schema":1,"connection":"c","queues":{},"acked":{"Q":[[0,3,4]]}}')
 
 
 def acked_beat(name: str, flushed: dict[str, int], *spans: tuple[int, int, int]) -> bytes:
-    return Heartbeat(name, flushed=flushed, acked={"Q": AckedSpans(spans)}).encode()
+    line = LedgerEntry("aa", AckedSpans(spans))
+    return Heartbeat(name, flushed=flushed, acked={"Q": line}).encode()
 
 
 def test_the_table_names_every_connections_newest_answer_till_its_tombstone() -> None:
     """An acknowledgement is for good: the newest answer of each connection counts, alive
-    or not (a getter that closed since, or stopped beating), until its tombstone."""
+    or not (a getter that closed since, or stopped beating), until its tombstone; for the
+    topic it was about only (a queue defined again has another), none when that is not known."""
     table = ConnectionTable(timeout=10.0)
     table.apply("g", acked_beat("g", {"b": 1}, (0, 3, 3)), 100.0)
     table.apply("h", acked_beat("h", {"b": 1}, (0, 7, 8)), 100.0)
     table.apply("g", acked_beat("g", {"b": 1}), 100.1)  # no new answer: stale, not taken
-    assert table.acked("Q").encode() == [[0, 3, 3], [0, 7, 8]]
+    assert table.acked("Q", "aa").encode() == [[0, 3, 3], [0, 7, 8]]
+    assert not table.acked("Q", "bb") and not table.acked("Q")
     table.apply("g", acked_beat("g", {"b": 2}, (0, 3, 4)), 100.2)
-    assert table.acked("Q").encode() == [[0, 3, 4], [0, 7, 8]]
+    assert table.acked("Q", "aa").encode() == [[0, 3, 4], [0, 7, 8]]
     table.apply("x", Heartbeat("x").encode(), 200.0)  # g and h no longer alive: still named
-    assert table.acked("Q").encode() == [[0, 3, 4], [0, 7, 8]] and not table.acked("R")
+    assert table.acked("Q", "aa").encode() == [[0, 3, 4], [0, 7, 8]]
+    assert not table.acked("R", "aa") and len(table.lines_of("Q")) == 2
     table.apply("h", None, 200.1)
-    assert table.acked("Q").encode() == [[0, 3, 4]]
+    assert table.acked("Q", "aa").encode() == [[0, 3, 4]]
 
 
 def test_a_ledger_line_has_passed_once_the_start_lies_above_every_span() -> None:

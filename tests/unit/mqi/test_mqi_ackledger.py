@@ -82,7 +82,8 @@ def test_no_topic_id_no_line() -> None:
 
 
 def answer(name: str, *spans: tuple[int, int, int]) -> bytes:
-    return Heartbeat(name, flushed={"b": 1}, acked={"Q": AckedSpans(spans)}).encode()
+    line = LedgerEntry(TOPIC_ID.hex(), AckedSpans(spans))
+    return Heartbeat(name, flushed={"b": 1}, acked={"Q": line}).encode()
 
 
 def test_a_reaper_keeps_a_crashed_connections_answers_above_the_start() -> None:

@@ -171,13 +171,25 @@ class LedgerEntry:
 Ledger = Mapping[str, LedgerEntry]  # queue -> its line
 
 
+def encode_lines(ledger: Ledger) -> dict[str, dict[str, object]]:
+    """The lines as a heartbeat's ``acked`` map and a ledger record carry them."""
+    return {q: {"topic": e.topic_id, "spans": e.spans.encode()} for q, e in sorted(ledger.items())}
+
+
+def decode_lines(value: object) -> dict[str, LedgerEntry]:
+    """From :func:`encode_lines`' form; ``MQRC_OBJECT_DAMAGED`` when it is not one."""
+    try:
+        assert isinstance(value, dict)
+        return {
+            str(q): LedgerEntry(str(e["topic"]), AckedSpans.decode(e["spans"]))
+            for q, e in value.items()
+        }
+    except (AssertionError, KeyError, TypeError) as error:
+        raise MQError(RC.OBJECT_DAMAGED, f"acknowledged lines: {error!r}") from None
+
+
 def encode_ledger(ledger: Ledger) -> bytes:
-    body = {
-        "schema": 1,
-        "acked": {
-            q: {"topic": e.topic_id, "spans": e.spans.encode()} for q, e in sorted(ledger.items())
-        },
-    }
+    body = {"schema": 1, "acked": encode_lines(ledger)}
     return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
 
@@ -187,10 +199,7 @@ def decode_ledger(value: bytes) -> dict[str, LedgerEntry]:
         body = json.loads(value)
         if body.get("schema") != 1:
             raise ValueError("unknown schema")
-        return {
-            str(q): LedgerEntry(str(e["topic"]), AckedSpans.decode(e["spans"]))
-            for q, e in body["acked"].items()
-        }
+        return decode_lines(body["acked"])
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise MQError(RC.OBJECT_DAMAGED, f"acknowledgement ledger: {error}") from None
 
@@ -205,5 +214,7 @@ __all__ = [
     "Span",
     "acked_above",
     "decode_ledger",
+    "decode_lines",
     "encode_ledger",
+    "encode_lines",
 ]

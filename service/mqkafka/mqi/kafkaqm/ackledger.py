@@ -87,18 +87,14 @@ def keep_for_ended(replica: StateReplica, admin: QueueAdmin, connection: str) ->
         return
     key = LEDGER_PREFIX + connection
     ledger = table.ledger(key)  # lines its MQCLOSEs wrote
-    for queue, spans in answered.items():
+    for queue, entry in answered.items():
         topic = replica.settings.topic_of(queue)
         group = replica.settings.share_group_of(topic)
-        partitions = 1 + max(p for p, _, _ in spans.spans())
+        partitions = 1 + max(p for p, _, _ in entry.spans.spans())
         starts = admin.share_start(topic, group, partitions)
-        topic_id = admin.share_state.topic_id(group)
-        if not topic_id:
-            continue
         known = ledger.get(queue)
-        if known is not None and known.topic_id == topic_id.hex():
-            spans = spans.union(known.spans)
-        entry = LedgerEntry(topic_id.hex(), spans)
+        if known is not None and known.topic_id == entry.topic_id:
+            entry = LedgerEntry(entry.topic_id, entry.spans.union(known.spans))
         if not entry.passed(starts):
             ledger[queue] = entry
     if ledger:
@@ -109,13 +105,14 @@ def keep_for_ended(replica: StateReplica, admin: QueueAdmin, connection: str) ->
 
 
 def sweep(conn: Connection, queue: str) -> str | None:
-    """Before a browse of ``queue`` reads the ledgers: the topic id of the queue (hex; None
-    when no ledger names it or Kafka did not say), and the passed lines of connections no
-    longer alive taken out."""
+    """Before a browse of ``queue`` reads the answers' and ledgers' lines: the topic id of
+    the queue (hex; None when no line names it or Kafka did not say), and the passed lines
+    of connections no longer alive taken out."""
     table = conn.replica.connections
-    lines = table.ledgers(queue)
-    if not lines:
+    named = table.lines_of(queue)
+    if not named:
         return None
+    lines = table.ledgers(queue)
     topic = conn.settings.topic_of(queue)
     group = conn.settings.share_group_of(topic)
     cached = (conn.settings.connections_topic, topic)
@@ -127,7 +124,7 @@ def sweep(conn: Connection, queue: str) -> str | None:
         and time.monotonic() - seen[0] < SWEEP_EVERY
     ):
         return seen[2]
-    partitions = 1 + max(p for e in lines.values() for p, _, _ in e.spans.spans())
+    partitions = 1 + max(p for e in named for p, _, _ in e.spans.spans())
     starts = conn.admin.share_start(topic, group, partitions)
     found = conn.admin.share_state.topic_id(group)
     here = found.hex() if found else None

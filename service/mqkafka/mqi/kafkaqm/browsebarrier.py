@@ -142,7 +142,7 @@ from typing import TYPE_CHECKING
 from mqkafka.mq.errors import MQError
 from mqkafka.mqi.kafkaqm import ackledger
 from mqkafka.mqi.kafkaqm import liveconnections as live
-from mqkafka.mqi.kafkaqm.ackedspans import NONE, AckedSpans, acked_above
+from mqkafka.mqi.kafkaqm.ackedspans import NONE, AckedSpans, LedgerEntry, acked_above
 from mqkafka.mqi.kafkaqm.heartbeat import ConnectionTable, FlushRequest, Heartbeat
 from mqkafka.mqi.rules.matching import Position
 
@@ -279,10 +279,12 @@ class BrowseBarrier:
                     lane.commit(sync=True)
                 except MQError as error:  # not acknowledged: the records come back
                     log.warning("browse barrier: committing gets of %s: %s", name, error)
-        acked: dict[str, AckedSpans] = {}
+        acked: dict[str, LedgerEntry] = {}
         for name, getter in getters:  # after the commits: what they acknowledged is named
             if name in queues and name not in acked:
-                acked[name] = acked_of(conn, getter)
+                line = acked_of(conn, getter)
+                if line is not None:
+                    acked[name] = line
         with self._lock:
             self._answered = answered_after(self._answered, owing, requests)
         if queues:  # a connection that gets none of them is not waited for
@@ -352,7 +354,7 @@ class BrowseBarrier:
         held = frozenset().union(*(table.held(c, queue) for c in getters))
         return Settled(None, held, table.acked(queue, topic_id))
 
-    def _beat(self, conn: Connection, acked: Mapping[str, AckedSpans] | None = None) -> None:
+    def _beat(self, conn: Connection, acked: Mapping[str, LedgerEntry] | None = None) -> None:
         """The connection's heartbeat with the barrier's maps, written and acknowledged. The
         connection's own beats leave them out: the table keeps the highest request and
         answer it saw, so a later beat without them takes nothing back."""
@@ -380,15 +382,18 @@ class BrowseBarrier:
         conn.replica.flush()
 
 
-def acked_of(conn: Connection, getter: Getter) -> AckedSpans:
+def acked_of(conn: Connection, getter: Getter) -> LedgerEntry | None:
     """What ``conn`` knows it acknowledged of ``getter``'s queue at or above the share
-    group's start, as Kafka answers it now (nothing where it cannot be asked)."""
+    group's start, as Kafka answers it now, with the topic's id (None: nothing, or Kafka
+    could not be asked)."""
     consumed = conn.consumed.get(getter.topic)
     if consumed is None:
-        return NONE
+        return None
     starts = conn.admin.share_start(getter.topic, getter.group, getter.partitions)
+    topic_id = conn.admin.share_state.topic_id(getter.group)
     floors, above = consumed.snapshot()
-    return acked_above(floors, above, starts)
+    spans = acked_above(floors, above, starts)
+    return LedgerEntry(topic_id.hex(), spans) if spans and topic_id else None
 
 
 _BARRIERS: weakref.WeakKeyDictionary[Connection, BrowseBarrier] = weakref.WeakKeyDictionary()

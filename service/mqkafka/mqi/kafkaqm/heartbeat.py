@@ -18,8 +18,9 @@ A beat also carries the browse barrier's two maps (:mod:`.browsebarrier`): ``flu
 queues this connection is about to browse with its request number, and ``flushed``, per
 requesting connection the highest request number this one answered; with an answer,
 ``held``: per queue, the messages it got under syncpoint and has not committed (MQ's browse
-never shows them), and ``acked``: per queue, the spans of records it acknowledged at or above
-the share group's start offset (:mod:`.ackedspans`: what a browse that may not read Kafka's
+never shows them), and ``acked``: per queue, the topic's id and the spans of records it
+acknowledged at or above the share group's start offset (:mod:`.ackedspans`: what a browse
+that may not read Kafka's
 share state passes over). All are left out of the record while empty, so a beat without them
 is the same bytes as before.
 """
@@ -40,6 +41,8 @@ from mqkafka.mqi.kafkaqm.ackedspans import (
     AckedSpans,
     LedgerEntry,
     decode_ledger,
+    decode_lines,
+    encode_lines,
 )
 from mqkafka.mqi.rules.dynamic import Liveness
 from mqkafka.mqi.rules.matching import Position
@@ -94,8 +97,8 @@ class Heartbeat:
     flushed: Mapping[str, int] = field(default_factory=lambda: _numbers({}))  # requester -> no.
     # queue -> the (partition, offset) of each message got under syncpoint, not yet committed
     held: Mapping[str, frozenset[tuple[int, int]]] = field(default_factory=lambda: _held({}))
-    # queue -> what it acknowledged at or above the share group's start (ackedspans)
-    acked: Mapping[str, AckedSpans] = field(default_factory=lambda: _acked({}))
+    # queue -> what it acknowledged at or above the share group's start, and of which topic
+    acked: Mapping[str, LedgerEntry] = field(default_factory=lambda: _acked({}))
 
     def __post_init__(self) -> None:
         if not self.connection:
@@ -128,7 +131,7 @@ class Heartbeat:
         if self.held:
             body["held"] = {q: sorted(map(list, p)) for q, p in sorted(self.held.items())}
         if self.acked:
-            body["acked"] = {q: s.encode() for q, s in sorted(self.acked.items())}
+            body["acked"] = encode_lines(self.acked)
         return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
 
     @classmethod
@@ -149,7 +152,7 @@ class Heartbeat:
                 dict(body.get("flush", {})),
                 dict(body.get("flushed", {})),
                 {q: frozenset(map(tuple, p)) for q, p in body.get("held", {}).items()},
-                {q: AckedSpans.decode(s) for q, s in body.get("acked", {}).items()},
+                decode_lines(body.get("acked", {})),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise MQError(RC.OBJECT_DAMAGED, f"heartbeat record: {error}") from None
@@ -178,11 +181,11 @@ def _held(mapping: Mapping[str, frozenset[tuple[int, int]]]) -> Mapping[str, fro
     return MappingProxyType({q: frozenset(p) for q, p in mapping.items() if p})
 
 
-def _acked(mapping: Mapping[str, AckedSpans]) -> Mapping[str, AckedSpans]:
-    for queue, spans in mapping.items():
-        if not isinstance(queue, str) or not isinstance(spans, AckedSpans):
-            raise MQError(RC.OBJECT_DAMAGED, f"acknowledged spans {queue!r}: {spans!r}")
-    return MappingProxyType({q: s for q, s in mapping.items() if s})
+def _acked(mapping: Mapping[str, LedgerEntry]) -> Mapping[str, LedgerEntry]:
+    for queue, line in mapping.items():
+        if not isinstance(queue, str) or not isinstance(line, LedgerEntry):
+            raise MQError(RC.OBJECT_DAMAGED, f"acknowledged spans {queue!r}: {line!r}")
+    return MappingProxyType({q: e for q, e in mapping.items() if e.spans})
 
 
 @dataclass(frozen=True)
@@ -216,7 +219,7 @@ class ConnectionTable:
         self._held: dict[str, Mapping[str, frozenset[Position]]] = {}
         # per connection, what it acknowledged above the share group's start, at its newest
         # answer (kept till its tombstone: an acknowledgement is for good)
-        self._acked: dict[str, Mapping[str, AckedSpans]] = {}
+        self._acked: dict[str, Mapping[str, LedgerEntry]] = {}
         # the ledgers of connections that closed their input handles or ended (ackedspans):
         # record key -> queue -> its line; not connections, so never listed nor reaped
         self._ledgers: dict[str, dict[str, LedgerEntry]] = {}
@@ -312,13 +315,21 @@ class ConnectionTable:
         newest answer it acknowledged at or above the share group's start on ``queue``, and
         what the ledgers name for it: only for ``topic_id``, the queue's topic as Kafka now
         answers it (a queue deleted and defined again starts its offsets afresh)."""
+        if topic_id is None:
+            return NONE
         with self._lock:
-            named = [a[queue] for a in self._acked.values() if queue in a]
-            lines = [ledger[queue] for ledger in self._ledgers.values() if queue in ledger]
-        named += [e.spans for e in lines if topic_id is not None and e.topic_id == topic_id]
-        return NONE.union(*named)
+            lines = [a[queue] for a in self._acked.values() if queue in a]
+            lines += [ledger[queue] for ledger in self._ledgers.values() if queue in ledger]
+        return NONE.union(*(e.spans for e in lines if e.topic_id == topic_id))
 
-    def answered_acked(self, connection: str) -> dict[str, AckedSpans]:
+    def lines_of(self, queue: str) -> list[LedgerEntry]:
+        """Every answer's and ledger's line for ``queue``, whatever its topic."""
+        with self._lock:
+            return [
+                a[queue] for a in (*self._acked.values(), *self._ledgers.values()) if queue in a
+            ]
+
+    def answered_acked(self, connection: str) -> dict[str, LedgerEntry]:
         """Per queue, what ``connection`` named acknowledged at its newest answer."""
         with self._lock:
             return dict(self._acked.get(connection, {}))

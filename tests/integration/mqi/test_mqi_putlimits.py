@@ -195,6 +195,16 @@ def _limit_topic(bootstrap: str, topic: str, max_message_bytes: int) -> None:
     resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=[limit])
     for future in admin.incremental_alter_configs([resource]).values():
         future.result(30)
+    # The alter returns once the controller has it; the broker takes it from the metadata log
+    # afterwards (a loaded clean-clone run's put got in before): wait until the broker says it.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        described = admin.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, topic)])
+        entries = next(iter(described.values())).result(30)
+        if entries["max.message.bytes"].value == str(max_message_bytes):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{topic}'s max.message.bytes never became {max_message_bytes}")
 
 
 def test_a_stream_takes_more_publications_than_its_maxdepth(

@@ -8,14 +8,14 @@ publication, the hot path, is one call of its ``fan_out_1``, which the dispatche
 (``fan_out_1`` here: the store's method, bound once), other replays ``replayed``.
 
 Where the cost went (issue 34 point 4): in Python the fan-out-1 path was ~4,900 instructions
-a publication over no activity's ~30,200 (eval loop ~3,000, the ``%`` format ~1,500, copies
-~600) and a new put time ~9,000 more; compiled, ~1,000 (``blocks``). The records' ~256 KB
-values were faulted in page by page at every transaction until ``service.tuning`` kept freed
-heap. Fewer, larger records would not help (a transaction of 5,000 publications writes ~6),
-and the activity topic cannot be compressed alone: confluent-kafka's producer compresses
-every topic alike (librdkafka's per-topic setting is not reached from Python; lz4 for all cost
-the relay 12-37% more CPU on the corpus), and a second producer would not write in the
-transaction.
+a publication over no activity's ~30,000 in a backlog (eval loop ~3,000, the ``%`` format
+~1,500, copies ~600) and ~14,000 in a live flow (a put time each); compiled, ~1,650 either
+way (``blocks`` has the figures). The records' ~256 KB values were faulted in page by page
+at every transaction until ``service.tuning`` kept freed heap. Fewer, larger records would
+not help (a transaction of 5,000 publications writes ~6), and the activity topic cannot be
+compressed alone: confluent-kafka's producer compresses every topic alike (librdkafka's
+per-topic setting is not reached from Python; lz4 for all cost the relay 12-37% more CPU on
+the corpus), and a second producer would not write in the transaction.
 """
 
 from __future__ import annotations

@@ -68,10 +68,11 @@ from mqkafka.mqi.rules.validation import (
 if TYPE_CHECKING:
     from mqkafka.mqi.kafkaqm.pcf import CFBS, CFIF, CFIL, CFIN, CFSF, CFSL, CFST, Filter, PCFExecute
     from mqkafka.mqi.kafkaqm.psclient import PubSub
-    from mqkafka.mqi.kafkaqm.pubsub import Subscription, Topic
+    from mqkafka.mqi.kafkaqm.pubsub import Subscription
     from mqkafka.mqi.kafkaqm.queue import Queue
     from mqkafka.mqi.kafkaqm.queuemanager import QueueManager, connect
     from mqkafka.mqi.kafkaqm.settings import Settings
+    from mqkafka.mqi.kafkaqm.topic import Topic
 
 # pymqi's CMQXC names are defined in rules.cmqxc and carried by CMQC, as pymqi's CMQC carries
 # them; programs also read CMQC's names through CMQXC, so CMQXC answers every CMQC name.
@@ -91,7 +92,7 @@ _LAZY = {
     "QueueManager": "mqkafka.mqi.kafkaqm.queuemanager",
     "PubSub": "mqkafka.mqi.kafkaqm.psclient",
     "Subscription": "mqkafka.mqi.kafkaqm.pubsub",
-    "Topic": "mqkafka.mqi.kafkaqm.pubsub",
+    "Topic": "mqkafka.mqi.kafkaqm.topic",
     "Settings": "mqkafka.mqi.kafkaqm.settings",
     "PCFExecute": "mqkafka.mqi.kafkaqm.pcf",
     "CFST": "mqkafka.mqi.kafkaqm.pcf",

@@ -18,9 +18,10 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mq.responses import Completion, Response, ResponseItem
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, SD, MQMIError
-from mqkafka.mqi.kafkaqm.pubsub import PubSub, Subscription, Topic, raise_for
+from mqkafka.mqi.kafkaqm.pubsub import PubSub, Subscription, raise_for
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+from mqkafka.mqi.kafkaqm.topic import Topic
 from mqkafka.wire.headers import mqmd_from_headers, mqmd_to_headers
 from mqkafka.wire.messagecodec import decode_command, encode_reply
 from tests.integration.mqi.props import (

@@ -5,7 +5,8 @@
 reply from its own temporary dynamic reply queue by CorrelId (the reply's CorrelId is the
 command's MsgId, wire contract §3). The broker service (``mqk serve``) answers them; no reply
 within the timeout is ``MQRC_PUBSUB_INHIBITED`` (2531): the queued pub/sub engine is not
-running. MQSUB and the Topic object (module :mod:`mqkafka.mqi.kafkaqm.pubsub`) are built on it.
+running. MQSUB (module :mod:`mqkafka.mqi.kafkaqm.pubsub`) and the Topic object (module
+:mod:`mqkafka.mqi.kafkaqm.topic`) are built on it.
 """
 
 from __future__ import annotations

@@ -9,10 +9,11 @@ waiting acknowledgements and writes this connection's heartbeat every
 ``heartbeat_interval``, which the shared clients' thread writes until then; that one reaps
 crashed connections (:mod:`mqkafka.mqi.kafkaqm.reaper`).
 
-MQOPEN and MQCLOSE decide with the pure lifecycle machine
-(:mod:`mqkafka.mqi.rules.lifecycle`) over the queue's state as :mod:`mqkafka.mqi.kafkaqm.queuestate`
-assembles it after a catalogue barrier, and carry out its effects. MQPUT and MQGET live in
-:mod:`mqkafka.mqi.kafkaqm.transfer`.
+MQOPEN is :mod:`mqkafka.mqi.kafkaqm.opening`'s (a mixin, as :mod:`mqkafka.mqi.kafkaqm.ondemand`
+is) and makes a :class:`~mqkafka.mqi.kafkaqm.handle.Handle`. MQCLOSE decides with the pure
+lifecycle machine (:mod:`mqkafka.mqi.rules.lifecycle`) over the queue's state as
+:mod:`mqkafka.mqi.kafkaqm.queuestate` assembles it after a catalogue barrier, and carries out
+its effects. MQPUT and MQGET live in :mod:`mqkafka.mqi.kafkaqm.transfer`.
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import partial
 
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
@@ -34,10 +33,12 @@ from mqkafka.mqi.kafkaqm import ackledger
 from mqkafka.mqi.kafkaqm import liveconnections as live
 from mqkafka.mqi.kafkaqm.admin import QueueAdmin
 from mqkafka.mqi.kafkaqm.getter import ACK_FLUSH, Getter
+from mqkafka.mqi.kafkaqm.handle import INPUT, Handle
 from mqkafka.mqi.kafkaqm.heartbeat import Heartbeat, QueueUse
 from mqkafka.mqi.kafkaqm.keeper import KEEPER_TICK
-from mqkafka.mqi.kafkaqm.logreader import Consumed, LogReader
+from mqkafka.mqi.kafkaqm.logreader import Consumed
 from mqkafka.mqi.kafkaqm.ondemand import OnDemand
+from mqkafka.mqi.kafkaqm.opening import Opening
 from mqkafka.mqi.kafkaqm.putlimits import DepthGate
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
 from mqkafka.mqi.kafkaqm.queuestate import Effects, assemble
@@ -45,62 +46,15 @@ from mqkafka.mqi.kafkaqm.settings import Settings
 from mqkafka.mqi.kafkaqm.sharedclients import acquire, provision_system_objects, release
 from mqkafka.mqi.kafkaqm.syncpoint import UnitOfWork
 from mqkafka.mqi.rules import cmqc as C
-from mqkafka.mqi.rules.catalogue import QueueDefinition
-from mqkafka.mqi.rules.dynamic import DynamicQName, create_dynamic_queue
 from mqkafka.mqi.rules.errors import failed
-from mqkafka.mqi.rules.lifecycle import (
-    Close,
-    Commit,
-    DeleteAuthority,
-    Open,
-    OpenHandle,
-    allow_all,
-    step,
-)
-from mqkafka.mqi.rules.putmd import (
-    DefaultContext,
-    DefaultPut,
-    IdSource,
-    PutClock,
-    QueueTraits,
-    TemplatePut,
-)
-from mqkafka.mqi.rules.structs import OD, mqchars
-from mqkafka.mqi.rules.validation import check_close_options, check_open_options
-from mqkafka.wire.names import validate_object_name
+from mqkafka.mqi.rules.lifecycle import Close, Commit, DeleteAuthority, allow_all, step
+from mqkafka.mqi.rules.putmd import DefaultContext, IdSource, PutClock
+from mqkafka.mqi.rules.validation import check_close_options
 
 log = logging.getLogger(__name__)
 
-INPUT = C.MQOO_INPUT_AS_Q_DEF | C.MQOO_INPUT_SHARED | C.MQOO_INPUT_EXCLUSIVE
 
-
-@dataclass
-class Handle:
-    """One open queue (an hobj)."""
-
-    hobj: int
-    name: str
-    topic: str
-    group: str
-    partitions: int
-    options: int
-    user: str
-    created: bool
-    traits: QueueTraits
-    getter: Getter | None = None
-    browser: LogReader | None = None
-    cursor: Rec | None = None
-    open: bool = field(default=True)
-    default_put: DefaultPut | None = None  # MQPUT(msg) headers, made on the first such put
-    # MQPUT(msg, md) records by the MD's fields (putmd.TemplatePut), a few per handle
-    md_puts: dict[tuple[object, ...], TemplatePut] = field(default_factory=dict)
-
-    @property
-    def encoded_name(self) -> bytes:
-        return self.name.encode()
-
-
-class Connection(OnDemand):
+class Connection(Opening, OnDemand):
     """A connected hconn. Built by :func:`mqkafka.mqi.kafkaqm.queuemanager.connect`."""
 
     def __init__(self, settings: Settings, authority: DeleteAuthority = allow_all) -> None:
@@ -152,6 +106,10 @@ class Connection(OnDemand):
             # non-persistent put may leave in one batch with the next (a topic's limit then
             # refuses both). The listener's idle connections are the ones worth the wait.
             self.producer  # noqa: B018 - made (and the keeper started) by asking
+
+    def require(self) -> None:
+        if not self.connected:
+            raise failed(RC.HCONN_ERROR, "the connection is not open")
 
     # ---- heartbeats and the keeper thread ------------------------------------------------
 
@@ -217,114 +175,7 @@ class Connection(OnDemand):
             self.beat(flush=False)
         return due
 
-    # ---- MQOPEN ----------------------------------------------------------------------
-
-    def require(self) -> None:
-        if not self.connected:
-            raise failed(RC.HCONN_ERROR, "the connection is not open")
-
-    def definition(self, name: str) -> QueueDefinition:
-        """The catalogue's definition; a queue topic without one (made by the broker service
-        or ``mqk topics apply``) is adopted as a predefined local queue."""
-        found = self.replica.lookup(name)
-        if found is not None:
-            return found
-        if self.admin.partitions_of(self.settings.topic_of(name)) is None:
-            raise failed(RC.UNKNOWN_OBJECT_NAME, f"no queue {name}")
-        adopted = QueueDefinition(name, description="adopted: topic made outside the MQI")
-        self.replica.define(adopted)
-        return adopted
-
-    def open(self, od: OD, options: int) -> Handle:
-        self.require()
-        self.finish_collected()  # an exclusive open after a collected one finds it closed
-        check_open_options(options)
-        if od.ObjectType != C.MQOT_Q:
-            raise failed(RC.OBJECT_TYPE_ERROR, f"ObjectType {od.ObjectType} is not MQOT_Q")
-        qmgr = mqchars(od.ObjectQMgrName)
-        if qmgr and qmgr != self.settings.qmgr_name:
-            # One queue manager is emulated: another name is one it does not know.
-            raise failed(RC.UNKNOWN_REMOTE_Q_MGR, f"unknown queue manager {qmgr}")
-        try:
-            name = validate_object_name(mqchars(od.ObjectName))
-        except MQError as error:
-            raise failed(RC.OBJECT_NAME_ERROR, error.detail) from None
-        self.replica.sync()
-        definition = self.definition(name)
-        if definition.logically_deleted:
-            raise failed(RC.Q_DELETED, f"{name} is being deleted")
-        created = False
-        if definition.is_model:
-            definition = self._create_dynamic(definition, od.DynamicQName)
-            created = True
-            od.ObjectName = definition.name.encode()
-            od.ObjectQMgrName = self.settings.qmgr_name.encode()
-        user = self.settings.user
-        if options & C.MQOO_ALTERNATE_USER_AUTHORITY and mqchars(od.AlternateUserId):
-            user = mqchars(od.AlternateUserId)
-        with self._lock:
-            hobj = self._next_hobj
-            self._next_hobj += 1
-            self._check_exclusive(definition.name, options)
-            state = assemble(
-                definition,
-                own=self._own_handles(definition.name),
-                others=self.replica.connections.uses(definition.name, exclude=self.id),
-                own_connection=self.id,
-                own_work=self.uow.work().get(definition.name, (0, 0)),
-            )
-            outcome = step(state, Open(hobj, self.id, options, user, creates=created))
-            if not outcome.ok:
-                raise failed(outcome.reason, f"MQOPEN of {definition.name}")
-            handle = self._handle(hobj, definition, options, user, created)
-            self.handles[hobj] = handle
-        od.ResolvedQName = definition.name.encode()
-        self.beat()
-        return handle
-
-    def _handle(
-        self, hobj: int, definition: QueueDefinition, options: int, user: str, created: bool
-    ) -> Handle:
-        topic = self.settings.topic_of(definition.name)
-        partitions = self.admin.partitions_of(topic)
-        if partitions is None:
-            raise failed(RC.Q_DELETED, f"the topic of {definition.name} is gone")
-        group = self.settings.share_group_of(topic)
-        traits = QueueTraits(
-            definition.name,
-            definition.default_persistence,
-            definition.max_msg_length,
-            definition.is_temporary_dynamic,
-        )
-        handle = Handle(
-            hobj, definition.name, topic, group, partitions, options, user, created, traits
-        )
-        if options & INPUT:
-            self.admin.configure_share_group(group)
-            handle.getter = Getter(
-                self.settings,
-                topic,
-                group,
-                partitions,
-                delivery_limit=self.delivery_limit,
-                requeue=partial(self.requeue, topic),
-                share_starts=lambda: self.admin.share_start(topic, group, partitions),
-                consumed=self.consumed_of(topic),
-                others_waiting=partial(self._other_getters, definition.name, hobj),
-                wake=self.own_keeper().wake,
-            )
-        return handle
-
-    def _other_getters(self, name: str, hobj: int) -> bool:
-        """Does anyone but handle ``hobj`` read queue ``name`` (here or elsewhere)?"""
-        if any(
-            h.name == name and h.hobj != hobj and h.options & INPUT for h in self.handles.values()
-        ):
-            return True
-        return any(
-            u.input_shared or u.input_exclusive
-            for _, u in self.replica.connections.uses(name, exclude=self.id)
-        )
+    # ---- what a depth counts (MQINQ CURDEPTH; MQCLOSE of a dynamic queue) --------------
 
     def settle_acks(self, name: str) -> None:
         """Before a depth of queue ``name`` is asked of Kafka: this connection's waiting
@@ -372,51 +223,6 @@ class Connection(OnDemand):
 
     def consumed_of(self, topic: str) -> Consumed:
         return self.consumed.setdefault(topic, Consumed())
-
-    def _own_handles(self, name: str) -> dict[int, OpenHandle]:
-        return {
-            h.hobj: OpenHandle(self.id, h.options, h.user, h.created)
-            for h in self.handles.values()
-            if h.name == name
-        }
-
-    def _check_exclusive(self, name: str, options: int) -> None:
-        """MQOO_INPUT_EXCLUSIVE against every other input handle, here and elsewhere (2042)."""
-        if not options & INPUT:
-            return
-        others = self.replica.connections.uses(name, exclude=self.id)
-        exclusive = sum(u.input_exclusive for _, u in others)
-        shared = sum(u.input_shared for _, u in others)
-        for handle in self.handles.values():
-            if handle.name == name and handle.options & INPUT:
-                if handle.options & C.MQOO_INPUT_EXCLUSIVE:
-                    exclusive += 1
-                else:
-                    shared += 1
-        wants_exclusive = bool(options & C.MQOO_INPUT_EXCLUSIVE)
-        if exclusive or (wants_exclusive and shared):
-            raise failed(RC.OBJECT_IN_USE, f"{name} is open for exclusive input elsewhere")
-
-    def _create_dynamic(self, model: QueueDefinition, raw_name: bytes) -> QueueDefinition:
-        """MQOPEN of a model queue: claim a name by creating its topic (Kafka creates a topic
-        once, so two applications never get the same queue), then publish the definition."""
-        generated = DynamicQName.parse(raw_name).generated
-        for _ in range(8):
-            definition = create_dynamic_queue(
-                model,
-                raw_name,
-                creator=self.id,
-                user=self.settings.user,
-                taken=self.replica.catalogue.__contains__,
-            )
-            topic = self.settings.topic_of(definition.name)
-            if self.admin.create_topic(topic, self.settings.queue_partitions):
-                self.admin.configure_share_group(self.settings.share_group_of(topic))
-                self.replica.define(definition)
-                return definition
-            if not generated:
-                raise failed(RC.OBJECT_ALREADY_EXISTS, f"queue {definition.name} already exists")
-        raise failed(RC.OBJECT_ALREADY_EXISTS, "no free dynamic queue name")
 
     # ---- MQCLOSE -------------------------------------------------------------------------
 
@@ -567,4 +373,4 @@ class Connection(OnDemand):
         release(self.clients, self)
 
 
-__all__ = ["INPUT", "Connection", "Handle"]
+__all__ = ["Connection"]

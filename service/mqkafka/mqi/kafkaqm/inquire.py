@@ -16,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from mqkafka.mq.reasons import RC
-from mqkafka.mqi.kafkaqm.connection import INPUT, Connection, Handle
+from mqkafka.mqi.kafkaqm.connection import Connection
+from mqkafka.mqi.kafkaqm.handle import INPUT, Handle
 from mqkafka.mqi.kafkaqm.putlimits import QMGR_MAX_MSG_LENGTH
 from mqkafka.mqi.rules import cmqc as C
 from mqkafka.mqi.rules.catalogue import MESSAGE_FORMATS, QueueDefinition

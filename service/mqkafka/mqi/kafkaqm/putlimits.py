@@ -46,7 +46,8 @@ from mqkafka.mqi.rules.catalogue import DEFAULT_MAX_MSG_LENGTH
 from mqkafka.mqi.rules.errors import MQMIError, failed
 
 if TYPE_CHECKING:
-    from mqkafka.mqi.kafkaqm.connection import Connection, Handle
+    from mqkafka.mqi.kafkaqm.connection import Connection
+    from mqkafka.mqi.kafkaqm.handle import Handle
 
 WINDOW = 0.1  # seconds a depth asked of Kafka stands for this connection's puts
 SERVICE_INPUTS = "SYSTEM.BROKER."  # the control queue and the default and admin streams

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm import transfer
-from mqkafka.mqi.kafkaqm.connection import Connection, Handle
+from mqkafka.mqi.kafkaqm.connection import Connection
+from mqkafka.mqi.kafkaqm.handle import Handle
 from mqkafka.mqi.kafkaqm.putlimits import check_qmgr_length, check_room
 from mqkafka.mqi.kafkaqm.putwrite import produce_put
 from mqkafka.mqi.rules.errors import failed

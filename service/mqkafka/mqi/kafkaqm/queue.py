@@ -24,7 +24,7 @@ from mqkafka.mq.errors import MQError
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm import putrun, transfer
 from mqkafka.mqi.kafkaqm.blocks import end_block
-from mqkafka.mqi.kafkaqm.connection import Handle
+from mqkafka.mqi.kafkaqm.handle import Handle
 from mqkafka.mqi.kafkaqm.inquire import inquire_queue, set_queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager, _mqi, _two, string_message
 from mqkafka.mqi.rules import cmqc as C

@@ -27,7 +27,8 @@ from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm import objectadmin, transfer
 from mqkafka.mqi.kafkaqm.blocks import end_block
 from mqkafka.mqi.kafkaqm.channel import CD, CSP, client_bootstrap, environment_options, text
-from mqkafka.mqi.kafkaqm.connection import Connection, Handle
+from mqkafka.mqi.kafkaqm.connection import Connection
+from mqkafka.mqi.kafkaqm.handle import Handle
 from mqkafka.mqi.kafkaqm.inquire import inquire_qmgr
 from mqkafka.mqi.kafkaqm.queuestate import assemble
 from mqkafka.mqi.kafkaqm.settings import Settings

@@ -26,8 +26,9 @@ from typing import Any
 
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi.kafkaqm.browsebarrier import before_browse
-from mqkafka.mqi.kafkaqm.connection import INPUT, Connection, Handle
+from mqkafka.mqi.kafkaqm.connection import Connection
 from mqkafka.mqi.kafkaqm.getter import Taken
+from mqkafka.mqi.kafkaqm.handle import INPUT, Handle
 from mqkafka.mqi.kafkaqm.liveconnections import consumed_in_process, got_in_process
 from mqkafka.mqi.kafkaqm.logreader import LogReader, kafka_share, known_between
 from mqkafka.mqi.kafkaqm.putlimits import check_qmgr_length, check_room

@@ -187,3 +187,16 @@ __all__ = [
     "shown_after_first",
     "shown_after_get",
 ]
+
+
+def mqi_browse(queue: Queue) -> list[bytes]:
+    """Every message BROWSE_FIRST then BROWSE_NEXT shows, until 2033."""
+    shown: list[bytes] = []
+    option = C.MQGMO_BROWSE_FIRST
+    while True:
+        try:
+            shown.append(queue.get(None, MD(), GMO(Options=option)))
+        except MQMIError as error:
+            assert error.reason == RC.NO_MSG_AVAILABLE
+            return shown
+        option = C.MQGMO_BROWSE_NEXT

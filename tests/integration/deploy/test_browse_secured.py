@@ -14,14 +14,15 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from devsupport.browsegetter import mqi_browse
 
-from mqkafka.kafka.clientconfig import load_client_config, read_properties
-from mqkafka.mq.reasons import RC
+from mqkafka.kafka.clientconfig import ClientConfig, load_client_config, read_properties
 from mqkafka.mqi import CMQC as C
-from mqkafka.mqi import GMO, MD, MQMIError
+from mqkafka.mqi import MD
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.query.messages import browse
@@ -95,16 +96,51 @@ def getter_process(
         assert proc.wait(60) == rc
 
 
-def mqi_browse(queue: Queue) -> list[bytes]:
-    shown: list[bytes] = []
-    option = C.MQGMO_BROWSE_FIRST
-    while True:
-        try:
-            shown.append(queue.get(None, MD(), GMO(Options=option)))
-        except MQMIError as error:
-            assert error.reason == RC.NO_MSG_AVAILABLE
-            return shown
-        option = C.MQGMO_BROWSE_NEXT
+@dataclass
+class Scene:
+    """A queue of three persistent messages in a namespace of its own on the SASL broker, an
+    MQI connection and a browse handle as the application user, and what an OS process of
+    that user needs (``env``)."""
+
+    env: dict[str, str]
+    namespace: str
+    name: str
+    ids: list[bytes]
+    qmgr: QueueManager
+    browser: Queue
+    config: ClientConfig
+
+    def shown(self) -> list[list[bytes]]:
+        """What an MQI browse and ``mqk browse`` each show."""
+        listed = browse(self.config, self.name, namespace=self.namespace, timeout=15)
+        return [mqi_browse(self.browser), [m.body.text.encode() for m in listed.messages]]
+
+    def end(self) -> None:
+        self.browser.close()
+        self.qmgr.disconnect()
+
+
+def three_on_a_queue(secured_kafka: SecuredKafka, prefix: str, bodies: tuple[bytes, ...]) -> Scene:
+    ns = f"{prefix}{uuid.uuid4().hex[:6]}."
+    prepare_namespace(secured_kafka, ns)
+    app_file: Path = secured_kafka.app
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MQK_")}
+    env |= {"MQK_KAFKA_CONFIG": str(app_file), "MQK_NAMESPACE": ns}
+    properties = read_properties(app_file)
+    bootstrap = properties.pop("bootstrap.servers")
+    qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=ns, kafka_config=properties)
+    name = f"APP.{uuid.uuid4().hex[:8].upper()}"
+    qmgr.define_queue(name)
+    out = Queue(qmgr, name, C.MQOO_OUTPUT)
+    ids = []
+    for body in bodies:
+        md = MD(Persistence=C.MQPER_PERSISTENT)
+        out.put(body, md)
+        ids.append(md.MsgId)
+    out.close()
+    browser = Queue(qmgr, name, C.MQOO_BROWSE)
+    config = load_client_config(config_file=app_file, environ={})
+    return Scene(env, ns, name, ids, qmgr, browser, config)
 
 
 def test_a_message_got_out_of_order_elsewhere_is_never_shown_without_the_share_state(
@@ -115,29 +151,9 @@ def test_a_message_got_out_of_order_elsewhere_is_never_shown_without_the_share_s
     (m0 back on the queue, still locked to A): m0 and m2, never m1; A gets m0 again and
     commits: m2. B's acknowledgement above the start is named in its barrier answer, and
     stays named after B closed its handle."""
-    ns = f"o{uuid.uuid4().hex[:6]}."
-    prepare_namespace(secured_kafka, ns)
-    app_file: Path = secured_kafka.app
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MQK_")}
-    env |= {"MQK_KAFKA_CONFIG": str(app_file), "MQK_NAMESPACE": ns}
-    properties = read_properties(app_file)
-    bootstrap = properties.pop("bootstrap.servers")
-    qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=ns, kafka_config=properties)
-    config = load_client_config(config_file=app_file, environ={})
-    name = f"APP.{uuid.uuid4().hex[:8].upper()}"
-    qmgr.define_queue(name)
-    out = Queue(qmgr, name, C.MQOO_OUTPUT)
-    ids = []
-    for body in (b"m0", b"m1", b"m2"):
-        md = MD(Persistence=C.MQPER_PERSISTENT)
-        out.put(body, md)
-        ids.append(md.MsgId)
-    out.close()
-    browser = Queue(qmgr, name, C.MQOO_BROWSE)
-
-    def shown() -> list[list[bytes]]:
-        listed = browse(config, name, namespace=ns, timeout=15)
-        return [mqi_browse(browser), [m.body.text.encode() for m in listed.messages]]
+    scene = three_on_a_queue(secured_kafka, "o", (b"m0", b"m1", b"m2"))
+    env, ns, name, ids = scene.env, scene.namespace, scene.name, scene.ids
+    shown = scene.shown
 
     assert shown() == [[b"m0", b"m1", b"m2"]] * 2
     with getter_process(env, ns, name) as a, getter_process(env, ns, name) as b:
@@ -150,8 +166,7 @@ def test_a_message_got_out_of_order_elsewhere_is_never_shown_without_the_share_s
         assert shown() == [[b"m0", b"m2"]] * 2
         assert a("sync commit") == "m0"
         assert shown() == [[b"m2"]] * 2
-    browser.close()
-    qmgr.disconnect()
+    scene.end()
 
 
 def test_what_a_getter_got_out_of_order_stays_hidden_after_its_mqclose_and_mqdisc(
@@ -160,29 +175,9 @@ def test_what_a_getter_got_out_of_order_stays_hidden_after_its_mqclose_and_mqdis
     """Getter B gets n1 by MsgId and closes its handle before anybody browses, then ends
     (MQDISC) while A holds n0, backs it out, and holds it again: no browse shows n1, which
     B's MQCLOSE wrote in its acknowledgement ledger (nobody could ask B any more)."""
-    ns = f"l{uuid.uuid4().hex[:6]}."
-    prepare_namespace(secured_kafka, ns)
-    app_file: Path = secured_kafka.app
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MQK_")}
-    env |= {"MQK_KAFKA_CONFIG": str(app_file), "MQK_NAMESPACE": ns}
-    properties = read_properties(app_file)
-    bootstrap = properties.pop("bootstrap.servers")
-    qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=ns, kafka_config=properties)
-    config = load_client_config(config_file=app_file, environ={})
-    name = f"APP.{uuid.uuid4().hex[:8].upper()}"
-    qmgr.define_queue(name)
-    out = Queue(qmgr, name, C.MQOO_OUTPUT)
-    ids = []
-    for body in (b"n0", b"n1", b"n2"):
-        md = MD(Persistence=C.MQPER_PERSISTENT)
-        out.put(body, md)
-        ids.append(md.MsgId)
-    out.close()
-    browser = Queue(qmgr, name, C.MQOO_BROWSE)
-
-    def shown() -> list[list[bytes]]:
-        listed = browse(config, name, namespace=ns, timeout=15)
-        return [mqi_browse(browser), [m.body.text.encode() for m in listed.messages]]
+    scene = three_on_a_queue(secured_kafka, "l", (b"n0", b"n1", b"n2"))
+    env, ns, name, ids = scene.env, scene.namespace, scene.name, scene.ids
+    shown = scene.shown
 
     with getter_process(env, ns, name) as a:
         with getter_process(env, ns, name) as b:
@@ -195,8 +190,7 @@ def test_what_a_getter_got_out_of_order_stays_hidden_after_its_mqclose_and_mqdis
         assert shown() == [[b"n2"]] * 2
         assert a("commit") == ""
         assert shown() == [[b"n2"]] * 2
-    browser.close()
-    qmgr.disconnect()
+    scene.end()
 
 
 def test_what_a_crashed_getter_named_stays_hidden_after_it_is_reaped(
@@ -206,30 +200,11 @@ def test_what_a_crashed_getter_named_stays_hidden_after_it_is_reaped(
     MQCLOSE, no MQDISC) while A holds k0; once B's heartbeat expired and a client reaped it
     (its tombstone takes its answers away), k1 is still never shown: the reaper kept what B
     named in a ledger record for it."""
-    ns = f"c{uuid.uuid4().hex[:6]}."
-    prepare_namespace(secured_kafka, ns)
-    app_file: Path = secured_kafka.app
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MQK_")}
-    env |= {"MQK_KAFKA_CONFIG": str(app_file), "MQK_NAMESPACE": ns}
-    properties = read_properties(app_file)
-    bootstrap = properties.pop("bootstrap.servers")
-    qmgr = QueueManager("QM1", bootstrap_servers=bootstrap, namespace=ns, kafka_config=properties)
-    config = load_client_config(config_file=app_file, environ={})
-    name = f"APP.{uuid.uuid4().hex[:8].upper()}"
-    qmgr.define_queue(name)
-    out = Queue(qmgr, name, C.MQOO_OUTPUT)
-    ids = []
-    for body in (b"k0", b"k1", b"k2"):
-        md = MD(Persistence=C.MQPER_PERSISTENT)
-        out.put(body, md)
-        ids.append(md.MsgId)
-    out.close()
-    browser = Queue(qmgr, name, C.MQOO_BROWSE)
+    scene = three_on_a_queue(secured_kafka, "c", (b"k0", b"k1", b"k2"))
+    env, ns, name, ids = scene.env, scene.namespace, scene.name, scene.ids
+    qmgr = scene.qmgr
+    shown = scene.shown
     table = qmgr.connection.replica.connections
-
-    def shown() -> list[list[bytes]]:
-        listed = browse(config, name, namespace=ns, timeout=15)
-        return [mqi_browse(browser), [m.body.text.encode() for m in listed.messages]]
 
     crashed: list[str] = []
     with getter_process(env, ns, name) as a:
@@ -246,5 +221,4 @@ def test_what_a_crashed_getter_named_stays_hidden_after_it_is_reaped(
         assert a("backout") == ""
         assert shown() == [[b"k0", b"k2"]] * 2
         assert a("sync commit") == "k0"
-    browser.close()
-    qmgr.disconnect()
+    scene.end()

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
+from devsupport.browsegetter import mqi_browse
 
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq.reasons import RC
@@ -22,19 +23,6 @@ Getting = Callable[[str], str]  # a command to the getter process -> the bodies 
 pytestmark = pytest.mark.kafka
 
 Connect = Callable[..., QueueManager]
-
-
-def mqi_browse(queue: Queue) -> list[bytes]:
-    """Every message BROWSE_FIRST then BROWSE_NEXT shows, until 2033."""
-    shown: list[bytes] = []
-    option = C.MQGMO_BROWSE_FIRST
-    while True:
-        try:
-            shown.append(queue.get(None, MD(), GMO(Options=option)))
-        except MQMIError as error:
-            assert error.reason == RC.NO_MSG_AVAILABLE
-            return shown
-        option = C.MQGMO_BROWSE_NEXT
 
 
 def cli_browse(kafka_bootstrap: str, namespace: str, name: str) -> list[bytes]:

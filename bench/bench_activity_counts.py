@@ -28,7 +28,8 @@ import tempfile
 from pathlib import Path
 
 from bench.bench_fanout import CorpusRecord, dispatcher, publications
-from mqkafka.activity.blocks import COMPILED
+from mqkafka.activity.blocks import COMPILED, PyBlocks
+from mqkafka.activity.builder import MAX_BATCH_BYTES, ActivityRecorder
 
 BASE_MS = 1_800_000_000_000  # put times of the batches: a ms since 1970, as Kafka's
 LAG_MS = 40  # the batches are processed this long after their last put time
@@ -45,11 +46,13 @@ class Stamped(CorpusRecord):
         return (1, self._put_ms)
 
 
-def child(activity: bool, batch: int, batches: int, per_ms: int) -> None:
+def child(activity: bool, batch: int, batches: int, per_ms: int, python: bool) -> None:
     """Handle a warm-up batch and ``batches`` more (run under cachegrind)."""
     d = dispatcher(1)
     if not activity:
         d.activity = None
+    elif python:
+        d.activity = ActivityRecorder("mqk-activity", "QM1", "bench", PyBlocks(MAX_BATCH_BYTES))
     pubs = [r for r in publications(batch, 256) if isinstance(r, CorpusRecord)]
     runs = []
     for n in range(1 + max(batches, 3)):  # made alike whatever ``batches`` is
@@ -77,11 +80,14 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=5000)
     parser.add_argument("--batches", type=int, default=3)
     parser.add_argument("--per-ms", type=int, nargs="+", default=[20, 1])
+    parser.add_argument(
+        "--python", action="store_true", help="the Python twin of the compiled blocks"
+    )
     parser.add_argument("--child", choices=["on", "off"], help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child == "on", args.batch, args.count, args.per_ms[0])
+        child(args.child == "on", args.batch, args.count, args.per_ms[0], args.python)
         return
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed (apt-get install valgrind)")
@@ -104,6 +110,7 @@ def main() -> None:
                         f"--count={count}",
                         f"--batch={args.batch}",
                         f"--per-ms={per_ms}",
+                        *(["--python"] if args.python else []),
                     ],
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
@@ -122,7 +129,7 @@ def main() -> None:
         print(
             f"{per_ms:>2} publications a put ms: off {off:,.0f}, on {on:,.0f} instructions a"
             f" publication (activity +{on - off:,.0f}); off / on {off / on:.3f}"
-            f" (blocks {'compiled' if COMPILED else 'in Python'})"
+            f" (blocks {'compiled' if COMPILED and not args.python else 'in Python'})"
         )
 
 

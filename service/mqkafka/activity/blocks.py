@@ -5,11 +5,17 @@ they come (``ActivityRecorder``'s store; issue 34 point 4).
 setup.py) and here in Python, which is the reference and the fallback. A replayed fan-out-1
 publication, nearly every one under load, is one ``fan_out_1`` call: its plan's
 ``events.fan_out_1_template`` filled in with the publication's MsgId, sizes and times. In
-Python that is the put time's parts kept per batch, two sizes looked up, a ``%`` format,
-the block kept and folded into records every ``SETTLE_BLOCKS``: ~4,900 instructions a
-publication over no activity's ~30,200, ~14,100 where each publication has a put time of
-its own (a live flow); in C it is one call that writes the block into the open record,
-~1,000 either way (cachegrind, ``bench.bench_activity_counts``).
+Python that is the put time's parts kept per batch, two sizes looked up, a ``%`` format, the
+block kept and folded into records every ``SETTLE_BLOCKS``; in C, one call that parses the
+template as it copies it into the open record, the times and sizes encoded on the stack.
+Cachegrind, the in-process dispatcher, 256 B fan-out 1, batches of 5,000
+(``bench.bench_activity_counts --batches 4``), instructions a publication over no activity's
+~33,800 (20 publications a put ms: a backlog) and ~37,800 (a put time each: a live flow):
+compiled +1,630 and +1,700 (off / on 0.954 and 0.957); the Python twin +6,940 and +18,460
+(0.83 and 0.67: a method call more than the inline format it replaced). Of the compiled
+~1,650: the dispatcher's call ~450, ``fan_out_1`` ~500, and ~260 the copy of each record's
+256 KB into its bytes at ``take`` (valgrind counts a ``rep movsb`` by the byte; on the CPU
+it is ~10 ns a publication).
 
 Either way a record holds the blocks that follow while they fit its ``limit``
 (``builder.MAX_BATCH_BYTES``), a larger block alone; ``tests/unit/activity`` checks that the
@@ -57,6 +63,7 @@ class PyBlocks:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.encoder = FastEncoder()
+        self.varints = self.encoder.varints  # sizes as Avro longs (the encoder's cache)
         self.blocks: list[bytes] = []  # blocks not yet settled
         self._open: list[bytes] = []  # settled blocks of the record being filled
         self._open_size = 0
@@ -91,12 +98,16 @@ class PyBlocks:
             raise ValueError("fan_out_1: the template's MsgId is 24 bytes")
         if put_ms != self.put_ms:
             self.stamp(put_ms)
-        varint = self.encoder.varint
+        size, copy_size = len(value), len(head) + len(body)
+        varints = self.varints
+        try:  # sizes seen before: a subscript costs less than a call
+            sized, copied = varints[size], varints[copy_size]
+        except KeyError:
+            sized, copied = self.encoder.varint(size), self.encoder.varint(copy_size)
         blocks = self.blocks
         blocks.append(
-            template % (self.head, msg_id, varint(len(value)), self.between, msg_id,
-                        varint(len(head) + len(body)), self.tail)
-        )  # fmt: skip
+            template % (self.head, msg_id, sized, self.between, msg_id, copied, self.tail)
+        )
         if len(blocks) >= SETTLE_BLOCKS:
             self.settle()
 

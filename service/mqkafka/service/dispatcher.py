@@ -389,8 +389,8 @@ class Dispatcher:
             return
         template = plan.template
         if template is not None:
-            # ActivityRecorder.replayed's fan-out-1 path, called here: it is every replay's
-            # (the MsgId is 24 bytes: split_msg_id); compiled, one call writes the block
+            # a fan-out-1 plan's events, nearly every replay's: its template filled in by the
+            # recorder's blocks (compiled, one call; the MsgId is 24 bytes: split_msg_id)
             activity.fan_out_1(template, pub_msg_id, put_ms, value, copies[0].head, body)
         else:
             activity.replayed(plan, pub_msg_id, put_ms, len(value))

@@ -447,7 +447,9 @@ MQI_CHANGELOGS: Final = (
         "mqk-connections",
         1,
         "Heartbeats of MQI connections (broker time), keyed by connection id: how a crashed "
-        "application's temporary dynamic queues are found and deleted.",
+        "application's temporary dynamic queues are found and deleted; and, keyed "
+        "acked/<connection id>, what a getter that closed its handle or crashed acknowledged "
+        "above its share group's start (browse where __share_group_state may not be read).",
         {
             **COMPACTED,
             "message.timestamp.type": "LogAppendTime",

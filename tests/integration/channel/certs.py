@@ -4,6 +4,7 @@ certificate (localhost, 127.0.0.1) and client certificates signed by the CA or b
 from __future__ import annotations
 
 import shutil
+import ssl
 import subprocess
 from pathlib import Path
 
@@ -33,3 +34,13 @@ def make_cert(folder: Path, name: str, subject: str, *, signed: bool = True) -> 
     _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
              "-CAcreateserial", "-days", "2", "-extfile", f"{name}.ext", "-out", f"{name}.pem",
              cwd=folder)  # fmt: skip
+
+
+def tls_contexts(certs: Path) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """The listener's side with ``certs``' server certificate, and a client's that checks
+    nothing (the unit tests' socket pairs: no peer to verify)."""
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(certs / "server.pem", certs / "server.key")
+    client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    client.check_hostname, client.verify_mode = False, ssl.CERT_NONE
+    return server, client

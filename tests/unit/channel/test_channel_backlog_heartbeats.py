@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ from mqkafka.channel.connection import SCAN_S
 from mqkafka.channel.heartbeats import take_heartbeats, walk_heartbeats
 from mqkafka.channel.server import ChannelConnection, Closed, ConnectionInfo
 from mqkafka.channel.settings import ListenerSettings
-from tests.integration.channel.certs import make_cert
+from tests.integration.channel.certs import make_cert, tls_contexts
 from tests.unit.channel.test_channel_putstream import (
     ASYNC,
     Connected,
@@ -123,10 +122,7 @@ def _pair(tls: bool, certs: Path | None) -> Iterator[tuple[socket.socket, socket
     try:
         if tls:
             assert certs is not None
-            server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            server.load_cert_chain(certs / "server.pem", certs / "server.key")
-            client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-            client.check_hostname, client.verify_mode = False, ssl.CERT_NONE
+            server, client = tls_contexts(certs)
             ours = server.wrap_socket(ours, server_side=True, do_handshake_on_connect=False)
             theirs = client.wrap_socket(theirs, do_handshake_on_connect=False)
             handshake = threading.Thread(target=ours.do_handshake)

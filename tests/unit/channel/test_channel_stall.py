@@ -20,7 +20,7 @@ import pytest
 from mqkafka.channel.codec.segments import Flags1, Header, SegType
 from mqkafka.channel.server import ChannelConnection, ConnectionInfo, Listener
 from mqkafka.channel.settings import ListenerSettings
-from tests.integration.channel.certs import make_cert
+from tests.integration.channel.certs import make_cert, tls_contexts
 from tests.unit.channel.observed import client_initial_data
 
 ASK = Header(SegType.HEARTBEAT, flags1=Flags1.FIRST | Flags1.LAST | Flags1.CONFIRM_REQUEST,
@@ -80,10 +80,7 @@ def _running(
     ours, theirs = socket.socketpair()
     sockets += [ours, theirs]
     if certs is not None:
-        server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        server.load_cert_chain(certs / "server.pem", certs / "server.key")
-        client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        client.check_hostname, client.verify_mode = False, ssl.CERT_NONE
+        server, client = tls_contexts(certs)
         ours = server.wrap_socket(ours, server_side=True, do_handshake_on_connect=False)
         theirs = client.wrap_socket(theirs, do_handshake_on_connect=False)
         sockets += [ours, theirs]

@@ -21,7 +21,7 @@ import pytest
 from mqkafka.channel.codec.segments import Flags1, Header, SegType
 from mqkafka.channel.server import ChannelConnection, ConnectionInfo
 from mqkafka.channel.settings import ListenerSettings
-from tests.integration.channel.certs import make_cert
+from tests.integration.channel.certs import make_cert, tls_contexts
 
 ASK = Header(SegType.HEARTBEAT, flags1=Flags1.FIRST | Flags1.LAST | Flags1.CONFIRM_REQUEST,
              common=True).to_bytes()  # fmt: skip
@@ -68,11 +68,8 @@ def certs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def pair(certs: Path) -> Iterator[tuple[ChannelConnection, ssl.SSLSocket]]:
     """The listener's connection (its socket watched) and the client's TLS socket."""
     ours, theirs = socket.socketpair()
-    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    server.load_cert_chain(certs / "server.pem", certs / "server.key")
+    server, client = tls_contexts(certs)
     server.sslsocket_class = Watched
-    client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    client.check_hostname, client.verify_mode = False, ssl.CERT_NONE
     listener_end = server.wrap_socket(ours, server_side=True, do_handshake_on_connect=False)
     client_end = client.wrap_socket(theirs, do_handshake_on_connect=False)
     connection = ChannelConnection(listener_end, ConnectionInfo(1, "test"), ListenerSettings("k:1"))

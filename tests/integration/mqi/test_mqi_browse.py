@@ -25,6 +25,22 @@ pytestmark = pytest.mark.kafka
 Connect = Callable[..., QueueManager]
 
 
+def filled(
+    putter: QueueManager, name: str, bodies: list[bytes], persistence: int | None = None
+) -> list[bytes]:
+    """``name`` defined and ``bodies`` put to it in order (with ``persistence`` when given);
+    their MsgIds."""
+    putter.define_queue(name)
+    out = Queue(putter, name, C.MQOO_OUTPUT)
+    ids = []
+    for body in bodies:
+        md = MD() if persistence is None else MD(Persistence=persistence)
+        out.put(body, md)
+        ids.append(md.MsgId)
+    out.close()
+    return ids
+
+
 def cli_browse(kafka_bootstrap: str, namespace: str, name: str) -> list[bytes]:
     found = browse(ClientConfig(kafka_bootstrap), name, namespace=namespace, timeout=15)
     return [m.body.text.encode() for m in found.messages]
@@ -228,14 +244,7 @@ def test_what_another_process_got_is_never_shown_in_or_out_of_order(
 
     putter, browser = connect(), connect()
     name = f"APP.BROWSEOTHER{id(putter) % 100000}"
-    putter.define_queue(name)
-    out = Queue(putter, name, C.MQOO_OUTPUT)
-    ids = []
-    for body in (b"m0", b"m1", b"m2", b"m3", b"m4"):
-        md = MD(Persistence=C.MQPER_PERSISTENT)
-        out.put(body, md)
-        ids.append(md.MsgId)
-    out.close()
+    ids = filled(putter, name, [b"m0", b"m1", b"m2", b"m3", b"m4"], C.MQPER_PERSISTENT)
     elsewhere = Queue(browser, name, C.MQOO_BROWSE)
     assert mqi_browse(elsewhere) == [b"m0", b"m1", b"m2", b"m3", b"m4"]
     with getter_process(kafka_bootstrap, namespace, name) as get:
@@ -261,15 +270,8 @@ def test_a_non_persistent_get_by_another_process_is_hidden_once_its_keeper_commi
 
     putter, browser = connect(), connect()
     name = f"APP.BROWSENP{id(putter) % 100000}"
-    putter.define_queue(name)
-    out = Queue(putter, name, C.MQOO_OUTPUT)
     bodies = [b"n%d" % i for i in range(6)]
-    ids = []
-    for body in bodies:
-        md = MD(Persistence=C.MQPER_NOT_PERSISTENT)
-        out.put(body, md)
-        ids.append(md.MsgId)
-    out.close()
+    ids = filled(putter, name, bodies, C.MQPER_NOT_PERSISTENT)
     elsewhere = Queue(browser, name, C.MQOO_BROWSE)
     assert mqi_browse(elsewhere) == bodies
     with getter_process(kafka_bootstrap, namespace, name, "keeper") as get:
@@ -292,11 +294,7 @@ def test_a_message_got_elsewhere_is_no_longer_under_the_cursor(
     the cursor both say so. A message nobody got is still got under the cursor."""
     putter, browser, neighbour = connect(), connect(), connect()
     name = f"APP.CURSOR{id(putter) % 100000}"
-    putter.define_queue(name)
-    out = Queue(putter, name, C.MQOO_OUTPUT)
-    for body in (b"c0", b"c1", b"c2"):
-        out.put(body, MD(Persistence=C.MQPER_NOT_PERSISTENT))
-    out.close()
+    filled(putter, name, [b"c0", b"c1", b"c2"], C.MQPER_NOT_PERSISTENT)
     mine = Queue(browser, name, C.MQOO_BROWSE | C.MQOO_INPUT_SHARED)
     beside = Queue(neighbour, name, C.MQOO_INPUT_SHARED)
 
@@ -331,12 +329,8 @@ def test_what_another_process_got_under_syncpoint_is_shown_only_once_backed_out(
     barrier's answer names what it holds). Backed out, it shows again; committed, never."""
     putter, browser = connect(), connect()
     name = f"APP.BROWSESYNC{id(putter) % 100000}"
-    putter.define_queue(name)
-    out = Queue(putter, name, C.MQOO_OUTPUT)
     bodies = [b"s0", b"s1", b"s2"]
-    for body in bodies:
-        out.put(body)
-    out.close()
+    filled(putter, name, bodies)
     elsewhere = Queue(browser, name, C.MQOO_BROWSE)
     assert mqi_browse(elsewhere) == bodies
     with getter_process(kafka_bootstrap, namespace, name) as get:
@@ -362,12 +356,8 @@ def test_a_get_under_syncpoint_is_not_shown_after_its_handle_closed_before_mqcmi
     barrier while it holds the get (before: another process's browse showed it)."""
     putter, browser, getter = connect(), connect(), connect()
     name = f"APP.BROWSECLOSED{id(putter) % 100000}"
-    putter.define_queue(name)
-    out = Queue(putter, name, C.MQOO_OUTPUT)
     bodies = [b"h0", b"h1", b"h2"]
-    for body in bodies:
-        out.put(body)
-    out.close()
+    filled(putter, name, bodies)
     elsewhere = Queue(browser, name, C.MQOO_BROWSE)
     assert mqi_browse(elsewhere) == bodies
 

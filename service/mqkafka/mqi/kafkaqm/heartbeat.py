@@ -20,9 +20,8 @@ requesting connection the highest request number this one answered; with an answ
 ``held``: per queue, the messages it got under syncpoint and has not committed (MQ's browse
 never shows them), and ``acked``: per queue, the topic's id and the spans of records it
 acknowledged at or above the share group's start offset (:mod:`.ackedspans`: what a browse
-that may not read Kafka's
-share state passes over). All are left out of the record while empty, so a beat without them
-is the same bytes as before.
+that may not read Kafka's share state passes over). All are left out of the record while
+empty, so a beat without them is the same bytes as before.
 """
 
 from __future__ import annotations

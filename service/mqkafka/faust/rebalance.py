@@ -88,12 +88,32 @@ async def ensure_begun(producer: Any, transactional_id: str, app: Any, tries: in
             return False
         if started is not None and started._txn_manager.is_fatal_error():
             return False  # fenced: the commit says it (outage.is_fenced) and the worker stops
-        await producer.begin_transaction(transactional_id)
+        await _begin(producer, transactional_id)
         started = producer._transaction_producers.get(transactional_id)
         if started is not None and started._txn_manager.is_in_transaction():
             return True
         await asyncio.sleep(START_BACKOFF)
     return False
+
+
+async def _begin(producer: Any, transactional_id: str) -> None:
+    """Faust's ``begin_transaction``, its new producer stopped when it cannot start: Faust
+    keeps a producer only once started, and one that failed was left unclosed (asyncio's
+    "Unclosed AIOKafkaProducer" error line each try while Kafka was away)."""
+    if transactional_id not in producer._transaction_producers:
+        fresh = producer._new_producer(transactional_id=transactional_id)
+        try:
+            await fresh.start()
+        except Exception as error:  # Kafka away: the next try makes another
+            logger.debug("producer %s not started (%r)", transactional_id, error)
+            try:
+                await fresh.stop()
+            except Exception as failure:
+                logger.info("producer %s not stopped (%r)", transactional_id, failure)
+            return
+        producer._transaction_producers[transactional_id] = fresh
+        producer._trn_locks[transactional_id] = asyncio.Lock()
+    await producer.begin_transaction(transactional_id)
 
 
 __all__ = ["ABORT_WAIT", "abort_and_stop", "ensure_begun", "start_transactions"]

@@ -53,6 +53,15 @@ def register(sub: Any) -> None:
         help="the prefix of the queues the application user owns (default APP.; one per "
         "application principal keeps applications' queues apart)",
     )
+    acls.add_argument(
+        "--without-share-state",
+        dest="share_state",
+        action="store_false",
+        help="do not let the application user read Kafka's __share_group_state (every share "
+        "group's progress: offsets, no messages); browse then counts what was got from the "
+        "lag and the getters' answers, which may show a message a getter got out of order "
+        "just before it crashed",
+    )
     acls.set_defaults(func=kafka_acls)
     kafka_sub.add_parser("status", help="say whether it runs and where").set_defaults(
         func=kafka_status
@@ -109,7 +118,7 @@ def kafka_acls(args: argparse.Namespace) -> int:
     from mqkafka.kafka import clients, localsecurity
 
     bindings = localsecurity.acl_bindings(
-        args.namespace, args.service_user, args.app_user, args.app_queues
+        args.namespace, args.service_user, args.app_user, args.app_queues, args.share_state
     )
     for line in localsecurity.describe(bindings):
         print(line)

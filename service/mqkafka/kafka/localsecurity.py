@@ -8,7 +8,7 @@
   create and delete its own queues ``APP.*`` (and ``MQK.CLIENT.REPLY``, where ``mqk``'s client
   takes replies); the MQI's catalogue and heartbeats; the broker's state topics read-only; its
   own groups and transactional ids only (``kafka/groups.py``): not the service's group, which
-  it could otherwise describe, join or fence.
+  it could otherwise describe, join or fence; Kafka's share-group state read-only (browse).
 
 The controller listener speaks SASL/PLAIN with the admin user (KRaft controllers cannot
 authenticate SCRAM: its credentials live in the metadata they serve). Passwords are drawn once
@@ -36,6 +36,7 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
+from mqkafka.kafka import sharelog
 from mqkafka.kafka.groups import APP_GROUP_PREFIX, APP_TRANSACTIONS, SHARE_GROUP_PREFIX
 from mqkafka.state.kinds import MQI_CHANGELOGS, STATE_KINDS
 
@@ -177,11 +178,16 @@ def _allow(kind: Any, name: str, pattern: Any, user: str, operations: list[Any])
 
 
 def acl_bindings(
-    namespace: str = "", service: str = SERVICE, app: str = APP, app_queues: str = APP_QUEUE_PREFIX
+    namespace: str = "",
+    service: str = SERVICE,
+    app: str = APP,
+    app_queues: str = APP_QUEUE_PREFIX,
+    share_state: bool = True,
 ) -> list[Any]:
     """The ACLs of the service and application users (idempotent to create again). Give each
     application principal its own ``app_queues`` prefix (``ALICE.``): Kafka then keeps one
-    application's queues from another's, as the service's ACL file does for what it writes."""
+    application's queues from another's, as the service's ACL file does for what it writes.
+    ``share_state``: the application may read Kafka's ``__share_group_state``."""
     T, G, X, C = (
         ResourceType.TOPIC,
         ResourceType.GROUP,
@@ -223,6 +229,13 @@ def acl_bindings(
     bindings += _allow(G, APP_GROUP_PREFIX, PRE, app, [op.READ, op.DESCRIBE])
     bindings += _allow(X, APP_TRANSACTIONS, PRE, app, [op.WRITE, op.DESCRIBE])
     bindings += _allow(C, "kafka-cluster", LIT, app, [op.IDEMPOTENT_WRITE, op.DESCRIBE_CONFIGS])
+    # Kafka's record-by-record state of every share group (offsets and delivery states, no
+    # messages; not namespaced), read-only as monitoring tools are given __consumer_offsets:
+    # with it a browse knows which records were acknowledged, a crashed getter's too; without
+    # it a browse counts them from the lag and the getters' answers, which name nothing a
+    # getter acknowledged after its last answer before it crashed (issue 35 point 4)
+    if share_state:
+        bindings += _allow(T, sharelog.STATE_TOPIC, LIT, app, [op.READ, op.DESCRIBE])
     return bindings
 
 

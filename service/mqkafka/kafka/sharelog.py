@@ -11,9 +11,9 @@ DescribeShareGroupOffsets (:mod:`.sharestate`) answers only the SPSO and a count
 which records, so a browse passes over a message another process got out of order (by
 MsgId) and not an older one (issue 35).
 
-Reading needs READ on that topic, which the shipped ACLs do not give application users:
-refused, or not answered in time, :meth:`ShareLog.states` answers ``None`` and callers fall
-back to the count.
+Reading needs READ on that topic, which the shipped ACLs give application users and an
+operator may withhold (``mqk kafka acls --without-share-state``): refused, or not answered in
+time, :meth:`ShareLog.states` answers ``None`` and callers fall back to the count.
 
 The formats (Kafka 4.2; coordinator records, key and value each led by an INT16):
 

@@ -1,9 +1,13 @@
-"""Issue 35 point 4 on a secured cluster: browse never shows a message that was got, though the
-application user may not read Kafka's ``__share_group_state`` (the shipped ACLs do not grant
-it). Two getters in other OS processes, one of them getting out of order above the share
-group's start offset; a third connection's browse (MQI and ``mqk browse``) as the
-application user. Before, the lag's count passed over the oldest message instead of the one
-got by MsgId once the older one was backed out: ``m1 m2`` shown for ``m0 m2``."""
+"""Issue 35 point 4 on a secured cluster: browse never shows a message that was got. Two getters
+in other OS processes, one of them getting out of order above the share group's start
+offset; a third connection's browse (MQI and ``mqk browse``) as an application user.
+
+With the shipped ACLs the application user reads Kafka's ``__share_group_state``, so a
+browse knows exactly what was acknowledged, a crashed getter's last gets too. An operator may
+withhold that (``mqk kafka acls --without-share-state``): the *blind* user here. Its browse
+counts what was got from the share group's lag less what the getters named acknowledged.
+Before that naming, the lag's count passed over the oldest message instead of the one got
+by MsgId once the older one was backed out: ``m1 m2`` shown for ``m0 m2``."""
 
 from __future__ import annotations
 
@@ -18,15 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from confluent_kafka.admin import ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 from devsupport.browsegetter import mqi_browse
 
+from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig, load_client_config, read_properties
+from mqkafka.kafka.sharelog import STATE_TOPIC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import MD
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
 from mqkafka.query.messages import browse
-from tests.integration.deploy.conftest import SecuredKafka, prepare_namespace
+from tests.integration.deploy.conftest import SecuredKafka, prepare_namespace, run_mqk
 
 pytestmark = pytest.mark.kafka
 
@@ -120,10 +127,49 @@ class Scene:
         self.qmgr.disconnect()
 
 
-def three_on_a_queue(secured_kafka: SecuredKafka, prefix: str, bodies: tuple[bytes, ...]) -> Scene:
+TOPIC_AUTHORIZATION_FAILED = clients.KafkaError.TOPIC_AUTHORIZATION_FAILED
+BLIND = "mqk-app-blind"  # an application user the operator left the share state out for
+
+
+@pytest.fixture(scope="module")
+def blind_app(secured_kafka: SecuredKafka) -> Path:
+    """The client properties of ``BLIND``, a SCRAM user the admin adds to the running broker."""
+    admin = clients.admin(load_client_config(config_file=secured_kafka.admin, environ={}))
+    password = uuid.uuid4().hex
+    info = ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192)
+    for future in admin.alter_user_scram_credentials(
+        [UserScramCredentialUpsertion(BLIND, info, password.encode())]
+    ).values():
+        future.result()
+    path = secured_kafka.app.with_name("blind.properties")
+    lines = secured_kafka.app.read_text().splitlines()
+    lines = [line for line in lines if not line.startswith(("sasl.username", "sasl.password"))]
+    path.write_text("\n".join([*lines, f"sasl.username={BLIND}", f"sasl.password={password}"]))
+    reader = clients.consumer(load_client_config(config_file=path, environ={}), {"group.id": "x"})
+    try:  # what makes it blind: Kafka refuses it the share state's metadata
+        listed = reader.list_topics(STATE_TOPIC, timeout=30).topics[STATE_TOPIC]
+    finally:
+        reader.close()
+    assert listed.error is not None and listed.error.code() == TOPIC_AUTHORIZATION_FAILED
+    return path
+
+
+def three_on_a_queue(
+    secured_kafka: SecuredKafka, prefix: str, bodies: tuple[bytes, ...], blind: Path | None = None
+) -> Scene:
+    """The scene as the shipped application user, or as ``BLIND`` (its properties file)."""
     ns = f"{prefix}{uuid.uuid4().hex[:6]}."
     prepare_namespace(secured_kafka, ns)
     app_file: Path = secured_kafka.app
+    if blind is not None:
+        acls = run_mqk(
+            "kafka", "acls", "--apply", "--namespace", ns, "--app-user", BLIND,
+            "--without-share-state", "--kafka-config", str(secured_kafka.admin),
+            home=secured_kafka.home,
+        )  # fmt: skip
+        assert acls.returncode == 0, acls.stderr
+        assert "__share_group_state" not in acls.stdout
+        app_file = blind
     env = {k: v for k, v in os.environ.items() if not k.startswith("MQK_")}
     env |= {"MQK_KAFKA_CONFIG": str(app_file), "MQK_NAMESPACE": ns}
     properties = read_properties(app_file)
@@ -144,14 +190,14 @@ def three_on_a_queue(secured_kafka: SecuredKafka, prefix: str, bodies: tuple[byt
 
 
 def test_a_message_got_out_of_order_elsewhere_is_never_shown_without_the_share_state(
-    secured_kafka: SecuredKafka,
+    secured_kafka: SecuredKafka, blind_app: Path
 ) -> None:
-    """Getter B gets m1 by MsgId while getter A holds m0 under syncpoint (the share group's
-    start stays on m0, m1 acknowledged above it): every browse shows m2 alone; A backs out
-    (m0 back on the queue, still locked to A): m0 and m2, never m1; A gets m0 again and
-    commits: m2. B's acknowledgement above the start is named in its barrier answer, and
-    stays named after B closed its handle."""
-    scene = three_on_a_queue(secured_kafka, "o", (b"m0", b"m1", b"m2"))
+    """Without the share state: getter B gets m1 by MsgId while getter A holds m0 under syncpoint
+    (the share group's start stays on m0, m1 acknowledged above it): every browse shows m2 alone; A
+    backs out (m0 back on the queue, still locked to A): m0 and m2, never m1; A gets m0 again and
+    commits: m2. B's acknowledgement above the start is named in its barrier answer, and stays named
+    after B closed its handle."""
+    scene = three_on_a_queue(secured_kafka, "o", (b"m0", b"m1", b"m2"), blind_app)
     env, ns, name, ids = scene.env, scene.namespace, scene.name, scene.ids
     shown = scene.shown
 
@@ -170,12 +216,12 @@ def test_a_message_got_out_of_order_elsewhere_is_never_shown_without_the_share_s
 
 
 def test_what_a_getter_got_out_of_order_stays_hidden_after_its_mqclose_and_mqdisc(
-    secured_kafka: SecuredKafka,
+    secured_kafka: SecuredKafka, blind_app: Path
 ) -> None:
-    """Getter B gets n1 by MsgId and closes its handle before anybody browses, then ends
-    (MQDISC) while A holds n0, backs it out, and holds it again: no browse shows n1, which
-    B's MQCLOSE wrote in its acknowledgement ledger (nobody could ask B any more)."""
-    scene = three_on_a_queue(secured_kafka, "l", (b"n0", b"n1", b"n2"))
+    """Without the share state: getter B gets n1 by MsgId and closes its handle before anybody
+    browses, then ends (MQDISC) while A holds n0, backs it out, and holds it again: no browse shows
+    n1, which B's MQCLOSE wrote in its acknowledgement ledger (nobody could ask B any more)."""
+    scene = three_on_a_queue(secured_kafka, "l", (b"n0", b"n1", b"n2"), blind_app)
     env, ns, name, ids = scene.env, scene.namespace, scene.name, scene.ids
     shown = scene.shown
 
@@ -194,13 +240,13 @@ def test_what_a_getter_got_out_of_order_stays_hidden_after_its_mqclose_and_mqdis
 
 
 def test_what_a_crashed_getter_named_stays_hidden_after_it_is_reaped(
-    secured_kafka: SecuredKafka,
+    secured_kafka: SecuredKafka, blind_app: Path
 ) -> None:
-    """Getter B gets k1 by MsgId, a browse has it name k1 in its answer, then B crashes (no
-    MQCLOSE, no MQDISC) while A holds k0; once B's heartbeat expired and a client reaped it
-    (its tombstone takes its answers away), k1 is still never shown: the reaper kept what B
-    named in a ledger record for it."""
-    scene = three_on_a_queue(secured_kafka, "c", (b"k0", b"k1", b"k2"))
+    """Without the share state: getter B gets k1 by MsgId, a browse has it name k1 in its answer,
+    then B crashes (no MQCLOSE, no MQDISC) while A holds k0; once B's heartbeat expired and a client
+    reaped it (its tombstone takes its answers away), k1 is still never shown: the reaper kept what
+    B named in a ledger record for it."""
+    scene = three_on_a_queue(secured_kafka, "c", (b"k0", b"k1", b"k2"), blind_app)
     env, ns, name, ids = scene.env, scene.namespace, scene.name, scene.ids
     qmgr = scene.qmgr
     shown = scene.shown
@@ -221,4 +267,39 @@ def test_what_a_crashed_getter_named_stays_hidden_after_it_is_reaped(
         assert a("backout") == ""
         assert shown() == [[b"k0", b"k2"]] * 2
         assert a("sync commit") == "k0"
+    scene.end()
+
+
+def test_a_crashed_getters_last_out_of_order_get_is_never_shown_with_the_shipped_acls(
+    secured_kafka: SecuredKafka,
+) -> None:
+    """As the shipped application user: getter B gets s1 by MsgId while A holds s0 under
+    syncpoint, and crashes before anybody asked it anything (no answer, no MQCLOSE, no
+    MQDISC: nobody could name s1). Every browse, before B is reaped and after, passes over
+    s1, which Kafka's share state says was acknowledged: ``s2``; A backs out: ``s0 s2``,
+    never ``s1``. Without the share state (``--without-share-state``) the lag's count hid s0
+    instead and showed s1 until Kafka's start offset passed it."""
+    scene = three_on_a_queue(secured_kafka, "s", (b"s0", b"s1", b"s2"))
+    env, ns, name, ids = scene.env, scene.namespace, scene.name, scene.ids
+    qmgr = scene.qmgr
+    shown = scene.shown
+    table = qmgr.connection.replica.connections
+
+    crashed: list[str] = []
+    with getter_process(env, ns, name) as a:
+        with getter_process(env, ns, name, crashed, rc=9) as b:
+            assert b(ids[1].hex()) == "s1"
+            assert a("sync") == "s0"
+            b("crash")
+        assert shown() == [[b"s2"]] * 2  # B not yet reaped: its beat may still be alive
+        assert a("backout") == ""
+        assert shown() == [[b"s0", b"s2"]] * 2
+        deadline = time.monotonic() + 60
+        while table.heartbeat(crashed[0]) is not None:  # expired, then reaped
+            assert time.monotonic() < deadline, "the crashed getter was not reaped"
+            time.sleep(0.5)
+            qmgr.connection.replica.sync()
+        assert shown() == [[b"s0", b"s2"]] * 2
+        assert a("sync commit") == "s0"
+        assert shown() == [[b"s2"]] * 2
     scene.end()

@@ -1,5 +1,6 @@
 """The shipped ACLs keep the service's consumer group and transactional ids the service's
-(issue 35 point 1): evaluated as Kafka's authorizer matches a binding to a resource."""
+(issue 35 point 1), and let applications read Kafka's share state (point 4): evaluated as
+Kafka's authorizer matches a binding to a resource."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from confluent_kafka.admin import AclOperation, ResourcePatternType, ResourceTyp
 
 from mqkafka.kafka.groups import reader_group
 from mqkafka.kafka.localsecurity import APP, SERVICE, acl_bindings
+from mqkafka.kafka.sharelog import STATE_TOPIC
 
 NS = "qm1."
-G, X = ResourceType.GROUP, ResourceType.TRANSACTIONAL_ID
+G, X, T = ResourceType.GROUP, ResourceType.TRANSACTIONAL_ID, ResourceType.TOPIC
 
 
 def allowed(bindings: list[Any], user: str, kind: Any, name: str, operation: Any) -> bool:
@@ -58,3 +60,23 @@ def test_no_application_group_prefix_covers_a_service_name() -> None:
         if b.principal == f"User:{APP}" and b.restype in (G, X):
             for name in (f"{NS}mqk-broker", f"{NS}mqk-serve-", "mqk-broker", "mqk-serve-"):
                 assert not name.startswith(b.name) and b.name != "*", (b, name)
+
+
+@pytest.mark.parametrize(
+    ("share_state", "operation", "expected"),
+    [
+        (True, AclOperation.READ, True),
+        (True, AclOperation.DESCRIBE, True),
+        (True, AclOperation.WRITE, False),
+        (True, AclOperation.DELETE, False),
+        (False, AclOperation.READ, False),
+        (False, AclOperation.DESCRIBE, False),
+    ],
+)
+def test_the_application_reads_the_share_state_unless_left_out(
+    share_state: bool, operation: Any, expected: bool
+) -> None:
+    """Browse reads which records a share group acknowledged (issue 35 point 4); an operator
+    may withhold it (``mqk kafka acls --without-share-state``), never grant more than reading."""
+    bindings = acl_bindings(NS, share_state=share_state)
+    assert allowed(bindings, APP, T, STATE_TOPIC, operation) is expected

@@ -107,14 +107,14 @@ Races, and what happens in each:
   are compared.
 
 Where the application user may not read Kafka's share state (``__share_group_state``; the
-shipped ACLs do not grant it), Kafka's lag says how many records above the share group's
-start were got, not which. Each answer therefore also names, per queue, what the connection
-acknowledged at or above the start as Kafka answers it after the commit (``acked``,
-:mod:`.ackedspans`); the table keeps every connection's newest such list until its
-tombstone (an acknowledgement is for good: a connection that closed its handle since, or
+shipped ACLs grant it, an operator may withhold it), Kafka's lag says how many records above
+the share group's start were got, not which. Each answer therefore also names, per queue,
+what the connection acknowledged at or above the start as Kafka answers it after the commit
+(``acked``, :mod:`.ackedspans`); the table keeps every connection's newest such list until
+its tombstone (an acknowledgement is for good: a connection that closed its handle since, or
 stopped beating, still counts), and the browse passes over those and counts them out of the
-lag's number, which then passes over only the oldest records nobody named (in-order gets).
-A connection that closes an input handle writes the same in a ledger record of its own, which
+lag's number, which then passes over only the oldest records nobody named (in-order gets). A
+connection that closes an input handle writes the same in a ledger record of its own, which
 MQDISC leaves and a reaper writes for a crashed one from its newest answers
 (:mod:`.ackledger`); the browse counts its lines too. Not covered there: what a crashed
 getter acknowledged above the start after its last answer (nobody knows it), while an older

@@ -96,7 +96,7 @@ from bench.kafka_env import kafka
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import GMO, MD, MQMIError
-from mqkafka.mqi.kafkaqm import browsebarrier, transfer
+from mqkafka.mqi.kafkaqm import browsebarrier, browsecursor
 from mqkafka.mqi.kafkaqm import getter as getter_module
 from mqkafka.mqi.kafkaqm.browsebarrier import Settled
 from mqkafka.mqi.kafkaqm.queue import Queue
@@ -274,7 +274,7 @@ def browsed_getter(qmgr: QueueManager, bootstrap: str, n: int, mode: str) -> Bro
     browse_oldest(browser, 1)  # the browse's reader made before the run
     waits: list[float] = []
     barrier = browsebarrier.BrowseBarrier.before_browse
-    settled = transfer._settled_since
+    settled = browsecursor.settled_since
 
     def timed(self: browsebarrier.BrowseBarrier, conn: Any, queue: str) -> Settled:
         began = time.perf_counter()
@@ -296,7 +296,7 @@ def browsed_getter(qmgr: QueueManager, bootstrap: str, n: int, mode: str) -> Bro
         skipped if mode == "none" else timed
     )
     if mode in ("first", "none"):
-        transfer._settled_since = first_only
+        browsecursor.settled_since = first_only
     try:
         with getter_process(bootstrap, namespace, name, idle=1.0) as getter:
             getter.go()
@@ -310,7 +310,7 @@ def browsed_getter(qmgr: QueueManager, bootstrap: str, n: int, mode: str) -> Bro
             run = getter.result()
     finally:
         browsebarrier.BrowseBarrier.before_browse = barrier  # type: ignore[method-assign]
-        transfer._settled_since = settled
+        browsecursor.settled_since = settled
         browser.close()
     waits.sort()
     p99 = waits[int(len(waits) * 0.99)] if waits else 0.0

@@ -6,9 +6,10 @@ Kafka's own per-record share state (:mod:`~mqkafka.kafka.sharelog`) says which r
 acknowledged: those are passed over, got in order or not. Where that state cannot be read
 (no READ on ``__share_group_state``), the records the getters' browse-barrier answers named
 acknowledged above the start are passed over, and as many of the oldest others as Kafka's
-lag says were got besides (exact for getters taking messages in order). Reading is
-``read_committed``, assign-only, and never commits: like MQGMO_BROWSE_NEXT, it changes
-nothing. The dead-letter queue is browsed the same way; each message shows its MQDLH.
+lag says were got besides, the getters asked once more when the lag counts more than they
+named (exact but for a getter that crashed). Reading is ``read_committed``, assign-only, and
+never commits: like MQGMO_BROWSE_NEXT, it changes nothing. The dead-letter queue is browsed
+the same way; each message shows its MQDLH.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from mqkafka.kafka.clients import (
 from mqkafka.kafka.groups import SHARE_GROUP_PREFIX, reader_group
 from mqkafka.kafka.recordcount import committed_records
 from mqkafka.mq.errors import MQError
+from mqkafka.mqi.kafkaqm.ackedspans import AckedSpans
 from mqkafka.mqi.kafkaqm.browsevisitor import visit
 from mqkafka.query.render import QueueMessageView, render_body, view_message
 from mqkafka.wire.headers import mqmd_from_headers
@@ -108,6 +110,12 @@ def _got(
     return {p: sharestate.got_unseen(known[p], n, 0) for p, n in records.items()}
 
 
+def _unnamed(got: dict[int, int], acked: AckedSpans, starts: dict[int, int]) -> dict[int, int]:
+    """Per partition, how many of the oldest records to pass over: the lag counted what the
+    getters named acknowledged too, and those are passed over by name."""
+    return {p: max(n - acked.count(p, starts[p], _FAR), 0) for p, n in got.items()}
+
+
 def _ends(config: ClientConfig, topic: str, partitions: list[int]) -> dict[int, int]:
     admin = clients.admin(config)
     request = {TopicPartition(topic, p): OffsetSpec.latest() for p in partitions}
@@ -149,10 +157,15 @@ def browse(
             raise UnknownQueue(queue)
         partitions = sorted(metadata.partitions)
         visited = visit(config, namespace, queue)  # getters elsewhere commit first (browsebarrier)
-        starts, got, done, topic_id = _starts(config, namespace, topic, len(partitions))
+        starts, counted, done, topic_id = _starts(config, namespace, topic, len(partitions))
         held, acked = visited.held, visited.acked(queue, topic_id)
-        for p in got:  # the lag counted what they named acknowledged: passed over by name
-            got[p] = max(got[p] - acked.count(p, starts[p], _FAR), 0)
+        got = _unnamed(counted, acked, starts)
+        if any(got.values()):
+            # more got than named: the lag, read after the round, counts what a getter
+            # acknowledged out of order after answering it (or what a crashed one did,
+            # which no round names); a round now has the live ones name it
+            acked = acked.union(visit(config, namespace, queue).acked(queue, topic_id))
+            got = _unnamed(counted, acked, starts)
         consumer.assign(
             [TopicPartition(topic, p, starts.get(p, OFFSET_BEGINNING)) for p in partitions]
         )

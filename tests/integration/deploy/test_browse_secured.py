@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from confluent_kafka.admin import ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
@@ -30,8 +31,12 @@ from mqkafka.kafka.clientconfig import ClientConfig, load_client_config, read_pr
 from mqkafka.kafka.sharelog import STATE_TOPIC
 from mqkafka.mqi import CMQC as C
 from mqkafka.mqi import MD
+from mqkafka.mqi.kafkaqm import browsecursor
+from mqkafka.mqi.kafkaqm.browsebarrier import before_browse
+from mqkafka.mqi.kafkaqm.browsevisitor import visit
 from mqkafka.mqi.kafkaqm.queue import Queue
 from mqkafka.mqi.kafkaqm.queuemanager import QueueManager
+from mqkafka.query import messages
 from mqkafka.query.messages import browse
 from tests.integration.deploy.conftest import SecuredKafka, prepare_namespace, run_mqk
 
@@ -70,6 +75,7 @@ qmgr.disconnect()
 """
 
 Getting = Callable[[str], str]
+T = TypeVar("T")
 
 
 @contextmanager
@@ -267,6 +273,43 @@ def test_what_a_crashed_getter_named_stays_hidden_after_it_is_reaped(
         assert a("backout") == ""
         assert shown() == [[b"k0", b"k2"]] * 2
         assert a("sync commit") == "k0"
+    scene.end()
+
+
+def test_a_get_out_of_order_during_a_browse_call_hides_no_older_message_without_the_state(
+    secured_kafka: SecuredKafka, blind_app: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the share state: getter B gets r1, then r3, by MsgId just after a browse
+    call's round and before it reads the lag (an MQI browse, then ``mqk browse``). The lag
+    counts one more got than B named in its answer; before, the count passed over the
+    oldest, r0, which is on the queue. Now the call asks once more and B names it: r0 shows,
+    and the one got while the call looked is passed over (MQ's browse may show it or not)."""
+    scene = three_on_a_queue(secured_kafka, "r", (b"r0", b"r1", b"r2", b"r3"), blind_app)
+    env, ns, name, ids = scene.env, scene.namespace, scene.name, scene.ids
+
+    def racing(call: Callable[..., T], msg_id: bytes, got: list[str]) -> Callable[..., T]:
+        """``call`` (the barrier round), after whose first run B gets ``msg_id``."""
+
+        def run(*args: object) -> T:
+            found = call(*args)
+            if not got:
+                got.append(b(msg_id.hex()))
+            return found
+
+        return run
+
+    with getter_process(env, ns, name) as b:
+        first: list[str] = []
+        monkeypatch.setattr(browsecursor, "before_browse", racing(before_browse, ids[1], first))
+        assert mqi_browse(scene.browser) == [b"r0", b"r2", b"r3"]
+        assert first == ["r1"]
+        second: list[str] = []
+        monkeypatch.setattr(messages, "visit", racing(visit, ids[3], second))
+        listed = browse(scene.config, name, namespace=ns, timeout=15)
+        assert [m.body.text for m in listed.messages] == ["r0", "r2"]
+        assert second == ["r3"]
+        monkeypatch.undo()
+        assert scene.shown() == [[b"r0", b"r2"]] * 2
     scene.end()
 
 

@@ -318,12 +318,12 @@ class BrowseBarrier:
     def _round(self, conn: Connection, queue: str) -> Settled:
         conn.replica.sync()
         table = conn.replica.connections
-        topic_id = ackledger.sweep(conn, queue)  # closed or ended getters' lines (ackledger)
         mine = {c.id for c in live.snapshot()}
         getters = {
             c for c, use in table.uses(queue, exclude=conn.id) if use.getting and c not in mine
         }
         if not getters:
+            topic_id = ackledger.sweep(conn, queue)  # closed or ended getters' lines
             return Settled(table.input_mark(queue), acked=table.acked(queue, topic_id))
         with self._lock:
             self._number += 1
@@ -352,6 +352,9 @@ class BrowseBarrier:
                 if self._asking.get(queue) == number:
                     del self._asking[queue]
         held = frozenset().union(*(table.held(c, queue) for c in getters))
+        # after the answers: the first line naming the queue may be in one (the topic id is
+        # asked only once a line names the queue)
+        topic_id = ackledger.sweep(conn, queue)
         return Settled(None, held, table.acked(queue, topic_id))
 
     def _beat(self, conn: Connection, acked: Mapping[str, LedgerEntry] | None = None) -> None:
@@ -416,6 +419,12 @@ def before_browse(conn: Connection, queue: str) -> Settled:
     return barrier_of(conn).before_browse(conn, queue)
 
 
+def acked_again(conn: Connection, queue: str) -> AckedSpans:
+    """A round more, begun now, for a browse call whose lag (read after its round) counted
+    more got than was named: what connections elsewhere name acknowledged now."""
+    return barrier_of(conn).before_browse(conn, queue).acked
+
+
 def request_seen() -> None:
     """A replica applied a new request (``ConnectionTable.on_request``): the process's
     answering thread looks at every connection, off the replica's thread (a commit may wait
@@ -446,6 +455,7 @@ __all__ = [
     "BrowseBarrier",
     "GetterSeen",
     "Settled",
+    "acked_again",
     "acked_of",
     "answered_after",
     "barrier_of",

@@ -10,7 +10,8 @@ anyone: Kafka's per-record share state (:mod:`~mqkafka.kafka.sharelog`), read to
 MQGMO_BROWSE_FIRST and followed without waiting after. Where that state cannot be read, a
 browse passes over as many of the oldest other records as Kafka's lag says were got by
 others (``hide``, :func:`~mqkafka.kafka.sharestate.got_unseen`), less those that the browse
-barrier's answers named acknowledged (``acked``, passed over by name): exact for in-order gets.
+barrier's answers named acknowledged (``acked``, passed over by name), asked once more when
+the lag counts more than was named (``again``): exact but for a getter that crashed.
 A non-persistent message another process got outside syncpoint is committed milliseconds
 after its MQGET (:mod:`.getter`); a browse that begins asks that process to commit first
 (:mod:`.browsebarrier`), so only one got while the cursor moves may still be seen.
@@ -122,6 +123,8 @@ StartOffsets = Callable[[], dict[int, int]]
 # given the start offsets, how many of the oldest records not known consumed to pass over
 # per partition: got by someone this process does not know of (browse; sharestate.got_unseen)
 Hide = Callable[[dict[int, int]], dict[int, int]]
+# another browse-barrier round: what connections elsewhere name acknowledged now
+Again = Callable[[], AckedSpans]
 CATCH_UP = 15.0  # seconds a reader may take to learn where a queue ends
 
 
@@ -138,6 +141,7 @@ class LogReader:
         hide: Hide | None = None,
         gone: Callable[[Position], bool] | None = None,
         share: GroupView | None = None,
+        again: Again | None = None,
     ) -> None:
         self.topic = topic
         self.partitions = partitions
@@ -147,6 +151,8 @@ class LogReader:
         self._hide: dict[int, int] = {}
         self._gone = gone  # got by another connection of this process (browse)
         self._share = share
+        self._again = again
+        self._asked_again = False  # at most once a rewind
         self._states: dict[int, PartitionState] = {}  # Kafka's, where it could be read
         self._consumer = clients.consumer(
             kafka,
@@ -198,6 +204,7 @@ class LogReader:
         self._hide = {p: n for p, n in hide.items() if p not in self._states}
         self._starts_at = dict(starts)
         self._held = {p: [] for p, n in self._hide.items() if n > 0}
+        self._asked_again = False
 
     def refresh(self) -> None:
         """A browse call after the first (BROWSE_NEXT, under the cursor), once the barrier
@@ -255,10 +262,14 @@ class LogReader:
             return
         start = self._starts_at.get(partition, -1)
         hide = hidden_records(self._hide.get(partition, 0), start, end, len(held))
-        # the lag counted what others named acknowledged, and _known passes those over; not
-        # those this process knows of too (a connection here that answered another browser,
-        # or closed since): the count left them out already (known_between)
-        named = sum(1 for r in held if r.position in self.acked and not self._here(r.position))
+        named = self._named(held)
+        if hide > named and self._again is not None and not self._asked_again:
+            # more got than named: the lag, read after this call's round, counts what a
+            # getter acknowledged out of order after answering it (or what a crashed one
+            # did, which no round names); a round now has the live ones name it
+            self._asked_again = True
+            self.acked = self.acked.union(self._again())
+            named = self._named(held)
         hide = max(hide - named, 0)
         for rec in held:
             if hide > 0 and not self._known(rec.position):
@@ -266,6 +277,13 @@ class LogReader:
                 continue
             self._heads[partition].append(rec)
         self._hide[partition] = 0
+
+    def _named(self, held: list[Rec]) -> int:
+        """How many of ``held`` others named acknowledged: the lag counted them, and _known
+        passes them over; not those this process knows of too (a connection here that
+        answered another browser, or closed since): the count left them out already
+        (known_between)."""
+        return sum(1 for r in held if r.position in self.acked and not self._here(r.position))
 
     def _catch_up(self) -> None:
         """Read until every partition has a record in hand or is known to be at its end:

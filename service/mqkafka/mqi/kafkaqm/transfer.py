@@ -21,16 +21,13 @@ lost only if the process dies first: MQ also loses non-persistent messages on a 
 from __future__ import annotations
 
 from concurrent.futures import Future
-from functools import partial
 from typing import Any
 
 from mqkafka.mq.reasons import RC
-from mqkafka.mqi.kafkaqm.browsebarrier import before_browse
+from mqkafka.mqi.kafkaqm import browsecursor
 from mqkafka.mqi.kafkaqm.connection import Connection
 from mqkafka.mqi.kafkaqm.getter import Taken
 from mqkafka.mqi.kafkaqm.handle import INPUT, Handle
-from mqkafka.mqi.kafkaqm.liveconnections import consumed_in_process, got_in_process
-from mqkafka.mqi.kafkaqm.logreader import LogReader, kafka_share, known_between
 from mqkafka.mqi.kafkaqm.putlimits import check_qmgr_length, check_room
 from mqkafka.mqi.kafkaqm.putwrite import produce_put
 from mqkafka.mqi.kafkaqm.queuerecord import Rec, fill_md
@@ -301,7 +298,9 @@ def get(
     chosen = _selection(md, gmo)
     under_cursor = bool(options & C.MQGMO_MSG_UNDER_CURSOR)
     if under_cursor:
-        if handle.cursor is None or not _still_under_cursor(conn, handle, handle.cursor):
+        if handle.cursor is None or not browsecursor.still_under_cursor(
+            conn, handle, handle.cursor
+        ):
             raise failed(RC.NO_MSG_UNDER_CURSOR, "no message under the browse cursor")
         chosen = Selection(position=handle.cursor.position)
     if conn.unsent_puts():
@@ -403,21 +402,14 @@ def _browse(
     wait = _wait_seconds(options, gmo.WaitInterval)
     if options & C.MQGMO_BROWSE_MSG_UNDER_CURSOR:
         rec = handle.cursor
-        if rec is None or not _still_under_cursor(conn, handle, rec):
+        if rec is None or not browsecursor.still_under_cursor(conn, handle, rec):
             raise failed(RC.NO_MSG_UNDER_CURSOR, "no message under the browse cursor")
     else:
         chosen = _selection(md, gmo)
         if options & C.MQGMO_BROWSE_FIRST or handle.cursor is None:
-            # this process's getters' acknowledgements reach Kafka first, so that its lag
-            # counts every message they got (issue 35: browse never shows a got message)
-            conn.settle_acks(handle.name)
-            settled = before_browse(conn, handle.name)  # and other processes' (browsebarrier)
-            reader = _reader(conn, handle)
-            reader.rewind()
-            reader.mark, reader.held, reader.acked = settled.mark, settled.held, settled.acked
+            reader = browsecursor.first_call(conn, handle)
         else:
-            reader = _reader(conn, handle)
-            _settled_since(conn, handle, reader)  # every call, not only the first (issue 35)
+            reader = browsecursor.next_call(conn, handle)
         if conn.unsent_puts():
             conn.producer.flush(30)
         found = reader.next(lambda r: chosen is None or chosen.accepts(r.ids(), r.position), wait)
@@ -433,45 +425,6 @@ def _browse(
     ):
         raise MQMIError(C.MQCC_FAILED, RC.TRUNCATED_MSG_FAILED, handle.name, original_length=length)
     return _deliver(handle, rec, data, length, max_length, md, gmo)
-
-
-def _settled_since(conn: Connection, handle: Handle, reader: LogReader) -> None:
-    """A browse call after the first: the barrier again (browsebarrier: a round of its
-    own or a shared one, none while nobody elsewhere gets), then Kafka's share state read
-    to its end unless nobody elsewhere can have got anything since it last was."""
-    settled = before_browse(conn, handle.name)
-    if settled.mark is None or settled.mark != reader.mark:
-        reader.refresh()
-    reader.mark, reader.held, reader.acked = settled.mark, settled.held, settled.acked
-
-
-def _still_under_cursor(conn: Connection, handle: Handle, rec: Rec) -> bool:
-    """Whether the message under the browse cursor is still on the queue: not got by any
-    connection (MQ answers NO_MSG_UNDER_CURSOR for one removed since it was browsed)."""
-    if handle.browser is None:
-        return True
-    _settled_since(conn, handle, handle.browser)
-    return handle.browser.shows(rec)
-
-
-def _reader(conn: Connection, handle: Handle) -> LogReader:
-    if handle.browser is None:
-        topic, partitions = handle.topic, handle.partitions
-
-        def known(partition: int, start: int, end: int) -> int:
-            return known_between(consumed_in_process(topic), partition, start, end)
-
-        handle.browser = LogReader(
-            conn.settings.client,
-            topic,
-            partitions,
-            lambda: conn.admin.share_start(topic, handle.group, partitions),
-            conn.consumed_of(topic),
-            lambda starts: conn.admin.got_unseen(topic, partitions, handle.group, starts, known),
-            partial(got_in_process, topic),
-            kafka_share(conn.settings.client, conn.admin.share_state, handle.group),
-        )
-    return handle.browser
 
 
 def inquire(conn: Connection, handle: Handle, selector: int) -> int | str:

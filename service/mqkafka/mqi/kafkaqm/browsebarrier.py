@@ -116,9 +116,11 @@ stopped beating, still counts), and the browse passes over those and counts them
 lag's number, which then passes over only the oldest records nobody named (in-order gets). A
 connection that closes an input handle writes the same in a ledger record of its own, which
 MQDISC leaves and a reaper writes for a crashed one from its newest answers
-(:mod:`.ackledger`); the browse counts its lines too. Not covered there: what a crashed
-getter acknowledged above the start after its last answer (nobody knows it), while an older
-record stays in flight or available: the lag's count passes over the oldest record instead.
+(:mod:`.ackledger`); the browse counts its lines too. A call whose lag, read after its
+round, counts more got than was named (a getter acknowledged more since it answered) has one
+round more (:func:`acked_again`). Not covered there: what a crashed getter acknowledged
+above the start after its last answer (nobody knows it), while an older record stays in
+flight or available: the lag's count passes over the oldest record instead.
 
 Cost: nobody browsing, nothing (no request, no thread). Each browse call with getters
 elsewhere waits for one beat each way and reads the share state again (about two round

@@ -273,7 +273,7 @@ class FaustBrokerService(BrokerService):
         while True:
             self.outage.met(error)
             self._fresh = True
-            self.dispatcher.aborted(rebalanced=True)  # at debug: the outage's line says it
+            self.dispatcher.aborted(expected=True)  # the outage's line says it
             tries += 1
             await asyncio.sleep(backoff(tries))
             opened |= set(producer._transaction_producers)
@@ -338,7 +338,7 @@ class FaustBrokerService(BrokerService):
         self._refusals.clear()
         if not self._fresh:
             self._fresh = True
-            self.dispatcher.aborted(rebalanced=True)
+            self.dispatcher.aborted(expected=True)
 
     def _fenced(self, error: BaseException) -> None:
         """Another producer took a transactional id of this worker's: it stops as on SIGTERM

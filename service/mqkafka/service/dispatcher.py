@@ -130,9 +130,10 @@ class Dispatcher:
         if self._on_commit is not None:
             self._on_commit()
 
-    def aborted(self, *, rebalanced: bool = False) -> None:
-        """Undo the open transaction's state effects; ``rebalanced``: the runtime aborted it
-        for a rebalance, its records to be read again by whoever holds them next."""
+    def aborted(self, *, expected: bool = False) -> None:
+        """Undo the open transaction's state effects; ``expected``: the runtime aborted it on
+        purpose (for a rebalance, its records to be read again by whoever holds them next,
+        or while it waits Kafka out and says so in its own line): said at debug."""
         if self.identity is not None:
             self.identity.aborted()
         undone = len(self.journal)
@@ -148,7 +149,7 @@ class Dispatcher:
         self.metrics.aborts.inc()
         # while Kafka is away the loop says the outage in its own lines, and a rebalance's
         # abort is how exactly once hands records over: neither is news to an operator
-        level = logging.DEBUG if rebalanced or kafka_away() else logging.WARNING
+        level = logging.DEBUG if expected or kafka_away() else logging.WARNING
         log.log(level, "transaction aborted; %d state change(s) undone", undone)
         if self._on_abort is not None:
             self._on_abort()

@@ -76,8 +76,8 @@ class _Dispatcher:
         self.pending.append(offset)
         return [("ns.APP.ORDERS", b"order-%d" % offset, None, None, -1)]
 
-    def aborted(self, *, rebalanced: bool = False) -> None:
-        self.aborts.append(rebalanced)
+    def aborted(self, *, expected: bool = False) -> None:
+        self.aborts.append(expected)
         self.pending.clear()
 
 

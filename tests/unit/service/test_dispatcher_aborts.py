@@ -23,11 +23,11 @@ def kafka_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(txrecovery, "_waiting", weakref.WeakSet())
 
 
-def _abort_lines(caplog: pytest.LogCaptureFixture, *, rebalanced: bool = False) -> list[int]:
+def _abort_lines(caplog: pytest.LogCaptureFixture, *, expected: bool = False) -> list[int]:
     d = dispatcher(plans=False)
     d.handle([register("APP.A", "Sport/#")])
     with caplog.at_level(logging.DEBUG, logger="mqkafka.service.dispatcher"):
-        d.aborted(rebalanced=rebalanced)
+        d.aborted(expected=expected)
     return [r.levelno for r in caplog.records if r.getMessage().startswith("transaction aborted")]
 
 
@@ -42,4 +42,4 @@ def test_an_abort_while_kafka_is_away_is_a_debug_line(caplog: pytest.LogCaptureF
 
 def test_an_abort_for_a_rebalance_is_a_debug_line(caplog: pytest.LogCaptureFixture) -> None:
     """The Faust runtime aborts open transactions at every rebalance (faust.rebalance)."""
-    assert _abort_lines(caplog, rebalanced=True) == [logging.DEBUG]
+    assert _abort_lines(caplog, expected=True) == [logging.DEBUG]

@@ -128,6 +128,15 @@ class Scene:
         listed = browse(self.config, self.name, namespace=self.namespace, timeout=15)
         return [mqi_browse(self.browser), [m.body.text.encode() for m in listed.messages]]
 
+    def reaped(self, connection: str) -> None:
+        """Once ``connection``'s heartbeat expired and a client reaped it (its tombstone)."""
+        table = self.qmgr.connection.replica.connections
+        deadline = time.monotonic() + 60
+        while table.heartbeat(connection) is not None:
+            assert time.monotonic() < deadline, f"{connection} was not reaped"
+            time.sleep(0.5)
+            self.qmgr.connection.replica.sync()
+
     def end(self) -> None:
         self.browser.close()
         self.qmgr.disconnect()
@@ -254,9 +263,7 @@ def test_what_a_crashed_getter_named_stays_hidden_after_it_is_reaped(
     B named in a ledger record for it."""
     scene = three_on_a_queue(secured_kafka, "c", (b"k0", b"k1", b"k2"), blind_app)
     env, ns, name, ids = scene.env, scene.namespace, scene.name, scene.ids
-    qmgr = scene.qmgr
     shown = scene.shown
-    table = qmgr.connection.replica.connections
 
     crashed: list[str] = []
     with getter_process(env, ns, name) as a:
@@ -265,11 +272,7 @@ def test_what_a_crashed_getter_named_stays_hidden_after_it_is_reaped(
             assert a("sync") == "k0"
             assert shown() == [[b"k2"]] * 2  # B's answer names k1
             b("crash")
-        deadline = time.monotonic() + 60
-        while table.heartbeat(crashed[0]) is not None:  # expired, then reaped
-            assert time.monotonic() < deadline, "the crashed getter was not reaped"
-            time.sleep(0.5)
-            qmgr.connection.replica.sync()
+        scene.reaped(crashed[0])
         assert a("backout") == ""
         assert shown() == [[b"k0", b"k2"]] * 2
         assert a("sync commit") == "k0"
@@ -324,9 +327,7 @@ def test_a_crashed_getters_last_out_of_order_get_is_never_shown_with_the_shipped
     instead and showed s1 until Kafka's start offset passed it."""
     scene = three_on_a_queue(secured_kafka, "s", (b"s0", b"s1", b"s2"))
     env, ns, name, ids = scene.env, scene.namespace, scene.name, scene.ids
-    qmgr = scene.qmgr
     shown = scene.shown
-    table = qmgr.connection.replica.connections
 
     crashed: list[str] = []
     with getter_process(env, ns, name) as a:
@@ -337,11 +338,7 @@ def test_a_crashed_getters_last_out_of_order_get_is_never_shown_with_the_shipped
         assert shown() == [[b"s2"]] * 2  # B not yet reaped: its beat may still be alive
         assert a("backout") == ""
         assert shown() == [[b"s0", b"s2"]] * 2
-        deadline = time.monotonic() + 60
-        while table.heartbeat(crashed[0]) is not None:  # expired, then reaped
-            assert time.monotonic() < deadline, "the crashed getter was not reaped"
-            time.sleep(0.5)
-            qmgr.connection.replica.sync()
+        scene.reaped(crashed[0])
         assert shown() == [[b"s0", b"s2"]] * 2
         assert a("sync commit") == "s0"
         assert shown() == [[b"s2"]] * 2

@@ -62,6 +62,22 @@ def test_a_lost_coordinator_is_no_line_of_its_own() -> None:
     assert lines.filter(record("aiokafka.consumer.group_coordinator", "Joined group 'g'"))
 
 
+def test_a_send_aiokafka_retries_is_no_line_of_its_own() -> None:
+    """A broker stopping answers a send NotEnoughReplicas, which aiokafka retries; the
+    default loop's librdkafka says nothing of its retries either. One that leaves Kafka's
+    leader unknown is Kafka away, said in the away line."""
+    lines = OutageLines()
+    retried = (
+        "Got error produce response on topic-partition TopicPartition(topic='ns.mqk-activity', "
+        "partition=3), retrying. Error: <class 'aiokafka.errors.NotEnoughReplicasError'>"
+    )
+    assert not lines.filter(record("aiokafka.producer.sender", retried, logging.WARNING))
+    assert lines.away_since is None
+    away = retried.replace("NotEnoughReplicasError", "NotLeaderForPartitionError")
+    assert not lines.filter(record("aiokafka.producer.sender", away, logging.WARNING))
+    assert lines.away_since is not None
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 1000.0

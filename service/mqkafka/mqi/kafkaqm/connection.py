@@ -41,7 +41,7 @@ from mqkafka.mqi.kafkaqm.ondemand import OnDemand
 from mqkafka.mqi.kafkaqm.opening import Opening
 from mqkafka.mqi.kafkaqm.putlimits import DepthGate
 from mqkafka.mqi.kafkaqm.queuerecord import Rec
-from mqkafka.mqi.kafkaqm.queuestate import Effects, assemble
+from mqkafka.mqi.kafkaqm.queuestate import Effects
 from mqkafka.mqi.kafkaqm.settings import Settings
 from mqkafka.mqi.kafkaqm.sharedclients import acquire, provision_system_objects, release
 from mqkafka.mqi.kafkaqm.syncpoint import UnitOfWork
@@ -248,14 +248,7 @@ class Connection(Opening, OnDemand):
                 self.settle_acks(handle.name)
                 gone = self.consumed_of(handle.topic).__contains__
                 depth = self.admin.depth(handle.topic, handle.group, exact=exact, gone=gone)
-            state = assemble(
-                definition,
-                own=self._own_handles(handle.name),
-                others=self.replica.connections.uses(handle.name, exclude=self.id),
-                own_connection=self.id,
-                own_work=self.uow.work().get(handle.name, (0, 0)),
-                depth=depth,
-            )
+            state = self.queue_state(definition, depth=depth)
             outcome = step(state, Close(hobj, options), self.authority)
             if not outcome.ok:
                 raise failed(outcome.reason, f"MQCLOSE of {handle.name}")
@@ -310,13 +303,7 @@ class Connection(Opening, OnDemand):
             definition = self.replica.lookup(queue)
             if definition is None or not definition.logically_deleted:
                 continue
-            state = assemble(
-                definition,
-                own=self._own_handles(queue),
-                others=self.replica.connections.uses(queue, exclude=self.id),
-                own_connection=self.id,
-                own_work=before.get(queue, (0, 0)),
-            )
+            state = self.queue_state(definition, work=before)
             self.effects.carry_out(definition, step(state, Commit(self.id)).effects)
 
     def _maybe_dynamic(self, queue: str) -> bool:

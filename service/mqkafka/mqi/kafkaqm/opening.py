@@ -12,7 +12,7 @@ A mixin of :class:`~mqkafka.mqi.kafkaqm.connection.Connection` (as
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 
 from mqkafka.mq.errors import MQError
@@ -31,7 +31,7 @@ from mqkafka.mqi.rules import cmqc as C
 from mqkafka.mqi.rules.catalogue import QueueDefinition
 from mqkafka.mqi.rules.dynamic import DynamicQName, create_dynamic_queue
 from mqkafka.mqi.rules.errors import failed
-from mqkafka.mqi.rules.lifecycle import Open, OpenHandle, step
+from mqkafka.mqi.rules.lifecycle import Open, OpenHandle, QueueState, step
 from mqkafka.mqi.rules.putmd import QueueTraits
 from mqkafka.mqi.rules.structs import OD, mqchars
 from mqkafka.mqi.rules.validation import check_open_options
@@ -102,13 +102,7 @@ class Opening:
             hobj = self._next_hobj
             self._next_hobj += 1
             self._check_exclusive(definition.name, options)
-            state = assemble(
-                definition,
-                own=self._own_handles(definition.name),
-                others=self.replica.connections.uses(definition.name, exclude=self.id),
-                own_connection=self.id,
-                own_work=self.uow.work().get(definition.name, (0, 0)),
-            )
+            state = self.queue_state(definition)
             outcome = step(state, Open(hobj, self.id, options, user, creates=created))
             if not outcome.ok:
                 raise failed(outcome.reason, f"MQOPEN of {definition.name}")
@@ -162,14 +156,31 @@ class Opening:
             for _, u in self.replica.connections.uses(name, exclude=self.id)
         )
 
-    def _own_handles(self, name: str) -> dict[int, OpenHandle]:
-        """This connection's handles of queue ``name`` as the lifecycle machine takes them
-        (MQCLOSE and the end of a unit of work ask it too)."""
-        return {
+    def queue_state(
+        self,
+        definition: QueueDefinition,
+        *,
+        work: Mapping[str, tuple[int, int]] | None = None,
+        depth: int = 0,
+    ) -> QueueState:
+        """The queue as the lifecycle machine takes it from this connection: its handles
+        here, other connections' uses, and this connection's uncommitted puts and gets
+        (``work``: as they were before a commit; by default, as they are). MQOPEN, MQCLOSE,
+        the end of a unit of work and the queue manager's DELETE and CLEAR ask it."""
+        name = definition.name
+        own = {
             h.hobj: OpenHandle(self.id, h.options, h.user, h.created)
             for h in self.handles.values()
             if h.name == name
         }
+        return assemble(
+            definition,
+            own=own,
+            others=self.replica.connections.uses(name, exclude=self.id),
+            own_connection=self.id,
+            own_work=(self.uow.work() if work is None else work).get(name, (0, 0)),
+            depth=depth,
+        )
 
     def _check_exclusive(self, name: str, options: int) -> None:
         """MQOO_INPUT_EXCLUSIVE against every other input handle, here and elsewhere (2042)."""

@@ -28,9 +28,7 @@ from mqkafka.mqi.kafkaqm import objectadmin, transfer
 from mqkafka.mqi.kafkaqm.blocks import end_block
 from mqkafka.mqi.kafkaqm.channel import CD, CSP, client_bootstrap, environment_options, text
 from mqkafka.mqi.kafkaqm.connection import Connection
-from mqkafka.mqi.kafkaqm.handle import Handle
 from mqkafka.mqi.kafkaqm.inquire import inquire_qmgr
-from mqkafka.mqi.kafkaqm.queuestate import assemble
 from mqkafka.mqi.kafkaqm.settings import Settings
 from mqkafka.mqi.rules import cmqc as C
 from mqkafka.mqi.rules.catalogue import QueueDefinition
@@ -285,16 +283,7 @@ class QueueManager:
             conn.replica.sync()
             definition = conn.definition(name)
             depth = 0 if definition.is_model else _depth(conn, name)
-            state = assemble(
-                definition,
-                own={
-                    h.hobj: _open_handle(conn, h) for h in conn.handles.values() if h.name == name
-                },
-                others=conn.replica.connections.uses(name, exclude=conn.id),
-                own_connection=conn.id,
-                own_work=conn.uow.work().get(name, (0, 0)),
-                depth=depth,
-            )
+            state = conn.queue_state(definition, depth=depth)
             outcome = step(state, AdminDelete(purge))
             if not outcome.ok:
                 raise failed(outcome.reason, f"DELETE QLOCAL({name})")
@@ -326,16 +315,8 @@ class QueueManager:
             conn.finish_collected()
             conn.replica.sync()
             definition = conn.definition(name)
-            state = assemble(
-                definition,
-                own={
-                    h.hobj: _open_handle(conn, h) for h in conn.handles.values() if h.name == name
-                },
-                others=conn.replica.connections.uses(name, exclude=conn.id),
-                own_connection=conn.id,
-                own_work=conn.uow.work().get(name, (0, 0)),
-                depth=0 if definition.is_model else _depth(conn, name),
-            )
+            depth = 0 if definition.is_model else _depth(conn, name)
+            state = conn.queue_state(definition, depth=depth)
             return objectadmin.clear_queue(conn, definition, state)
 
     def queue_depth(self, name: str) -> int:
@@ -375,12 +356,6 @@ def _depth(conn: Connection, name: str) -> int:
     """CURDEPTH, counting this connection's settled gets, and the puts not yet committed."""
     topic = conn.settings.topic_of(name)
     return conn.current_depth(name, topic, conn.settings.share_group_of(topic))
-
-
-def _open_handle(conn: Connection, handle: Handle) -> Any:
-    from mqkafka.mqi.rules.lifecycle import OpenHandle
-
-    return OpenHandle(conn.id, handle.options, handle.user, handle.created)
 
 
 def string_message(qmgr: QueueManager, msg: Any, md: MD | None) -> tuple[Any, MD | None]:

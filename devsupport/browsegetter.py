@@ -16,9 +16,10 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from typing import IO
 
 from mqkafka.mq.reasons import RC
 from mqkafka.mqi import CMQC as C
@@ -129,6 +130,37 @@ def getter_process(
             raise RuntimeError(f"the getter ended with {code}")
 
 
+Commanded = Callable[[str], str]  # a line to a commanded process -> the line it answers
+
+
+@contextmanager
+def commanded(
+    program: str, *args: str, env: dict[str, str] | None = None, rc: int = 0
+) -> Iterator[tuple[Commanded, IO[str]]]:
+    """A Python ``program`` in another OS process that answers each line given it with one
+    line (the tests' getters: a command, then the bodies got), and its output (for what it
+    says before its first answer). Its input is closed at the end, and it must end with
+    ``rc`` (one told to crash has closed its input already)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", program, *args],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+
+    def ask(line: str) -> str:
+        stdin.write(line + "\n")
+        stdin.flush()
+        return stdout.readline().strip()
+
+    try:
+        yield ask, stdout
+    finally:
+        with suppress(BrokenPipeError):
+            stdin.close()
+        assert proc.wait(60) == rc
+
+
 Shown = list[tuple[float, str]]  # each message a walk showed, with when its call began
 
 
@@ -178,11 +210,13 @@ def shown_after_first(walks: Iterable[Shown], returned: dict[str, float]) -> int
 
 
 __all__ = [
+    "Commanded",
     "GetterProcess",
     "GetterRun",
     "Shown",
     "browse_oldest",
     "browse_walk",
+    "commanded",
     "getter_process",
     "shown_after_first",
     "shown_after_get",

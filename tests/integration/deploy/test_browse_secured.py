@@ -12,19 +12,17 @@ by MsgId once the older one was backed out: ``m1 m2`` shown for ``m0 m2``."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
 from confluent_kafka.admin import ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
-from devsupport.browsegetter import mqi_browse
+from devsupport.browsegetter import commanded, mqi_browse
 
 from mqkafka.kafka import clients
 from mqkafka.kafka.clientconfig import ClientConfig, load_client_config, read_properties
@@ -85,28 +83,12 @@ def getter_process(
     """Another OS process getting from ``name`` as the application user, one command line
     at a time (its answer: the bodies got); it ends cleanly when its input closes (or as
     ``rc`` says: ``crash`` ends it at once). Its connection's id is added to ``ids``."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", GETTER, namespace, name],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
-    assert proc.stdin is not None and proc.stdout is not None
-    stdin, stdout = proc.stdin, proc.stdout
-    ready, connection = stdout.readline().split()
-    assert ready == "ready"
-    if ids is not None:
-        ids.append(connection)
-
-    def get(command: str) -> str:
-        stdin.write(command + "\n")
-        stdin.flush()
-        return stdout.readline().strip()
-
-    try:
+    with commanded(GETTER, namespace, name, env=env, rc=rc) as (get, said):
+        ready, connection = said.readline().split()
+        assert ready == "ready"
+        if ids is not None:
+            ids.append(connection)
         yield get
-    finally:
-        with suppress(BrokenPipeError):  # it crashed as asked
-            stdin.close()
-        assert proc.wait(60) == rc
 
 
 @dataclass

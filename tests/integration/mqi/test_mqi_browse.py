@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
-from devsupport.browsegetter import mqi_browse
+from devsupport.browsegetter import commanded, mqi_browse
 
 from mqkafka.kafka.clientconfig import ClientConfig
 from mqkafka.mq.reasons import RC
@@ -209,28 +209,8 @@ def getter_process(bootstrap: str, namespace: str, name: str, *mode: str) -> Ite
     """Another OS process running GETTER on queue ``name``: each command line it is given
     gets messages ("next" or a MsgId in hex, space-separated) and answers their bodies; it
     must end cleanly when its input closes."""
-    import subprocess
-    import sys
-
-    getter = subprocess.Popen(
-        [sys.executable, "-c", GETTER, bootstrap, namespace, name, *mode],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert getter.stdin is not None and getter.stdout is not None
-    stdin, stdout = getter.stdin, getter.stdout
-
-    def get(command: str) -> str:
-        stdin.write(command + "\n")
-        stdin.flush()
-        return stdout.readline().strip()
-
-    try:
+    with commanded(GETTER, bootstrap, namespace, name, *mode) as (get, _):
         yield get
-    finally:
-        stdin.close()
-        assert getter.wait(60) == 0
 
 
 def test_what_another_process_got_is_never_shown_in_or_out_of_order(
